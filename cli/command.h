@@ -1,0 +1,58 @@
+// The arenaplan command line: each cli/cmd_*.cpp registers one subcommand with ARENAPLAN_COMMAND,
+// so adding a command never touches main.cpp. Errors in user input are InputError (exit 2).
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/graph.h"
+
+namespace arenaplan::cli {
+
+// Parsed arguments of one subcommand: positionals, --flags and --options with values.
+class Args {
+ public:
+  std::vector<std::string> positional;
+  bool flag(const std::string& name) const { return flags_.count(name) > 0; }
+  std::optional<std::string> option(const std::string& name) const;
+  std::vector<std::string> options(const std::string& name) const;  // repeated options, in order
+  int64_t int_option(const std::string& name, int64_t fallback, int64_t min, int64_t max) const;
+  double double_option(const std::string& name, double fallback, double min, double max) const;
+  const std::string& positional_at(size_t i, const char* what) const;
+
+  std::map<std::string, bool> flags_;
+  std::multimap<std::string, std::string> options_;
+};
+
+struct Command {
+  std::string name;
+  std::string usage;                 // one line: "analyze GRAPH [--order A,B,...] [--json]"
+  std::vector<std::string> flags;    // options without a value ("json")
+  std::vector<std::string> options;  // options with a value ("order")
+  int (*run)(const Args&);           // exit status: 0 ok, 1 check failed, 2 bad input
+};
+
+std::vector<Command>& registry();
+
+struct Registrar {
+  explicit Registrar(Command c) { registry().push_back(std::move(c)); }
+};
+
+#define ARENAPLAN_COMMAND_CONCAT2(a, b) a##b
+#define ARENAPLAN_COMMAND_CONCAT(a, b) ARENAPLAN_COMMAND_CONCAT2(a, b)
+#define ARENAPLAN_COMMAND(...) \
+  static ::arenaplan::cli::Registrar ARENAPLAN_COMMAND_CONCAT(registrar_, __LINE__)(::arenaplan::cli::Command{__VA_ARGS__})
+
+// Reads a whole file; throws InputError naming the path.
+std::string read_file(const std::string& path);
+void write_file(const std::string& path, const std::string& data);
+
+// Loads a graph from a JSON file, or a built-in example when `path` is "example:NAME".
+Graph load_graph(const std::string& path);
+
+// Schedule from --order (comma-separated op names), else the file's order.
+std::vector<OpId> order_from_args(const Graph& g, const Args& args);
+
+}  // namespace arenaplan::cli

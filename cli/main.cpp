@@ -1,0 +1,167 @@
+// arenaplan: plans the RAM of neural-network inference on microcontrollers.
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include "cli/command.h"
+#include "core/examples.h"
+#include "core/graph_json.h"
+#include "core/lifetime.h"
+
+namespace arenaplan::cli {
+
+std::vector<Command>& registry() {
+  static std::vector<Command> commands;
+  return commands;
+}
+
+std::optional<std::string> Args::option(const std::string& name) const {
+  auto it = options_.find(name);
+  if (it == options_.end()) return std::nullopt;
+  return it->second;
+}
+
+std::vector<std::string> Args::options(const std::string& name) const {
+  std::vector<std::string> out;
+  auto [lo, hi] = options_.equal_range(name);
+  for (auto it = lo; it != hi; ++it) out.push_back(it->second);
+  return out;
+}
+
+int64_t Args::int_option(const std::string& name, int64_t fallback, int64_t min, int64_t max) const {
+  auto v = option(name);
+  if (!v) return fallback;
+  try {
+    size_t used = 0;
+    long long x = std::stoll(*v, &used);
+    if (used == v->size() && x >= min && x <= max) return x;
+  } catch (const std::exception&) {
+  }
+  throw InputError("--" + name, "expected an integer in [" + std::to_string(min) + ", " +
+                                    std::to_string(max) + "], found \"" + *v + "\"");
+}
+
+double Args::double_option(const std::string& name, double fallback, double min, double max) const {
+  auto v = option(name);
+  if (!v) return fallback;
+  try {
+    size_t used = 0;
+    double x = std::stod(*v, &used);
+    if (used == v->size() && x >= min && x <= max) return x;
+  } catch (const std::exception&) {
+  }
+  throw InputError("--" + name, "expected a number in [" + std::to_string(min) + ", " +
+                                    std::to_string(max) + "], found \"" + *v + "\"");
+}
+
+const std::string& Args::positional_at(size_t i, const char* what) const {
+  if (i >= positional.size()) throw InputError("arguments", std::string("missing ") + what);
+  return positional[i];
+}
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(path, "cannot open file");
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+void write_file(const std::string& path, const std::string& data) {
+  std::ofstream out(path, std::ios::binary);
+  if (!out || !out.write(data.data(), static_cast<std::streamsize>(data.size())))
+    throw InputError(path, "cannot write file");
+}
+
+Graph load_graph(const std::string& path) {
+  if (path.rfind("example:", 0) == 0) {
+    const std::string* text = find_example(path.substr(8));
+    if (!text) throw InputError(path, "no built-in example of that name");
+    return parse_graph_json(*text);
+  }
+  try {
+    return parse_graph_json(read_file(path));
+  } catch (const InputError& e) {
+    if (e.where() == path) throw;
+    throw InputError(path + ": " + e.where(), std::string(e.what()).substr(e.where().size() + 2));
+  }
+}
+
+std::vector<OpId> order_from_args(const Graph& g, const Args& args) {
+  if (auto o = args.option("order")) return parse_order(g, *o);
+  return g.file_order();
+}
+
+namespace {
+
+void usage(std::ostream& out) {
+  out << "usage: arenaplan COMMAND [ARGS]\n\ncommands:\n";
+  auto commands = registry();
+  std::sort(commands.begin(), commands.end(), [](auto& a, auto& b) { return a.name < b.name; });
+  for (const Command& c : commands) out << "  arenaplan " << c.usage << "\n";
+  out << "\nGRAPH is a graph JSON file or example:NAME (built-in). Exit status: 0 ok, 1 a check\n"
+         "failed, 2 bad input (message on stderr).\n";
+}
+
+Args parse_args(const Command& c, int argc, char** argv) {
+  Args a;
+  for (int i = 2; i < argc; ++i) {
+    std::string arg = argv[i];
+    if (arg.rfind("--", 0) != 0 || arg == "--") {
+      a.positional.push_back(arg);
+      continue;
+    }
+    std::string name = arg.substr(2), value;
+    bool has_value = false;
+    if (auto eq = name.find('='); eq != std::string::npos) {
+      value = name.substr(eq + 1);
+      name.resize(eq);
+      has_value = true;
+    }
+    if (std::find(c.flags.begin(), c.flags.end(), name) != c.flags.end()) {
+      if (has_value) throw InputError("--" + name, "takes no value");
+      a.flags_[name] = true;
+    } else if (std::find(c.options.begin(), c.options.end(), name) != c.options.end()) {
+      if (!has_value) {
+        if (i + 1 >= argc) throw InputError("--" + name, "needs a value");
+        value = argv[++i];
+      }
+      a.options_.emplace(name, value);
+    } else {
+      throw InputError("--" + name, "unknown option for `" + c.name + "`; usage: arenaplan " + c.usage);
+    }
+  }
+  return a;
+}
+
+}  // namespace
+}  // namespace arenaplan::cli
+
+int main(int argc, char** argv) {
+  using namespace arenaplan::cli;
+  if (argc < 2 || std::string(argv[1]) == "--help" || std::string(argv[1]) == "help") {
+    usage(argc < 2 ? std::cerr : std::cout);
+    return argc < 2 ? 2 : 0;
+  }
+  if (std::string(argv[1]) == "--version") {
+    std::cout << "arenaplan " << ARENAPLAN_VERSION << "\n";
+    return 0;
+  }
+  for (const Command& c : registry()) {
+    if (c.name != argv[1]) continue;
+    try {
+      return c.run(parse_args(c, argc, argv));
+    } catch (const arenaplan::InputError& e) {
+      std::cerr << "arenaplan " << c.name << ": error: " << e.what() << "\n";
+      return 2;
+    } catch (const std::exception& e) {
+      std::cerr << "arenaplan " << c.name << ": internal error: " << e.what() << "\n";
+      return 3;
+    }
+  }
+  std::cerr << "arenaplan: unknown command \"" << argv[1] << "\"\n";
+  usage(std::cerr);
+  return 2;
+}

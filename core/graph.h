@@ -1,0 +1,129 @@
+// The graph model every other unit shares: tensors, operators, graph inputs and outputs.
+// Parsing and validation live in graph_json.h; this header is plain data plus lookups.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace arenaplan {
+
+using Bytes = int64_t;     // sizes and offsets in bytes; KiB only at the edges
+using TensorId = int32_t;  // index into Graph::tensors
+using OpId = int32_t;      // index into Graph::ops
+using Step = int32_t;      // position of an op in a schedule (0-based)
+
+// An error in user input, naming the place (JSON pointer, op or tensor name) and what was expected.
+class InputError : public std::runtime_error {
+ public:
+  InputError(std::string where, const std::string& what)
+      : std::runtime_error(where.empty() ? what : where + ": " + what), where_(std::move(where)) {}
+  const std::string& where() const { return where_; }
+
+ private:
+  std::string where_;
+};
+
+enum class DType { kInt8, kUInt8, kInt16, kInt32, kFloat16, kFloat32, kInt64, kBool };
+
+// Width in bytes of one element; names are the JSON spellings ("int8", "float32", ...).
+int dtype_width(DType t);
+const char* dtype_name(DType t);
+std::optional<DType> dtype_from_name(const std::string& name);
+
+// One dimension of a shape: a constant, or a symbol bounded by Graph::dims.
+struct ShapeDim {
+  int64_t value = 0;   // the constant, or the symbol's upper bound once resolved
+  std::string symbol;  // empty for constant dims
+};
+
+struct Tensor {
+  std::string name;
+  Bytes bytes = 0;              // size in bytes (upper bound when the shape is symbolic)
+  std::vector<ShapeDim> shape;  // empty when the size was given as "bytes"
+  std::optional<DType> dtype;   // set when the size came from shape x dtype
+  bool constant = false;        // weights in flash: not an arena tensor, never live
+  bool persistent = false;      // variable/state tensor: live for the whole run (TFLM "tail")
+  bool retained = false;        // the caller keeps a pointer: live until the end of the run
+  OpId producer = -1;           // -1 for graph inputs, constants and persistent state
+  std::vector<OpId> consumers;  // ops reading it, in op-index order, no duplicates
+};
+
+// An op reads `tensor` asynchronously (DMA, delegate) until `extra_steps` steps after it runs.
+struct AsyncRead {
+  TensorId tensor = -1;
+  int extra_steps = 0;
+};
+
+// Output `output` reuses the buffer of input `input` (legal only when the input dies at this op).
+struct InPlace {
+  TensorId output = -1;
+  TensorId input = -1;
+};
+
+struct Op {
+  std::string name;
+  std::string kind;  // "conv2d", "add", ... ; free text for graphs that give only byte sizes
+  std::vector<TensorId> inputs;
+  std::vector<TensorId> outputs;
+  Bytes scratch_bytes = 0;  // temporary buffer live only while this op runs
+  std::vector<AsyncRead> async_reads;
+  std::vector<InPlace> in_place;
+  std::map<std::string, int64_t> attrs;  // integer attributes for kernels (stride, padding, ...)
+};
+
+struct DimBound {
+  int64_t min = 1;
+  int64_t max = 1;
+};
+
+// Where graph inputs live (DESIGN.md "Graph inputs are live from the first step ...").
+enum class InputPolicy {
+  kInArena,      // in the arena from step 0 until their last consumer (default)
+  kCallerOwned,  // outside the arena: not planned, not counted
+  kRetained,     // in the arena for the whole run
+};
+
+struct Graph {
+  std::string name;
+  Bytes alignment = 16;  // every buffer offset is a multiple of this
+  std::vector<Tensor> tensors;
+  std::vector<Op> ops;
+  std::vector<TensorId> inputs;
+  std::vector<TensorId> outputs;
+  std::map<std::string, DimBound> dims;
+  InputPolicy input_policy = InputPolicy::kInArena;
+
+  std::optional<TensorId> find_tensor(const std::string& name) const;
+  std::optional<OpId> find_op(const std::string& name) const;
+  bool is_input(TensorId t) const;
+  bool is_output(TensorId t) const;
+  // The file's op order, which is the default schedule.
+  std::vector<OpId> file_order() const;
+};
+
+// Round up to a multiple of `alignment` (> 0); throws InputError on overflow.
+Bytes align_up(Bytes value, Bytes alignment);
+
+// Bytes as a short human string: "136 KiB" when a whole number of KiB, else "1234 B".
+std::string format_bytes(Bytes b);
+
+// Fills producer/consumers from ops; throws InputError for a tensor produced twice.
+void link_tensors(Graph& g);
+
+// Structural checks shared by every way of building a graph (JSON, .tflite, transformations):
+// tensor produced twice, input never produced, cycles, ops that reach no output, bad in-place
+// and async declarations. Throws InputError naming the op/tensor.
+void validate_graph(const Graph& g);
+
+// For each op, the ops that must run before it: producers of its inputs and, for an in-place op,
+// every other reader of the input it overwrites. Schedulers use this, never the raw edges.
+std::vector<std::vector<OpId>> op_predecessors(const Graph& g);
+
+// Topological order closest to the file order (Kahn's algorithm, smallest op index first).
+std::vector<OpId> topological_order(const Graph& g);
+
+}  // namespace arenaplan

@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# Installs everything the build and the tests need on a fresh Debian 12 machine (as root) and fills
+# the ignored cache (.cache/): Debian sources of Dear ImGui and SDL2, SDL2 built for Wasm, and the
+# npm packages of the browser tests. Idempotent: every step is skipped when its result is present.
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+cache="$root/.cache"
+mkdir -p "$cache"
+
+log() { printf '[setup] %s\n' "$*"; }
+
+apt_packages=(cmake ninja-build g++ emscripten nlohmann-json3-dev doctest-dev libsdl2-dev
+              chromium nodejs dpkg-dev python3 ca-certificates)
+missing=()
+for p in "${apt_packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+# Debian's node package conflicts with a NodeSource node already on the machine: keep whatever
+# node is present, and only install Debian's when there is none.
+if command -v node >/dev/null 2>&1; then
+  filtered=(); for p in "${missing[@]}"; do [ "$p" = nodejs ] || filtered+=("$p"); done
+  missing=("${filtered[@]+"${filtered[@]}"}")
+fi
+
+src_list=/etc/apt/sources.list.d/debian-src.sources
+need_update=0
+if [ ! -f "$src_list" ]; then
+  log "adding a deb-src entry (apt-get source needs it)"
+  cat > "$src_list" <<'SRC'
+Types: deb-src
+URIs: http://deb.debian.org/debian
+Suites: bookworm
+Components: main
+Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+SRC
+  need_update=1
+fi
+if [ "${#missing[@]}" -gt 0 ] || [ "$need_update" = 1 ]; then
+  log "apt-get update"
+  apt-get update -qq
+fi
+if [ "${#missing[@]}" -gt 0 ]; then
+  log "installing: ${missing[*]}"
+  apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+# emscripten's JS optimiser needs Debian's acorn (TOOLCHAIN.md, trap 1).
+if [ ! -d /usr/share/nodejs/acorn ]; then
+  apt-get install -y -qq --no-install-recommends node-acorn >/dev/null
+fi
+
+fetch_source() {  # $1 = Debian source package, $2 = glob of the unpacked folder
+  local found
+  found=$(ls -d "$cache"/src/$2 2>/dev/null | head -n1 || true)
+  if [ -z "$found" ]; then
+    log "apt-get source $1"
+    mkdir -p "$cache/src"
+    (cd "$cache/src" && apt-get source -qq "$1" >/dev/null 2>&1)
+  fi
+}
+fetch_source imgui 'imgui-1.*'
+fetch_source libsdl2 'libsdl2-2.*'
+
+imgui_dir=$(ls -d "$cache"/src/imgui-1.* | grep -v '\.' | head -n1 || true)
+[ -n "$imgui_dir" ] || imgui_dir=$(ls -d "$cache"/src/imgui-1.*/ | head -n1)
+ln -sfn "${imgui_dir%/}" "$cache/imgui"
+sdl_dir=$(ls -d "$cache"/src/libsdl2-2.*/ | head -n1)
+ln -sfn "${sdl_dir%/}" "$cache/sdl2-src"
+
+export NODE_PATH=/usr/share/nodejs
+if [ ! -f "$cache/sdl2-wasm/lib/libSDL2.a" ]; then
+  log "building SDL2 for Wasm (once, about 2-3 minutes)"
+  rm -rf "$cache/sdl2-wasm-build"
+  emcmake cmake -S "$cache/sdl2-src" -B "$cache/sdl2-wasm-build" -G Ninja \
+    -DSDL_SHARED=OFF -DSDL_STATIC=ON -DSDL_TEST=OFF -DCMAKE_BUILD_TYPE=Release \
+    -DCMAKE_INSTALL_PREFIX="$cache/sdl2-wasm" >/dev/null
+  cmake --build "$cache/sdl2-wasm-build" -j2 >/dev/null
+  cmake --install "$cache/sdl2-wasm-build" >/dev/null
+  rm -rf "$cache/sdl2-wasm-build"
+fi
+
+# Browser tests: playwright-core drives Debian's chromium (no browser download).
+if [ ! -d "$root/tests/browser/node_modules/playwright-core" ]; then
+  log "npm install (browser tests)"
+  (cd "$root/tests/browser" && npm install --no-audit --no-fund --silent)
+fi
+log "ready"
