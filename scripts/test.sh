@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Every test: installs what is missing, builds, then runs the native unit tests, the same unit tests
+# compiled to Wasm under Node, the CLI contract tests, the sanitizer build, and the browser tests.
+# Idempotent; the second run reuses .cache/ and build/.
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+cd "$root"
+export NODE_PATH=/usr/share/nodejs
+
+step() { printf '\n=== %s ===\n' "$*"; }
+
+step "setup"
+"$root/scripts/setup.sh"
+
+step "build (native + wasm)"
+"$root/scripts/build.sh" all
+
+step "native unit tests"
+"$root/build/native/unit_tests"
+
+step "wasm unit tests (Node)"
+node --no-experimental-fetch "$root/build/wasm/unit_tests.js"
+
+step "CLI contract tests"
+node "$root/tests/cli/run.mjs" "$root/build/native/arenaplan"
+
+if [ -x "$root/scripts/test-sanitize.sh" ]; then
+  step "sanitizer build (ASan + UBSan) and fuzz smoke"
+  "$root/scripts/test-sanitize.sh"
+fi
+
+step "browser tests (headless Chromium)"
+"$root/scripts/test-browser.sh" "$root/build/wasm/site"
+
+printf '\nall tests passed\n'

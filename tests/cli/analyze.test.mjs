@@ -1,0 +1,47 @@
+// `arenaplan analyze`: the issue-2 contract (keys, numbers, exit statuses).
+import assert from 'node:assert/strict';
+
+const KiB = 1024;
+
+export const tests = [
+  ['two-branch in file order peaks at 136 KiB during C', (cli) => {
+    const r = cli('analyze', 'examples/two_branch.json', '--json');
+    assert.equal(r.status, 0, r.stderr);
+    assert.deepEqual(r.json.order, ['A', 'B', 'C', 'D', 'E', 'F']);
+    assert.deepEqual(r.json.steps.map((s) => s.live_bytes / KiB), [48, 128, 136, 104, 80, 32]);
+    assert.deepEqual(r.json.steps[0], { op: 'A', live: ['I', 'A'], live_bytes: 49152 });
+    assert.equal(r.json.peak_bytes, 139264);
+    assert.equal(r.json.peak_step, 2);
+    assert.equal(r.json.total_bytes, 240 * KiB);
+    assert.equal(r.json.largest_tensor_bytes, 96 * KiB);
+  }],
+  ['--order A,B,D,C,E,F peaks at 192 KiB during D', (cli) => {
+    const r = cli('analyze', 'examples/two_branch.json', '--order', 'A,B,D,C,E,F', '--json');
+    assert.equal(r.status, 0, r.stderr);
+    assert.deepEqual(r.json.steps.map((s) => s.live_bytes / KiB), [48, 128, 192, 168, 80, 32]);
+    assert.equal(r.json.peak_bytes, 196608);
+    assert.equal(r.json.steps[r.json.peak_step].op, 'D');
+  }],
+  ['text mode prints the per-step table and a timeline', (cli) => {
+    const r = cli('analyze', 'example:two_branch');
+    assert.equal(r.status, 0, r.stderr);
+    assert.match(r.stdout, /2\s+C\s+136 KiB\s+A B C\s+<- peak/);
+    assert.match(r.stdout, /timeline/);
+  }],
+  ['a non-topological order exits 2 naming the op', (cli) => {
+    const r = cli('analyze', 'examples/two_branch.json', '--order', 'A,C,B,D,E,F');
+    assert.equal(r.status, 2);
+    assert.match(r.stderr, /op C runs at step 1 before its input B exists/);
+    assert.equal(r.stdout, '');
+  }],
+  ['bad input exits 2 with the place on stderr', (cli) => {
+    let r = cli('analyze', 'no/such/file.json');
+    assert.equal(r.status, 2);
+    assert.match(r.stderr, /no\/such\/file.json: cannot open file/);
+    r = cli('analyze', 'examples/two_branch.json', '--bogus');
+    assert.equal(r.status, 2);
+    assert.match(r.stderr, /--bogus: unknown option/);
+    r = cli('frobnicate');
+    assert.equal(r.status, 2);
+  }],
+];
