@@ -1,0 +1,63 @@
+// arenaplan cache: the cache lab from the command line.
+#include <iostream>
+#include <sstream>
+
+#include "cli/command.h"
+#include "core/cachelab.h"
+
+namespace arenaplan::cli {
+namespace {
+
+RequestStream stream_from_args(const Args& args) {
+  if (auto list = args.option("list")) {
+    std::vector<Block> blocks;
+    std::stringstream ss(*list);
+    std::string item;
+    while (std::getline(ss, item, ',')) {
+      try {
+        size_t used = 0;
+        long long b = std::stoll(item, &used);
+        if (used != item.size()) throw std::invalid_argument(item);
+        blocks.push_back(b);
+      } catch (const std::exception&) {
+        throw InputError("--list", "expected comma-separated block numbers, found \"" + item + "\"");
+      }
+    }
+    return RequestStream::list(std::move(blocks));
+  }
+  return RequestStream::strided(args.int_option("stride", 4, 1, 1000000));
+}
+
+void print_text(const CacheLab& lab) {
+  std::cout << policy_name(lab.config().policy) << ", " << lab.config().lines << " lines";
+  if (lab.sets() > 1) std::cout << " (" << lab.sets() << " sets x " << lab.config().ways << " ways)";
+  std::cout << ", requests " << lab.stream().describe() << "\n\n   k  block  result  evicted  contents (most recent first)\n";
+  for (const CacheAccess& a : lab.history()) {
+    std::cout << (a.k < 10 ? "   " : a.k < 100 ? "  " : " ") << a.k << "  " << a.block
+              << (a.block < 10 ? "      " : "     ") << (a.hit ? "hit " : "miss") << "    "
+              << (a.evicted ? std::to_string(*a.evicted) : "-") << "        ";
+    for (Block b : a.contents) std::cout << b << " ";
+    std::cout << "\n";
+  }
+  std::cout << "\n" << lab.hits() << " hits, " << lab.misses() << " misses\n";
+}
+
+int run_cache(const Args& args) {
+  CacheConfig config;
+  config.lines = static_cast<int>(args.int_option("capacity", 4, 1, 65536));
+  config.ways = static_cast<int>(args.int_option("ways", 0, 0, 65536));
+  config.policy = policy_from_name(args.option("policy").value_or("lru"), "--policy");
+  CacheLab lab(config, stream_from_args(args));
+  lab.run(args.int_option("requests", 17, 0, 1000000));
+  if (args.flag("json")) std::cout << cache_report_json(lab).dump(2) << "\n";
+  else print_text(lab);
+  return 0;
+}
+
+}  // namespace
+
+ARENAPLAN_COMMAND("cache",
+                  "cache --capacity C (--stride S | --list 0,1,2) --requests N [--policy lru|fifo|opt] [--ways W] [--json]",
+                  {"json"}, {"capacity", "stride", "list", "requests", "policy", "ways"}, run_cache);
+
+}  // namespace arenaplan::cli
