@@ -1,0 +1,18 @@
+#version 300 es
+// Fills an instanced rectangle and darkens a 1-pixel border so adjacent buffers of the same
+// colour stay distinguishable (shape, not colour alone, separates them).
+precision mediump float;
+
+in vec4 v_color;
+in vec2 v_local;
+in vec2 v_size;
+
+uniform float u_border;  // border width in framebuffer pixels (0 disables)
+
+out vec4 frag_color;
+
+void main() {
+  vec2 d = min(v_local, v_size - v_local);
+  bool edge = u_border > 0.0 && min(d.x, d.y) < u_border && min(v_size.x, v_size.y) > 3.0 * u_border;
+  frag_color = edge ? vec4(v_color.rgb * 0.45, v_color.a) : v_color;
+}

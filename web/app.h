@@ -1,0 +1,140 @@
+// The playground's application state, the edits that change it, and the two registries other
+// files plug into. Panels are plain functions over AppState (like imgui_demo's ShowXxx): they read
+// the state and call the edit functions below; they never compute numbers themselves (core does).
+//
+// Adding a panel (in your own web/panel_xxx.cpp; every web/*.cpp is compiled into the app):
+//
+//   #include "web/app.h"
+//   #include "imgui.h"
+//   namespace arenaplan::web {
+//   static void draw_arena(AppState& s) {
+//     ImGui::Text("peak %lld bytes", (long long)s.live.peak_bytes);
+//     if (ImGui::Button("Next step")) set_step(s, s.step + 1);
+//     record_item_rect(s, "arena.next");  // lets browser tests click it by name
+//   }
+//   ARENAPLAN_PANEL("Arena", draw_arena);                       // a tab in the main area
+//   // ARENAPLAN_PANEL_AT(PanelArea::kBottom, 50, "Timeline", draw_timeline);  // area + priority
+//
+//   static JsonOut export_arena(const AppState& s) { return {{"arena_bytes", 0}}; }
+//   ARENAPLAN_STATE_EXPORT("arena", export_arena);  // appears as "arena" in ap_state_json()
+//   }  // namespace arenaplan::web
+//
+// Layout: fixed tiles, no floating windows. kSide is the left column, kMain the large top-right
+// tile, kBottom the strip under it; each tile shows its panels as tabs ordered by (priority,
+// title). A tile with no panels gives its space to the others.
+//
+// Edits are all-or-nothing: a failed edit (bad JSON, invalid order) keeps the last good state and
+// puts a readable message in AppState::error; a successful edit clears it and bumps `revision`.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "core/graph.h"
+#include "core/lifetime.h"
+#include "core/report.h"
+
+namespace arenaplan::web {
+
+// Screen rectangle of a widget in CSS pixels: {x0, y0, x1, y1}.
+using ItemRect = std::array<float, 4>;
+
+struct AppState {
+  // Input, as the user gave it.
+  std::string example_name = "two_branch";  // built-in example loaded last; "" for user JSON
+  std::string graph_json;                   // the text `graph` was parsed from
+  Graph graph;
+  Schedule order;  // the current operator order (always valid for `graph`)
+
+  // Derived by core from graph + order on every successful edit, never edited directly.
+  LiveAnalysis live;
+  JsonOut analysis;      // analysis_json(graph, live): the numbers every panel and test reads
+  std::string timeline;  // timeline_text(graph, live)
+
+  // View state.
+  Step step = 0;         // the step the panels highlight (0 .. order.size()-1)
+  OpId selected_op = -1;  // op selected in the order editor, -1 for none
+  std::string error;     // message of the last refused edit; "" after a successful one
+
+  uint64_t revision = 0;  // bumped by every successful edit: panels may cache per revision
+  uint64_t frame = 0;     // frames drawn so far
+
+  // Widget rectangles recorded during the frame being drawn, and those of the last full frame
+  // (exported as "ui" so tests click widgets by name instead of hard-coded pixels).
+  std::map<std::string, ItemRect> ui_rects_building;
+  std::map<std::string, ItemRect> ui_rects;
+};
+
+// Edits. Each returns true on success; on failure it leaves the state as it was and sets `error`.
+bool load_example(AppState& s, const std::string& name);
+bool load_graph_json(AppState& s, const std::string& text);
+bool set_order(AppState& s, const Schedule& order);
+bool set_order_csv(AppState& s, const std::string& comma_separated_op_names);
+// Moves the op at `step` by `delta` positions (clamped to the schedule); refused when invalid.
+bool move_op(AppState& s, Step step, int delta);
+void set_step(AppState& s, Step step);  // clamped to the schedule
+
+// The state as JSON for tests and the JS API: graph, order, peak_bytes, step, error, frame,
+// analysis, ui rects, and every registered exporter under its key.
+JsonOut export_state(const AppState& s);
+
+// A short sentence with the key numbers (graph, peak, current step), for the page's aria-live
+// region: screen readers cannot read the canvas.
+std::string summary_text(const AppState& s);
+
+// Records the rectangle of the last ImGui item under `key` (call right after the widget).
+void record_item_rect(AppState& s, const std::string& key);
+
+// ---- Panel registry -------------------------------------------------------------------------
+
+using PanelFn = void (*)(AppState&);
+
+enum class PanelArea { kSide, kMain, kBottom };
+
+struct Panel {
+  const char* title;  // tab label, unique
+  PanelFn draw;       // draws the panel's contents inside its tile
+  PanelArea area = PanelArea::kMain;
+  int priority = 100;  // lower comes first among the tabs of an area
+};
+
+std::vector<Panel>& panel_registry();
+
+struct PanelRegistrar {
+  explicit PanelRegistrar(Panel p) { panel_registry().push_back(p); }
+};
+
+// ---- State-exporter registry ----------------------------------------------------------------
+
+using StateExportFn = JsonOut (*)(const AppState&);
+
+struct StateExporter {
+  const char* key;  // top-level key in the exported state
+  StateExportFn fn;
+};
+
+std::vector<StateExporter>& state_exporter_registry();
+
+struct StateExportRegistrar {
+  explicit StateExportRegistrar(StateExporter e) { state_exporter_registry().push_back(e); }
+};
+
+#define ARENAPLAN_WEB_CONCAT2(a, b) a##b
+#define ARENAPLAN_WEB_CONCAT(a, b) ARENAPLAN_WEB_CONCAT2(a, b)
+#define ARENAPLAN_PANEL_AT(area, priority, title, fn)                                      \
+  static ::arenaplan::web::PanelRegistrar ARENAPLAN_WEB_CONCAT(ap_panel_, __LINE__)( \
+      ::arenaplan::web::Panel{title, fn, area, priority})
+#define ARENAPLAN_PANEL(title, fn) ARENAPLAN_PANEL_AT(::arenaplan::web::PanelArea::kMain, 100, title, fn)
+#define ARENAPLAN_STATE_EXPORT(key, fn)                                                            \
+  static ::arenaplan::web::StateExportRegistrar ARENAPLAN_WEB_CONCAT(ap_state_export_, __LINE__)( \
+      ::arenaplan::web::StateExporter{key, fn})
+
+// ---- The frame (web/shell.cpp) --------------------------------------------------------------
+
+// Draws one frame of the whole UI (menu bar + tiles) into the current ImGui frame.
+void draw_app(AppState& s);
+
+}  // namespace arenaplan::web

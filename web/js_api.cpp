@@ -1,0 +1,69 @@
+// Thin C wrappers over the AppState edits, for tests and page scripts. They return the error text
+// rather than a bool so a test can assert on the exact message core produced.
+#include "web/js_api.h"
+
+#include <string>
+
+#ifdef __EMSCRIPTEN__
+#include <emscripten.h>
+#define AP_EXPORT EMSCRIPTEN_KEEPALIVE
+#else
+#define AP_EXPORT
+#endif
+
+namespace arenaplan::web {
+namespace {
+AppState* g_state = nullptr;
+
+const char* result(bool ok) {
+  static std::string text;
+  text = ok ? "" : g_state->error;
+  return text.c_str();
+}
+}  // namespace
+
+void bind_js_api(AppState* state) { g_state = state; }
+
+void publish_summary(const AppState& state) {
+#ifdef __EMSCRIPTEN__
+  static std::string last;
+  std::string now = summary_text(state);
+  if (now == last) return;
+  last = std::move(now);
+  EM_ASM({ if (Module.onSummary) Module.onSummary(UTF8ToString($0)); }, last.c_str());
+#else
+  (void)state;
+#endif
+}
+
+}  // namespace arenaplan::web
+
+using arenaplan::web::g_state;
+using arenaplan::web::result;
+
+extern "C" {
+
+AP_EXPORT const char* ap_state_json() {
+  static std::string text;
+  text = g_state ? arenaplan::web::export_state(*g_state).dump() : "{}";
+  return text.c_str();
+}
+
+AP_EXPORT const char* ap_load_example(const char* name) {
+  return result(arenaplan::web::load_example(*g_state, name));
+}
+
+AP_EXPORT const char* ap_load_graph_json(const char* text) {
+  return result(arenaplan::web::load_graph_json(*g_state, text));
+}
+
+AP_EXPORT const char* ap_set_order(const char* csv) {
+  return result(arenaplan::web::set_order_csv(*g_state, csv));
+}
+
+AP_EXPORT const char* ap_set_step(int step) {
+  arenaplan::web::set_step(*g_state, step);
+  return result(true);
+}
+
+}  // extern "C"

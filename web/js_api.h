@@ -1,0 +1,24 @@
+// The C functions JavaScript calls (window.arenaplan in index.html wraps them), and the push of
+// the key numbers into the page's aria-live region.
+#pragma once
+
+#include "web/app.h"
+
+namespace arenaplan::web {
+
+// The state the exported functions read and edit (owned by main.cpp).
+void bind_js_api(AppState* state);
+
+// Sends summary_text() to the page (Module.onSummary) when it changed; no-op natively.
+void publish_summary(const AppState& state);
+
+}  // namespace arenaplan::web
+
+// Returned strings stay valid until the next call of the same function.
+extern "C" {
+const char* ap_state_json();                     // export_state() as JSON text
+const char* ap_load_example(const char* name);   // "" on success, else the error
+const char* ap_load_graph_json(const char* text);
+const char* ap_set_order(const char* csv);       // "A,B,D,C,E,F"
+const char* ap_set_step(int step);
+}

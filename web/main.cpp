@@ -1,0 +1,146 @@
+// Platform glue, kept as thin as imgui's example_emscripten_opengl3: SDL2 window + GL context,
+// ImGui backends, the main loop. Application logic lives in app.cpp and the panels.
+// The same file builds natively (SDL2 desktop window, GL 3.3 core) and for the browser (WebGL2).
+#include <SDL.h>
+
+#include <cmath>
+#include <cstdio>
+
+#include "imgui.h"
+#include "imgui_impl_opengl3.h"
+#include "imgui_impl_sdl.h"
+#include "web/app.h"
+#include "web/gl.h"
+#include "web/js_api.h"
+#include "web/ui_style.h"
+
+#ifdef __EMSCRIPTEN__
+#include <emscripten.h>
+#endif
+
+namespace {
+
+using arenaplan::web::AppState;
+
+// Startup failures go to stderr and, in the browser, to index.html's HTML message.
+int startup_failure(const char* what) {
+  std::fprintf(stderr, "arenaplan: %s: %s\n", what, SDL_GetError());
+#ifdef __EMSCRIPTEN__
+  EM_ASM({ if (Module.onAppFailed) Module.onAppFailed(UTF8ToString($0)); }, what);
+#endif
+  return 1;
+}
+
+struct Platform {
+  SDL_Window* window = nullptr;
+  SDL_GLContext gl = nullptr;
+  float font_scale = 0;  // framebuffer pixels per UI unit the font atlas was built for
+  bool quit = false;
+};
+
+Platform g_platform;
+AppState g_state;
+
+// Rebuilds the font atlas at the framebuffer's pixel density so text stays crisp at any
+// devicePixelRatio: glyphs are rasterised at size*scale and drawn at 1/scale.
+void update_font_scale(Platform& p) {
+  int w = 0, h = 0, fb_w = 0, fb_h = 0;
+  SDL_GetWindowSize(p.window, &w, &h);
+  SDL_GL_GetDrawableSize(p.window, &fb_w, &fb_h);
+  const float scale = w > 0 ? std::max(1.0f, float(fb_w) / float(w)) : 1.0f;
+  if (std::fabs(scale - p.font_scale) < 0.01f) return;
+  ImGuiIO& io = ImGui::GetIO();
+  io.Fonts->Clear();
+  ImFontConfig cfg;
+  cfg.SizePixels = std::round(13.0f * scale);
+  cfg.OversampleH = cfg.OversampleV = 1;
+  cfg.PixelSnapH = true;
+  io.Fonts->AddFontDefault(&cfg);
+  io.FontGlobalScale = 1.0f / scale;
+  ImGui_ImplOpenGL3_DestroyFontsTexture();
+  ImGui_ImplOpenGL3_CreateFontsTexture();
+  p.font_scale = scale;
+}
+
+void frame() {
+  Platform& p = g_platform;
+  SDL_Event event;
+  while (SDL_PollEvent(&event)) {
+    ImGui_ImplSDL2_ProcessEvent(&event);
+    if (event.type == SDL_QUIT) p.quit = true;
+  }
+  update_font_scale(p);
+  ImGui_ImplOpenGL3_NewFrame();
+  ImGui_ImplSDL2_NewFrame();
+  ImGui::NewFrame();
+  arenaplan::web::draw_app(g_state);
+  ImGui::Render();
+
+  const ImGuiIO& io = ImGui::GetIO();
+  SDL_GL_MakeCurrent(p.window, p.gl);
+  glViewport(0, 0, int(io.DisplaySize.x * io.DisplayFramebufferScale.x),
+             int(io.DisplaySize.y * io.DisplayFramebufferScale.y));
+  glClearColor(0.08f, 0.09f, 0.10f, 1.0f);
+  glClear(GL_COLOR_BUFFER_BIT);
+  ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+  SDL_GL_SwapWindow(p.window);
+  arenaplan::web::publish_summary(g_state);
+}
+
+#ifdef __EMSCRIPTEN__
+void frame_callback(void*) { frame(); }
+#endif
+
+}  // namespace
+
+int main(int, char**) {
+  if (SDL_Init(SDL_INIT_VIDEO | SDL_INIT_TIMER) != 0) return startup_failure("SDL_Init failed");
+#ifdef __EMSCRIPTEN__
+  const char* glsl_version = "#version 300 es";  // WebGL2
+  SDL_GL_SetAttribute(SDL_GL_CONTEXT_PROFILE_MASK, SDL_GL_CONTEXT_PROFILE_ES);
+  SDL_GL_SetAttribute(SDL_GL_CONTEXT_MAJOR_VERSION, 3);
+  SDL_GL_SetAttribute(SDL_GL_CONTEXT_MINOR_VERSION, 0);
+#else
+  const char* glsl_version = "#version 330 core";
+  SDL_GL_SetAttribute(SDL_GL_CONTEXT_PROFILE_MASK, SDL_GL_CONTEXT_PROFILE_CORE);
+  SDL_GL_SetAttribute(SDL_GL_CONTEXT_MAJOR_VERSION, 3);
+  SDL_GL_SetAttribute(SDL_GL_CONTEXT_MINOR_VERSION, 3);
+#endif
+  SDL_GL_SetAttribute(SDL_GL_DOUBLEBUFFER, 1);
+  // RESIZABLE + ALLOW_HIGHDPI: in the browser SDL then follows the canvas' CSS size and sizes
+  // its backing store at devicePixelRatio.
+  const auto flags = SDL_WindowFlags(SDL_WINDOW_OPENGL | SDL_WINDOW_RESIZABLE | SDL_WINDOW_ALLOW_HIGHDPI);
+  Platform& p = g_platform;
+  p.window = SDL_CreateWindow("arenaplan", SDL_WINDOWPOS_CENTERED, SDL_WINDOWPOS_CENTERED, 1280, 720, flags);
+  p.gl = p.window ? SDL_GL_CreateContext(p.window) : nullptr;
+  if (!p.gl) return startup_failure("cannot create an OpenGL/WebGL2 context");
+  SDL_GL_MakeCurrent(p.window, p.gl);
+  SDL_GL_SetSwapInterval(1);
+
+  IMGUI_CHECKVERSION();
+  ImGui::CreateContext();
+  ImGuiIO& io = ImGui::GetIO();
+  io.ConfigFlags |= ImGuiConfigFlags_NavEnableKeyboard;
+  io.IniFilename = nullptr;  // fixed layout: nothing to remember, and no file system in the browser
+  arenaplan::web::apply_style();
+  ImGui_ImplSDL2_InitForOpenGL(p.window, p.gl);
+  ImGui_ImplOpenGL3_Init(glsl_version);
+
+  arenaplan::web::load_example(g_state, "two_branch");
+  arenaplan::web::bind_js_api(&g_state);
+
+#ifdef __EMSCRIPTEN__
+  // Tell the page the module is live before the first frame, so window.arenaplan appears.
+  EM_ASM({ if (Module.onAppReady) Module.onAppReady(); });
+  emscripten_set_main_loop_arg(frame_callback, nullptr, 0, true);
+#else
+  while (!p.quit) frame();
+  ImGui_ImplOpenGL3_Shutdown();
+  ImGui_ImplSDL2_Shutdown();
+  ImGui::DestroyContext();
+  SDL_GL_DeleteContext(p.gl);
+  SDL_DestroyWindow(p.window);
+  SDL_Quit();
+#endif
+  return 0;
+}

@@ -1,0 +1,176 @@
+// Live-bytes panel: live bytes per step as a bar chart (ImDrawList), the peak marked with text,
+// the live set of the current step, and step controls; plus core's text timeline in the bottom
+// tile. Every number is read from the LiveAnalysis core computed; nothing is recomputed here.
+#include <algorithm>
+#include <cstdio>
+#include <string>
+
+#include "imgui.h"
+#include "imgui_internal.h"  // NavMoveRequestCancel
+#include "web/app.h"
+#include "web/ui_style.h"
+
+namespace arenaplan::web {
+namespace {
+
+// Bar labels are in KiB (the unit of the article); one decimal only when not a whole KiB.
+std::string kib_label(Bytes b) {
+  char buf[32];
+  if (b % 1024 == 0)
+    std::snprintf(buf, sizeof buf, "%lld KiB", (long long)(b / 1024));
+  else
+    std::snprintf(buf, sizeof buf, "%.1f KiB", double(b) / 1024.0);
+  return buf;
+}
+
+// Alt+Left / Alt+Right step through the schedule while this panel has focus.
+void handle_step_keys(AppState& s) {
+  if (!ImGui::IsWindowFocused(ImGuiFocusedFlags_RootAndChildWindows)) return;
+  const ImGuiIO& io = ImGui::GetIO();
+  if (!io.KeyAlt || io.KeyCtrl) return;
+  int delta = 0;
+  if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_LeftArrow))) delta = -1;
+  if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_RightArrow))) delta = +1;
+  if (delta == 0) return;
+  set_step(s, s.step + delta);
+  ImGui::NavMoveRequestCancel();  // the arrow is ours, not a focus move
+  ImGui::GetCurrentContext()->NavWindowingToggleLayer = false;
+}
+
+void draw_step_controls(AppState& s) {
+  const Step n = Step(s.live.steps.size());
+  ImGui::BeginDisabled(s.step <= 0);
+  if (ImGui::Button("< Prev step")) set_step(s, s.step - 1);
+  ImGui::EndDisabled();
+  record_item_rect(s, "live.prev");
+  ImGui::SameLine();
+  ImGui::BeginDisabled(s.step + 1 >= n);
+  if (ImGui::Button("Next step >")) set_step(s, s.step + 1);
+  ImGui::EndDisabled();
+  record_item_rect(s, "live.next");
+  ImGui::SameLine();
+  if (n > 0) {
+    const StepLive& cur = s.live.steps[s.step];
+    ImGui::Text("Step %d (0..%d): op %s, %s live   (Alt+Left / Alt+Right)", s.step, n - 1,
+                s.graph.ops[cur.op].name.c_str(), kib_label(cur.live_bytes).c_str());
+  }
+}
+
+// One bar per step, scaled to the peak; clicking a bar selects that step.
+void draw_bar_chart(AppState& s, float height) {
+  const LiveAnalysis& a = s.live;
+  const Step n = Step(a.steps.size());
+  if (n == 0 || a.peak_bytes <= 0) {
+    ImGui::TextDisabled("Nothing live: the graph has no arena tensors.");
+    return;
+  }
+  const float line = ImGui::GetTextLineHeight();
+  const ImVec2 origin = ImGui::GetCursorScreenPos();
+  const float width = std::max(ImGui::GetContentRegionAvail().x, 200.0f);
+  ImGui::InvisibleButton("chart", ImVec2(width, height));
+  const bool clicked = ImGui::IsItemClicked();
+  const ImVec2 mouse = ImGui::GetIO().MousePos;
+  record_item_rect(s, "live.chart");
+
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  const float axis_w = ImGui::CalcTextSize("0000 KiB").x + 6;
+  const float top = origin.y + line * 2.2f;  // room for the value and "PEAK" labels
+  const float bottom = origin.y + height - line * 1.6f;  // room for op names
+  const float left = origin.x + axis_w;
+  const float plot_w = width - axis_w;
+  const float slot = plot_w / float(n);
+  const float bar_w = std::max(4.0f, slot * 0.62f);
+  auto y_of = [&](Bytes b) { return bottom - (bottom - top) * float(double(b) / double(a.peak_bytes)); };
+
+  // Grid lines at quarters of the peak, labelled in KiB.
+  for (int q = 0; q <= 4; ++q) {
+    const Bytes b = a.peak_bytes * q / 4;
+    const float y = y_of(b);
+    dl->AddLine(ImVec2(left, y), ImVec2(origin.x + width, y), kGridColor);
+    const std::string label = kib_label(b);
+    dl->AddText(ImVec2(origin.x, y - line * 0.5f), kTextColor, label.c_str());
+  }
+
+  for (Step t = 0; t < n; ++t) {
+    const StepLive& st = a.steps[t];
+    const float cx = left + slot * (float(t) + 0.5f);
+    const ImVec2 p0(cx - bar_w * 0.5f, y_of(st.live_bytes));
+    const ImVec2 p1(cx + bar_w * 0.5f, bottom);
+    const bool is_peak = st.live_bytes == a.peak_bytes;
+    dl->AddRectFilled(p0, p1, is_peak ? kPeakColor : kBarColor);
+    if (t == s.step) dl->AddRect(ImVec2(p0.x - 2, p0.y - 2), ImVec2(p1.x + 2, p1.y + 2), kCurrentColor, 0, 0, 2.0f);
+
+    const std::string value = kib_label(st.live_bytes);
+    const float vw = ImGui::CalcTextSize(value.c_str()).x;
+    dl->AddText(ImVec2(cx - vw * 0.5f, p0.y - line - 2), kTextColor, value.c_str());
+    if (is_peak) {
+      const float pw = ImGui::CalcTextSize("PEAK").x;
+      dl->AddText(ImVec2(cx - pw * 0.5f, p0.y - line * 2 - 2), kPeakColor, "PEAK");
+    }
+    std::string name = s.graph.ops[st.op].name;
+    if (t == s.step) name = "^ " + name;  // current step marked in text, not only by the outline
+    const float nw = ImGui::CalcTextSize(name.c_str()).x;
+    dl->AddText(ImVec2(cx - nw * 0.5f, bottom + 3), kTextColor, name.c_str());
+
+    // Exported so tests can click a bar by step without knowing the layout.
+    s.ui_rects_building["live.bar." + std::to_string(t)] = {cx - slot * 0.5f, top, cx + slot * 0.5f, bottom};
+    if (clicked && mouse.x >= cx - slot * 0.5f && mouse.x < cx + slot * 0.5f) set_step(s, t);
+  }
+}
+
+void draw_live_set(const AppState& s) {
+  if (s.live.steps.empty()) return;
+  const StepLive& cur = s.live.steps[s.step];
+  ImGui::Text("Live during step %d (%s): %s", s.step, s.graph.ops[cur.op].name.c_str(),
+              kib_label(cur.live_bytes).c_str());
+  const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_SizingFixedFit;
+  if (ImGui::BeginTable("liveset", 4, flags)) {
+    ImGui::TableSetupColumn("Buffer");
+    ImGui::TableSetupColumn("Size");
+    ImGui::TableSetupColumn("Live steps");
+    ImGui::TableSetupColumn("Note", ImGuiTableColumnFlags_WidthStretch);
+    ImGui::TableHeadersRow();
+    for (int b : cur.buffers) {
+      const LiveBuffer& buf = s.live.buffers[b];
+      ImGui::TableNextRow();
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(buf.name.c_str());
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(kib_label(buf.size).c_str());
+      ImGui::TableNextColumn();
+      ImGui::Text("%d..%d", buf.first, buf.last);
+      ImGui::TableNextColumn();
+      std::string note = category_name(buf.category);
+      if (buf.first == s.step) note += ", born here";
+      if (buf.last == s.step) note += ", last use here";
+      ImGui::TextUnformatted(note.c_str());
+    }
+    ImGui::EndTable();
+  }
+}
+
+void draw_live_panel(AppState& s) {
+  handle_step_keys(s);
+  const LiveAnalysis& a = s.live;
+  if (!a.steps.empty())
+    ImGui::Text("Peak %s (%lld bytes) at step %d (%s); order %s", kib_label(a.peak_bytes).c_str(),
+                (long long)a.peak_bytes, a.peak_step, s.graph.ops[a.steps[a.peak_step].op].name.c_str(),
+                order_names(s.graph, s.order).c_str());
+  draw_step_controls(s);
+  const float chart_h = std::clamp(ImGui::GetContentRegionAvail().y * 0.55f, 160.0f, 420.0f);
+  draw_bar_chart(s, chart_h);
+  ImGui::Separator();
+  draw_live_set(s);
+}
+
+void draw_timeline_panel(AppState& s) {
+  ImGui::TextDisabled("core timeline_text(): one row per step, live buffers as bars");
+  ImGui::TextUnformatted(s.timeline.c_str());
+}
+
+}  // namespace
+
+ARENAPLAN_PANEL_AT(PanelArea::kMain, 10, "Live bytes", draw_live_panel);
+ARENAPLAN_PANEL_AT(PanelArea::kBottom, 10, "Timeline (text)", draw_timeline_panel);
+
+}  // namespace arenaplan::web

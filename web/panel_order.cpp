@@ -1,0 +1,176 @@
+// Graph & order panel: the loaded graph (ops, tensors, sizes) and the order editor. Moves go
+// through move_op(), which asks core's check_order(); a refused move leaves the order unchanged.
+#include <cstdio>
+#include <string>
+
+#include "imgui.h"
+#include "imgui_internal.h"  // NavMoveRequestCancel: the arrow keys must move the op, not the focus
+#include "web/app.h"
+#include "web/ui_style.h"
+
+namespace arenaplan::web {
+namespace {
+
+std::string tensor_list(const Graph& g, const std::vector<TensorId>& ts) {
+  std::string out;
+  for (TensorId t : ts) out += (out.empty() ? "" : ", ") + g.tensors[t].name;
+  return out.empty() ? "-" : out;
+}
+
+Step step_of(const AppState& s, OpId op) {
+  for (size_t i = 0; i < s.order.size(); ++i)
+    if (s.order[i] == op) return Step(i);
+  return -1;
+}
+
+bool key_pressed(ImGuiKey key) { return ImGui::IsKeyPressed(ImGui::GetKeyIndex(key)); }
+
+// Alt+Up / Alt+Down move the selected op while this panel has focus.
+void handle_move_keys(AppState& s) {
+  if (s.selected_op < 0 || !ImGui::IsWindowFocused(ImGuiFocusedFlags_RootAndChildWindows)) return;
+  const ImGuiIO& io = ImGui::GetIO();
+  if (!io.KeyAlt || io.KeyCtrl) return;
+  int delta = 0;
+  if (key_pressed(ImGuiKey_UpArrow)) delta = -1;
+  if (key_pressed(ImGuiKey_DownArrow)) delta = +1;
+  if (delta == 0) return;
+  move_op(s, step_of(s, s.selected_op), delta);
+  // The arrow also started a keyboard-navigation move and Alt a menu-layer toggle; both would
+  // pull the focus away from the op the user is moving. Rows are identified by op name, so the
+  // focus stays on the moved op's row.
+  ImGui::NavMoveRequestCancel();
+  ImGui::GetCurrentContext()->NavWindowingToggleLayer = false;
+}
+
+void draw_graph_summary(const AppState& s) {
+  const Graph& g = s.graph;
+  ImGui::Text("Graph: %s", g.name.c_str());
+  ImGui::Text("%d ops, %d tensors, alignment %lld B", int(g.ops.size()), int(g.tensors.size()),
+              (long long)g.alignment);
+  ImGui::Text("All tensors: %s, largest: %s", format_bytes(s.live.total_bytes).c_str(),
+              format_bytes(s.live.largest_tensor_bytes).c_str());
+  ImGui::Text("Peak live: %s (%lld bytes) at step %d", format_bytes(s.live.peak_bytes).c_str(),
+              (long long)s.live.peak_bytes, s.live.peak_step);
+}
+
+void draw_order_editor(AppState& s) {
+  ImGui::TextUnformatted("Order (select an op, then move it)");
+  const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_SizingFixedFit;
+  if (ImGui::BeginTable("order", 4, flags)) {
+    ImGui::TableSetupColumn("Step");
+    ImGui::TableSetupColumn("Op");
+    ImGui::TableSetupColumn("Reads");
+    ImGui::TableSetupColumn("Writes", ImGuiTableColumnFlags_WidthStretch);
+    ImGui::TableHeadersRow();
+    for (size_t i = 0; i < s.order.size(); ++i) {
+      const OpId op = s.order[i];
+      const Op& o = s.graph.ops[op];
+      ImGui::PushID(o.name.c_str());  // ID by name: the row (and its focus) travels with the op
+      ImGui::TableNextRow();
+      ImGui::TableNextColumn();
+      // Text marks, not colour alone: ">" for the current step, "*" for the peak step.
+      const char* mark = Step(i) == s.step ? ">" : " ";
+      const char* peak = Step(i) == s.live.peak_step ? "*" : " ";
+      char label[32];
+      std::snprintf(label, sizeof label, "%s%s%d", mark, peak, int(i));
+      if (ImGui::Selectable(label, s.selected_op == op,
+                            ImGuiSelectableFlags_SpanAllColumns | ImGuiSelectableFlags_AllowItemOverlap)) {
+        s.selected_op = op;
+        set_step(s, Step(i));
+      }
+      // Keyboard focus selects too, so arrows then Alt+arrows work without a click.
+      if (ImGui::IsItemFocused() && !ImGui::IsMouseDown(ImGuiMouseButton_Left) && s.selected_op != op &&
+          ImGui::GetIO().NavVisible && !ImGui::GetIO().KeyAlt) {
+        s.selected_op = op;
+        set_step(s, Step(i));
+      }
+      record_item_rect(s, "order.row." + o.name);
+      ImGui::TableNextColumn();
+      ImGui::Text("%s (%s)", o.name.c_str(), o.kind.c_str());
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(tensor_list(s.graph, o.inputs).c_str());
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(tensor_list(s.graph, o.outputs).c_str());
+      ImGui::PopID();
+    }
+    ImGui::EndTable();
+  }
+
+  const Step sel = step_of(s, s.selected_op);
+  ImGui::BeginDisabled(sel < 0 || sel == 0);
+  if (ImGui::Button("Move up")) move_op(s, sel, -1);
+  ImGui::EndDisabled();
+  record_item_rect(s, "order.move_up");
+  ImGui::SameLine();
+  ImGui::BeginDisabled(sel < 0 || sel + 1 >= Step(s.order.size()));
+  if (ImGui::Button("Move down")) move_op(s, sel, +1);
+  ImGui::EndDisabled();
+  record_item_rect(s, "order.move_down");
+  ImGui::SameLine();
+  if (ImGui::Button("File order")) set_order(s, s.graph.file_order());
+  record_item_rect(s, "order.reset");
+  ImGui::TextDisabled("Alt+Up / Alt+Down moves the selected op");
+  if (!s.error.empty()) {
+    ImGui::PushStyleColor(ImGuiCol_Text, kColorError);
+    ImGui::TextWrapped("Refused: %s", s.error.c_str());
+    ImGui::PopStyleColor();
+    record_item_rect(s, "order.error");
+  }
+}
+
+void draw_tensor_table(const AppState& s) {
+  const Graph& g = s.graph;
+  ImGui::TextUnformatted("Tensors");
+  const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_SizingFixedFit;
+  if (ImGui::BeginTable("tensors", 5, flags)) {
+    ImGui::TableSetupColumn("Tensor");
+    ImGui::TableSetupColumn("Size", ImGuiTableColumnFlags_WidthFixed);
+    ImGui::TableSetupColumn("Role");
+    ImGui::TableSetupColumn("Live steps");
+    ImGui::TableSetupColumn("Shape", ImGuiTableColumnFlags_WidthStretch);
+    ImGui::TableHeadersRow();
+    for (size_t t = 0; t < g.tensors.size(); ++t) {
+      const Tensor& x = g.tensors[t];
+      ImGui::TableNextRow();
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(x.name.c_str());
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(format_bytes(x.bytes).c_str());
+      ImGui::TableNextColumn();
+      const char* role = x.constant     ? "constant"
+                         : x.persistent ? "persistent"
+                         : g.is_input(TensorId(t))  ? "input"
+                         : g.is_output(TensorId(t)) ? "output"
+                                                    : "activation";
+      ImGui::TextUnformatted(role);
+      ImGui::TableNextColumn();
+      const int b = t < s.live.buffer_of_tensor.size() ? s.live.buffer_of_tensor[t] : -1;
+      if (b >= 0)
+        ImGui::Text("%d..%d", s.live.buffers[b].first, s.live.buffers[b].last);
+      else
+        ImGui::TextDisabled("not in arena");
+      ImGui::TableNextColumn();
+      std::string shape;
+      for (const ShapeDim& d : x.shape)
+        shape += (shape.empty() ? "" : "x") + (d.symbol.empty() ? std::to_string(d.value) : d.symbol);
+      if (x.dtype) shape += std::string(" ") + dtype_name(*x.dtype);
+      ImGui::TextUnformatted(shape.empty() ? "-" : shape.c_str());
+    }
+    ImGui::EndTable();
+  }
+}
+
+void draw_order_panel(AppState& s) {
+  handle_move_keys(s);
+  draw_graph_summary(s);
+  ImGui::Separator();
+  draw_order_editor(s);
+  ImGui::Separator();
+  draw_tensor_table(s);
+}
+
+}  // namespace
+
+ARENAPLAN_PANEL_AT(PanelArea::kSide, 10, "Graph & order", draw_order_panel);
+
+}  // namespace arenaplan::web

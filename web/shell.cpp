@@ -1,0 +1,130 @@
+// The frame around the panels: menu bar, fixed tiles holding the registered panels as tabs, and a
+// status line. Fixed tiles (no floating windows) so the first load never shows overlapping windows.
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <tuple>
+
+#include "core/examples.h"
+#include "imgui.h"
+#include "web/app.h"
+#include "web/ui_style.h"
+
+namespace arenaplan::web {
+
+void record_item_rect(AppState& s, const std::string& key) {
+  const ImVec2 a = ImGui::GetItemRectMin();
+  const ImVec2 b = ImGui::GetItemRectMax();
+  s.ui_rects_building[key] = {a.x, a.y, b.x, b.y};
+}
+
+namespace {
+
+void draw_menu_bar(AppState& s) {
+  if (!ImGui::BeginMainMenuBar()) return;
+  if (ImGui::BeginMenu("Examples")) {
+    for (const Example& ex : builtin_examples()) {
+      if (ImGui::MenuItem(ex.name.c_str(), nullptr, ex.name == s.example_name)) load_example(s, ex.name);
+    }
+    ImGui::EndMenu();
+  }
+  record_item_rect(s, "menu.examples");
+  if (ImGui::BeginMenu("Help")) {
+    ImGui::TextUnformatted("Keyboard");
+    ImGui::BulletText("Tab / arrows: move between widgets, Space: activate");
+    ImGui::BulletText("Alt+Up / Alt+Down: move the selected op in the order");
+    ImGui::BulletText("Alt+Left / Alt+Right: previous / next step");
+    ImGui::Separator();
+    ImGui::TextUnformatted("Numbers come from the arenaplan core library,");
+    ImGui::TextUnformatted("the same code as the `arenaplan analyze` CLI.");
+    ImGui::EndMenu();
+  }
+  ImGui::EndMainMenuBar();
+}
+
+// Draws the panels of one area as tabs inside a fixed window covering `pos`/`size`.
+void draw_tile(AppState& s, const char* window_name, PanelArea area, ImVec2 pos, ImVec2 size) {
+  std::vector<const Panel*> panels;
+  for (const Panel& p : panel_registry())
+    if (p.area == area) panels.push_back(&p);
+  std::sort(panels.begin(), panels.end(), [](const Panel* a, const Panel* b) {
+    return std::make_tuple(a->priority, std::string(a->title)) < std::make_tuple(b->priority, std::string(b->title));
+  });
+  ImGui::SetNextWindowPos(pos);
+  ImGui::SetNextWindowSize(size);
+  const ImGuiWindowFlags flags = ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoResize | ImGuiWindowFlags_NoCollapse |
+                                 ImGuiWindowFlags_NoTitleBar | ImGuiWindowFlags_NoSavedSettings |
+                                 ImGuiWindowFlags_NoBringToFrontOnFocus;
+  if (ImGui::Begin(window_name, nullptr, flags)) {
+    if (ImGui::BeginTabBar(window_name)) {
+      for (const Panel* p : panels) {
+        if (ImGui::BeginTabItem(p->title)) {
+          ImGui::BeginChild(p->title, ImVec2(0, 0), false, ImGuiWindowFlags_HorizontalScrollbar);
+          p->draw(s);
+          ImGui::EndChild();
+          ImGui::EndTabItem();
+        }
+      }
+      ImGui::EndTabBar();
+    }
+  }
+  ImGui::End();
+}
+
+bool area_used(PanelArea area) {
+  for (const Panel& p : panel_registry())
+    if (p.area == area) return true;
+  return false;
+}
+
+void draw_status_line(AppState& s, ImVec2 pos, ImVec2 size) {
+  ImGui::SetNextWindowPos(pos);
+  ImGui::SetNextWindowSize(size);
+  const ImGuiWindowFlags flags = ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoMove |
+                                 ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_NoBringToFrontOnFocus |
+                                 ImGuiWindowFlags_NoNav;
+  ImGui::PushStyleVar(ImGuiStyleVar_WindowPadding, ImVec2(8, 3));
+  if (ImGui::Begin("##status", nullptr, flags)) {
+    if (!s.error.empty()) {
+      // Text mark ("Refused") as well as colour, for colour-blind users.
+      ImGui::PushStyleColor(ImGuiCol_Text, kColorError);
+      ImGui::Text("Refused: %s", s.error.c_str());
+      ImGui::PopStyleColor();
+    } else {
+      ImGui::TextUnformatted(summary_text(s).c_str());
+    }
+    record_item_rect(s, "status");
+  }
+  ImGui::End();
+  ImGui::PopStyleVar();
+}
+
+}  // namespace
+
+void draw_app(AppState& s) {
+  s.ui_rects_building.clear();
+  draw_menu_bar(s);
+
+  const ImGuiViewport* vp = ImGui::GetMainViewport();
+  const float status_h = ImGui::GetFrameHeight() + 6;
+  const ImVec2 origin = vp->WorkPos;  // below the menu bar
+  const ImVec2 work(vp->WorkSize.x, vp->WorkSize.y - status_h);
+
+  const bool has_side = area_used(PanelArea::kSide);
+  const bool has_bottom = area_used(PanelArea::kBottom);
+  const float side_w = has_side ? std::clamp(work.x * 0.34f, std::min(360.0f, work.x * 0.5f), 520.0f) : 0.0f;
+  const float right_w = work.x - side_w;
+  const float bottom_h = has_bottom ? std::floor(work.y * 0.34f) : 0.0f;
+
+  if (has_side) draw_tile(s, "##side", PanelArea::kSide, origin, ImVec2(side_w, work.y));
+  draw_tile(s, "##main", PanelArea::kMain, ImVec2(origin.x + side_w, origin.y), ImVec2(right_w, work.y - bottom_h));
+  if (has_bottom)
+    draw_tile(s, "##bottom", PanelArea::kBottom, ImVec2(origin.x + side_w, origin.y + work.y - bottom_h),
+              ImVec2(right_w, bottom_h));
+  draw_status_line(s, ImVec2(origin.x, origin.y + work.y), ImVec2(vp->WorkSize.x, status_h));
+
+  s.ui_rects.swap(s.ui_rects_building);
+  ++s.frame;
+}
+
+}  // namespace arenaplan::web
