@@ -10,7 +10,7 @@ mkdir -p "$cache"
 log() { printf '[setup] %s\n' "$*"; }
 
 apt_packages=(cmake ninja-build g++ emscripten nlohmann-json3-dev doctest-dev libsdl2-dev
-              chromium nodejs dpkg-dev python3 ca-certificates)
+              chromium nodejs dpkg-dev python3 ca-certificates zlib1g-dev)
 missing=()
 for p in "${apt_packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
@@ -60,12 +60,15 @@ fetch_source() {  # $1 = Debian source package, $2 = glob of the unpacked folder
 }
 fetch_source imgui 'imgui-1.*'
 fetch_source libsdl2 'libsdl2-2.*'
+fetch_source zlib 'zlib-1.*'   # share links deflate in Wasm too; native links Debian's libz
 
 imgui_dir=$(ls -d "$cache"/src/imgui-1.* | grep -v '\.' | head -n1 || true)
 [ -n "$imgui_dir" ] || imgui_dir=$(ls -d "$cache"/src/imgui-1.*/ | head -n1)
 ln -sfn "${imgui_dir%/}" "$cache/imgui"
 sdl_dir=$(ls -d "$cache"/src/libsdl2-2.*/ | head -n1)
 ln -sfn "${sdl_dir%/}" "$cache/sdl2-src"
+zlib_dir=$(ls -d "$cache"/src/zlib-1.*/ | head -n1)
+ln -sfn "${zlib_dir%/}" "$cache/zlib"
 
 export NODE_PATH=/usr/share/nodejs
 if [ ! -f "$cache/sdl2-wasm/lib/libSDL2.a" ]; then
