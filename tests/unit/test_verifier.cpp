@@ -1,0 +1,121 @@
+// The verifier against crafted bad plans: each rule must be the one reported, naming the buffers.
+#include <doctest/doctest.h>
+
+#include "core/layout.h"
+
+using namespace arenaplan;
+
+namespace {
+
+LayoutProblem three_buffers() {
+  // p [0,1] 32 B, q [1,2] 32 B, r [3,3] 64 B, alignment 16.
+  LayoutProblem pr;
+  for (auto [name, size, first, last] : {std::tuple{"p", 32, 0, 1}, {"q", 32, 1, 2}, {"r", 64, 3, 3}}) {
+    LayoutBuffer b;
+    b.name = name;
+    b.size = size;
+    b.first = first;
+    b.last = last;
+    pr.buffers.push_back(b);
+  }
+  return pr;
+}
+
+}  // namespace
+
+TEST_CASE("verifier accepts a good plan, including buffers that share addresses at different times") {
+  LayoutProblem p = three_buffers();
+  CHECK(verify_plan(p, {0, 32, 0}, 64).ok());
+  CHECK(verify_plan(p, {32, 0, 0}, 64).ok());
+}
+
+TEST_CASE("verifier: each broken rule is named with its buffers") {
+  LayoutProblem p = three_buffers();
+  VerifyResult r = verify_plan(p, {0, 32}, 64);
+  CHECK(r.rule == VerifyRule::kBadCount);
+
+  r = verify_plan(p, {0, 16, 0}, 64);  // p and q share bytes 16..31 during step 1
+  CHECK(r.rule == VerifyRule::kOverlap);
+  CHECK(r.buffer_a == 0);
+  CHECK(r.buffer_b == 1);
+  CHECK(r.message == "buffers p and q overlap at steps 1..1, bytes 16..31");
+
+  r = verify_plan(p, {0, 0, 0}, 64);  // same start: the tie in address order must still be caught
+  CHECK(r.rule == VerifyRule::kOverlap);
+
+  r = verify_plan(p, {0, 40, 0}, 80);
+  CHECK(r.rule == VerifyRule::kBadAlignment);
+  CHECK(r.buffer_a == 1);
+
+  r = verify_plan(p, {-16, 32, 0}, 64);
+  CHECK(r.rule == VerifyRule::kNegativeOffset);
+  CHECK(r.buffer_a == 0);
+
+  r = verify_plan(p, {0, 32, 16}, 64);  // r ends at 80
+  CHECK(r.rule == VerifyRule::kBadArenaBound);
+  CHECK(r.buffer_a == 2);
+  CHECK(r.message.find("ends at 80") != std::string::npos);
+
+  p.buffers[2].fixed_offset = 0;
+  r = verify_plan(p, {0, 32, 64}, 128);
+  CHECK(r.rule == VerifyRule::kBadFixedOffset);
+  CHECK(r.buffer_a == 2);
+  CHECK(std::string(verify_rule_name(r.rule)) == "bad-fixed-offset");
+}
+
+TEST_CASE("verifier: an overlap hidden behind a long-lived buffer is still found") {
+  // big lives 0..9 at [0, 1000); a and b live at step 5 only, both inside [2000, 2100).
+  LayoutProblem p;
+  auto add = [&](const char* name, Bytes size, Step f, Step l) {
+    LayoutBuffer b;
+    b.name = name;
+    b.size = size;
+    b.first = f;
+    b.last = l;
+    b.alignment = 1;
+    p.buffers.push_back(b);
+  };
+  add("big", 1000, 0, 9);
+  add("a", 100, 5, 5);
+  add("mid", 500, 0, 9);
+  add("b", 50, 5, 5);
+  CHECK(verify_plan(p, {0, 2000, 1000, 2100}, 2150).ok());
+  VerifyResult r = verify_plan(p, {0, 2000, 1000, 2050}, 2150);
+  CHECK(r.rule == VerifyRule::kOverlap);
+  CHECK(r.buffer_a == 1);
+  CHECK(r.buffer_b == 3);
+  // Zero-size buffers occupy no byte and never overlap.
+  add("empty", 0, 0, 9);
+  CHECK(verify_plan(p, {0, 2000, 1000, 2100, 500}, 2150).ok());
+}
+
+TEST_CASE("verifier agrees with a pairwise check on random plans") {
+  uint32_t seed = 7;
+  auto next = [&]() { return seed = seed * 1664525u + 1013904223u; };
+  for (int trial = 0; trial < 300; ++trial) {
+    LayoutProblem p;
+    std::vector<Bytes> offsets;
+    const int n = 2 + next() % 8;
+    for (int i = 0; i < n; ++i) {
+      LayoutBuffer b;
+      b.name = "b" + std::to_string(i);
+      b.size = 1 + next() % 40;
+      b.first = next() % 6;
+      b.last = b.first + next() % 4;
+      b.alignment = 1;
+      p.buffers.push_back(b);
+      offsets.push_back(next() % 100);
+    }
+    bool clash = false;
+    for (int i = 0; i < n; ++i)
+      for (int j = i + 1; j < n; ++j) {
+        const LayoutBuffer &x = p.buffers[i], &y = p.buffers[j];
+        if (x.first <= y.last && y.first <= x.last && offsets[i] < offsets[j] + y.size && offsets[j] < offsets[i] + x.size)
+          clash = true;
+      }
+    VerifyResult r = verify_plan(p, offsets, 200);
+    CAPTURE(trial);
+    CHECK(r.ok() == !clash);
+    if (clash) CHECK(r.rule == VerifyRule::kOverlap);
+  }
+}
