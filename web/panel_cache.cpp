@@ -1,0 +1,249 @@
+// Cache-lab panel: a fully associative (or set-associative) cache of C lines fed by the stride
+// stream k mod s, stepped by the student. The lab itself lives in core (core/cachelab.h); this
+// panel keeps only the settings and the prediction the student typed, and rebuilds the lab from
+// them, so the same settings always show the same history.
+#include <algorithm>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "core/cachelab.h"
+#include "imgui.h"
+#include "web/app.h"
+#include "web/ui_style.h"
+
+namespace arenaplan::web {
+namespace {
+
+constexpr ImU32 kHitColor = IM_COL32(0x00, 0x9E, 0x73, 0xFF);   // bluish green, plus "H"
+constexpr ImU32 kMissColor = IM_COL32(0xD5, 0x5E, 0x00, 0xFF);  // vermillion, plus "M"
+constexpr ImU32 kHiddenColor = IM_COL32(0x60, 0x60, 0x60, 0xFF);
+constexpr int kPolicies = 3;
+const char* const kPolicyLabels[kPolicies] = {"LRU", "FIFO", "OPT (Belady)"};
+
+enum class Guess { kNone, kHit, kMiss };
+
+struct CacheLabView {
+  int capacity = 4;
+  int stride = 4;
+  int ways = 0;  // 0 = fully associative
+  int policy = 0;
+  int run_count = 16;
+  CacheLab lab{CacheConfig{4, 0, ReplacementPolicy::kLru}, RequestStream::strided(4)};
+  // Prediction mode: outcomes of the first `predict_n` requests stay hidden until revealed.
+  bool predicting = false;
+  bool revealed = false;
+  int predict_n = 8;
+  std::vector<Guess> guesses;
+  std::string error;
+};
+
+CacheLabView& view() {
+  static CacheLabView v;  // UI-only state of this panel; the numbers come from `lab`
+  return v;
+}
+
+void rebuild(CacheLabView& v) {
+  try {
+    CacheConfig c{v.capacity, v.ways, static_cast<ReplacementPolicy>(v.policy)};
+    v.lab = CacheLab(c, RequestStream::strided(v.stride));
+    v.error.clear();
+  } catch (const std::exception& e) {
+    v.error = e.what();  // keep the previous lab
+  }
+  v.revealed = false;
+  v.guesses.assign(static_cast<size_t>(v.predict_n), Guess::kNone);
+}
+
+// "[-] label = value [+]" with buttons a test (or a student) can click.
+bool stepper(AppState& s, const char* key, const char* label, int& value, int lo, int hi) {
+  bool changed = false;
+  ImGui::PushID(key);
+  if (ImGui::Button("-") && value > lo) value--, changed = true;
+  record_item_rect(s, std::string("cache.") + key + ".dec");
+  ImGui::SameLine();
+  ImGui::Text("%s = %d", label, value);
+  ImGui::SameLine();
+  if (ImGui::Button("+") && value < hi) value++, changed = true;
+  record_item_rect(s, std::string("cache.") + key + ".inc");
+  ImGui::PopID();
+  return changed;
+}
+
+void draw_settings(AppState& s, CacheLabView& v) {
+  bool changed = stepper(s, "capacity", "C (lines)", v.capacity, 1, 64);
+  ImGui::SameLine(0, 24);
+  changed |= stepper(s, "stride", "s (stride)", v.stride, 1, 64);
+  ImGui::SameLine(0, 24);
+  ImGui::SetNextItemWidth(ImGui::CalcTextSize("OPT (Belady)").x + 40);
+  changed |= ImGui::Combo("policy", &v.policy, kPolicyLabels, kPolicies);
+  ImGui::SameLine(0, 24);
+  ImGui::SetNextItemWidth(ImGui::GetFontSize() * 6);
+  if (ImGui::InputInt("ways (0 = fully assoc.)", &v.ways)) {
+    v.ways = std::clamp(v.ways, 0, v.capacity);
+    changed = true;
+  }
+  if (changed) rebuild(v);
+  if (!v.error.empty()) ImGui::TextColored(kColorError, "Refused: %s", v.error.c_str());
+}
+
+void draw_controls(AppState& s, CacheLabView& v) {
+  if (ImGui::Button("Reset")) rebuild(v);
+  record_item_rect(s, "cache.reset");
+  ImGui::SameLine();
+  if (ImGui::Button("Step")) v.lab.step();
+  record_item_rect(s, "cache.step");
+  ImGui::SameLine();
+  char label[32];
+  std::snprintf(label, sizeof label, "Run %d", v.run_count);
+  if (ImGui::Button(label)) v.lab.run(v.run_count);
+  record_item_rect(s, "cache.run");
+  ImGui::SameLine();
+  ImGui::SetNextItemWidth(ImGui::GetFontSize() * 6);
+  ImGui::InputInt("##run_count", &v.run_count);
+  v.run_count = std::clamp(v.run_count, 1, 100000);
+  ImGui::SameLine(0, 24);
+  const auto n = static_cast<long long>(v.lab.history().size());
+  ImGui::Text("requests %lld   hits %lld   misses %lld   hit rate %.0f %%", n, (long long)v.lab.hits(),
+              (long long)v.lab.misses(), n ? 100.0 * double(v.lab.hits()) / double(n) : 0.0);
+}
+
+bool hidden(const CacheLabView& v, int64_t k) { return v.predicting && !v.revealed && k < v.predict_n; }
+
+// The cache lines after the last request, most recent first, one row per set.
+void draw_lines(const CacheLabView& v) {
+  const CacheLab& lab = v.lab;
+  const float box = ImGui::GetFontSize() * 2.4f;
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  const bool last_hidden = !lab.history().empty() && hidden(v, lab.history().back().k);
+  ImGui::Text("Cache lines (most recent first):");
+  std::vector<Block> contents = lab.history().empty() ? std::vector<Block>{} : lab.history().back().contents;
+  size_t at = 0;
+  for (int set = 0; set < lab.sets(); ++set) {
+    const ImVec2 origin = ImGui::GetCursorScreenPos();
+    if (lab.sets() > 1) dl->AddText(ImVec2(origin.x, origin.y + box * 0.3f), kTextColor, ("set " + std::to_string(set)).c_str());
+    const float x0 = origin.x + (lab.sets() > 1 ? ImGui::CalcTextSize("set 00 ").x : 0);
+    // Lines of this set are the next entries of `contents` whose block maps to it.
+    int drawn = 0;
+    for (; at < contents.size() && contents[at] % lab.sets() == set; ++at, ++drawn) {
+      const ImVec2 p0(x0 + float(drawn) * (box + 6), origin.y);
+      dl->AddRect(p0, ImVec2(p0.x + box, p0.y + box), kTextColor, 3, 0, 1.5f);
+      const std::string label = last_hidden ? "?" : std::to_string(contents[at]);
+      const ImVec2 ts = ImGui::CalcTextSize(label.c_str());
+      dl->AddText(ImVec2(p0.x + (box - ts.x) / 2, p0.y + (box - ts.y) / 2), kTextColor, label.c_str());
+    }
+    for (; drawn < lab.config().ways; ++drawn) {
+      const ImVec2 p0(x0 + float(drawn) * (box + 6), origin.y);
+      dl->AddRect(p0, ImVec2(p0.x + box, p0.y + box), kGridColor, 3, 0, 1.0f);
+    }
+    ImGui::Dummy(ImVec2(x0 - origin.x + float(lab.config().ways) * (box + 6), box + 4));
+  }
+}
+
+// The request tape: the latest requests as boxes, block number plus H or M (hidden ones as "?").
+void draw_tape(CacheLabView& v) {
+  const auto& h = v.lab.history();
+  const float box = ImGui::GetFontSize() * 2.0f;
+  const int fit = std::max(1, int(ImGui::GetContentRegionAvail().x / (box + 4)));
+  const int first = std::max(0, int(h.size()) - fit);
+  ImGui::Text("Request tape (k: block, H = hit, M = miss):");
+  const ImVec2 origin = ImGui::GetCursorScreenPos();
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  for (int i = first; i < int(h.size()); ++i) {
+    const CacheAccess& a = h[i];
+    const bool hide = hidden(v, a.k);
+    const ImVec2 p0(origin.x + float(i - first) * (box + 4), origin.y);
+    dl->AddRectFilled(p0, ImVec2(p0.x + box, p0.y + box * 1.5f), hide ? kHiddenColor : a.hit ? kHitColor : kMissColor, 3);
+    dl->AddText(ImVec2(p0.x + 3, p0.y + 2), kTextColor, std::to_string(a.block).c_str());
+    dl->AddText(ImVec2(p0.x + 3, p0.y + box * 0.75f), kTextColor, hide ? "?" : a.hit ? "H" : "M");
+  }
+  ImGui::Dummy(ImVec2(float(fit) * (box + 4), box * 1.5f + 4));
+}
+
+void draw_hit_rate(const CacheLabView& v) {
+  const auto rate = hit_rate_series(v.lab.history());
+  if (rate.size() < 2 || hidden(v, 0)) return;
+  std::vector<float> values(rate.begin(), rate.end());
+  ImGui::PlotLines("hit rate over time", values.data(), int(values.size()), 0, nullptr, 0.0f, 1.0f,
+                   ImVec2(ImGui::GetContentRegionAvail().x * 0.6f, ImGui::GetFontSize() * 4));
+}
+
+void draw_prediction(AppState& s, CacheLabView& v) {
+  if (ImGui::Checkbox("Prediction mode: hide outcomes, predict first", &v.predicting)) rebuild(v);
+  record_item_rect(s, "cache.predict");
+  ImGui::SameLine();
+  ImGui::SetNextItemWidth(ImGui::GetFontSize() * 6);
+  if (ImGui::InputInt("requests##predict_n", &v.predict_n)) {
+    v.predict_n = std::clamp(v.predict_n, 1, 64);
+    rebuild(v);
+  }
+  if (!v.predicting) return;
+  ImGui::TextWrapped("Click each request to cycle your guess (? -> H -> M), run the lab, then reveal.");
+  for (int k = 0; k < v.predict_n; ++k) {
+    ImGui::PushID(k);
+    const Guess g = v.guesses[k];
+    char label[32];
+    std::snprintf(label, sizeof label, "%d:%s", k, g == Guess::kHit ? "H" : g == Guess::kMiss ? "M" : "?");
+    if (ImGui::Button(label) && !v.revealed) v.guesses[k] = Guess((int(g) + 1) % 3);
+    record_item_rect(s, "cache.guess." + std::to_string(k));
+    ImGui::PopID();
+    if ((k + 1) % 16 != 0) ImGui::SameLine();
+  }
+  ImGui::NewLine();
+  const bool enough = int64_t(v.lab.history().size()) >= v.predict_n;
+  ImGui::BeginDisabled(!enough || v.revealed);
+  if (ImGui::Button("Reveal and score")) v.revealed = true;
+  ImGui::EndDisabled();
+  record_item_rect(s, "cache.reveal");
+  if (!enough) {
+    ImGui::SameLine();
+    ImGui::TextDisabled("(run at least %d requests first)", v.predict_n);
+  }
+  if (v.revealed) {
+    std::vector<bool> predicted;
+    for (Guess g : v.guesses) predicted.push_back(g == Guess::kHit);
+    const PredictionScore score = score_prediction(v.lab.history(), predicted);
+    ImGui::SameLine();
+    ImGui::Text("Score: %lld / %lld correct", (long long)score.correct, (long long)score.total);
+  }
+}
+
+void draw_cache_lab(AppState& s) {
+  CacheLabView& v = view();
+  ImGui::TextWrapped(
+      "A cache is not an arena: there is no tensor graph, no offsets, no scratch and no "
+      "asynchronous consumer here. A block is in one of C lines or not, and the replacement "
+      "policy decides which block leaves. Request k touches block k mod s.");
+  ImGui::Separator();
+  draw_settings(s, v);
+  draw_controls(s, v);
+  ImGui::Separator();
+  draw_lines(v);
+  draw_tape(v);
+  draw_hit_rate(v);
+  ImGui::Separator();
+  draw_prediction(s, v);
+}
+
+JsonOut export_cache_lab(const AppState&) {
+  const CacheLabView& v = view();
+  JsonOut out = cache_report_json(v.lab);
+  out.erase("trace");  // the tape is long; tests read the counters and the last contents
+  out["stride"] = v.stride;
+  out["contents"] = v.lab.history().empty() ? JsonOut::array() : JsonOut(v.lab.history().back().contents);
+  out["predicting"] = v.predicting;
+  out["revealed"] = v.revealed;
+  if (v.revealed) {
+    std::vector<bool> predicted;
+    for (Guess g : v.guesses) predicted.push_back(g == Guess::kHit);
+    out["score"] = score_prediction(v.lab.history(), predicted).correct;
+  }
+  return out;
+}
+
+}  // namespace
+
+ARENAPLAN_PANEL_AT(PanelArea::kMain, 900, "Cache lab", draw_cache_lab);
+ARENAPLAN_STATE_EXPORT("cache", export_cache_lab);
+
+}  // namespace arenaplan::web
