@@ -28,13 +28,13 @@ void handle_step_keys(AppState& s) {
   if (!ImGui::IsWindowFocused(ImGuiFocusedFlags_RootAndChildWindows)) return;
   const ImGuiIO& io = ImGui::GetIO();
   if (!io.KeyAlt || io.KeyCtrl) return;
-  int delta = 0;
-  if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_LeftArrow))) delta = -1;
-  if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_RightArrow))) delta = +1;
-  if (delta == 0) return;
-  set_step(s, s.step + delta);
-  ImGui::NavMoveRequestCancel();  // the arrow is ours, not a focus move
+  const int left = ImGui::GetKeyIndex(ImGuiKey_LeftArrow), right = ImGui::GetKeyIndex(ImGuiKey_RightArrow);
+  if (!ImGui::IsKeyDown(left) && !ImGui::IsKeyDown(right)) return;
+  ImGui::NavMoveRequestCancel();  // the held arrow is ours, not a focus move (see panel_order.cpp)
   ImGui::GetCurrentContext()->NavWindowingToggleLayer = false;
+  // No auto-repeat: slow frames (software WebGL) would turn a tap into several steps.
+  if (ImGui::IsKeyPressed(left, false)) set_step(s, s.step - 1);
+  if (ImGui::IsKeyPressed(right, false)) set_step(s, s.step + 1);
 }
 
 void draw_step_controls(AppState& s) {

@@ -23,23 +23,26 @@ Step step_of(const AppState& s, OpId op) {
   return -1;
 }
 
-bool key_pressed(ImGuiKey key) { return ImGui::IsKeyPressed(ImGui::GetKeyIndex(key)); }
+// No auto-repeat: each press is one deliberate edit, even when slow frames make a tap look long.
+bool key_pressed(ImGuiKey key) { return ImGui::IsKeyPressed(ImGui::GetKeyIndex(key), false); }
 
 // Alt+Up / Alt+Down move the selected op while this panel has focus.
 void handle_move_keys(AppState& s) {
   if (s.selected_op < 0 || !ImGui::IsWindowFocused(ImGuiFocusedFlags_RootAndChildWindows)) return;
   const ImGuiIO& io = ImGui::GetIO();
   if (!io.KeyAlt || io.KeyCtrl) return;
+  const bool up_down = ImGui::IsKeyDown(ImGui::GetKeyIndex(ImGuiKey_UpArrow)) ||
+                       ImGui::IsKeyDown(ImGui::GetKeyIndex(ImGuiKey_DownArrow));
+  if (!up_down) return;
+  // While Alt+arrow is held the arrow belongs to us: keyboard navigation would otherwise move the
+  // focus (and with it the selection) on key repeat, and Alt would toggle the menu layer. Rows
+  // are identified by op name, so the focus stays on the moved op's row.
+  ImGui::NavMoveRequestCancel();
+  ImGui::GetCurrentContext()->NavWindowingToggleLayer = false;
   int delta = 0;
   if (key_pressed(ImGuiKey_UpArrow)) delta = -1;
   if (key_pressed(ImGuiKey_DownArrow)) delta = +1;
-  if (delta == 0) return;
-  move_op(s, step_of(s, s.selected_op), delta);
-  // The arrow also started a keyboard-navigation move and Alt a menu-layer toggle; both would
-  // pull the focus away from the op the user is moving. Rows are identified by op name, so the
-  // focus stays on the moved op's row.
-  ImGui::NavMoveRequestCancel();
-  ImGui::GetCurrentContext()->NavWindowingToggleLayer = false;
+  if (delta != 0) move_op(s, step_of(s, s.selected_op), delta);
 }
 
 void draw_graph_summary(const AppState& s) {

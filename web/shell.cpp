@@ -25,13 +25,15 @@ void draw_menu_bar(AppState& s) {
   if (ImGui::BeginMenu("Examples")) {
     for (const Example& ex : builtin_examples()) {
       if (ImGui::MenuItem(ex.name.c_str(), nullptr, ex.name == s.example_name)) load_example(s, ex.name);
+      record_item_rect(s, "menu.example." + ex.name);
     }
     ImGui::EndMenu();
   }
   record_item_rect(s, "menu.examples");
   if (ImGui::BeginMenu("Help")) {
     ImGui::TextUnformatted("Keyboard");
-    ImGui::BulletText("Tab / arrows: move between widgets, Space: activate");
+    ImGui::BulletText("Arrows: move between widgets, Space: activate");
+    ImGui::BulletText("Ctrl+Tab: next tile, Alt: menu bar, Esc: leave");
     ImGui::BulletText("Alt+Up / Alt+Down: move the selected op in the order");
     ImGui::BulletText("Alt+Left / Alt+Right: previous / next step");
     ImGui::Separator();
@@ -59,7 +61,9 @@ void draw_tile(AppState& s, const char* window_name, PanelArea area, ImVec2 pos,
     if (ImGui::BeginTabBar(window_name)) {
       for (const Panel* p : panels) {
         if (ImGui::BeginTabItem(p->title)) {
-          ImGui::BeginChild(p->title, ImVec2(0, 0), false, ImGuiWindowFlags_HorizontalScrollbar);
+          // NavFlattened: arrow keys reach the panel's widgets without first "entering" the child.
+          ImGui::BeginChild(p->title, ImVec2(0, 0), false,
+                            ImGuiWindowFlags_HorizontalScrollbar | ImGuiWindowFlags_NavFlattened);
           p->draw(s);
           ImGui::EndChild();
           ImGui::EndTabItem();
@@ -116,6 +120,9 @@ void draw_app(AppState& s) {
   const float right_w = work.x - side_w;
   const float bottom_h = has_bottom ? std::floor(work.y * 0.34f) : 0.0f;
 
+  // Keyboard users start in the first tile: arrows work at once, without a click. Frame 1, not 0:
+  // on frame 0 every newly created window takes the focus in turn.
+  if (s.frame == 1) ImGui::SetNextWindowFocus();
   if (has_side) draw_tile(s, "##side", PanelArea::kSide, origin, ImVec2(side_w, work.y));
   draw_tile(s, "##main", PanelArea::kMain, ImVec2(origin.x + side_w, origin.y), ImVec2(right_w, work.y - bottom_h));
   if (has_bottom)

@@ -1,0 +1,132 @@
+// Shared helpers for the browser tests: serve the site, launch Debian's chromium with the flags
+// TOOLCHAIN.md verified, open the page and wait for the app, and read the exported state.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { chromium } from 'playwright-core';
+import { serve } from '../../scripts/serve.mjs';
+
+export const CHROMIUM_ARGS = [
+  '--no-sandbox', '--headless=new', '--use-angle=swiftshader', '--enable-unsafe-swiftshader',
+  '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-quic',
+  '--no-first-run',
+];
+
+export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+// Tests register themselves with test(name, fn); run.mjs imports every *.test.mjs, then runs them.
+export const registered = [];
+export function test(name, fn) { registered.push({ name, fn }); }
+
+// A fresh chromium profile per launch (TOOLCHAIN.md); launchPersistentContext is how playwright
+// takes a --user-data-dir. deviceScaleFactor is a property of the context, hence per launch.
+export async function launch({ deviceScaleFactor = 1, viewport = { width: 1280, height: 720 } } = {}) {
+  const userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'arenaplan-chromium-'));
+  const context = await chromium.launchPersistentContext(userDataDir, {
+    executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
+    headless: true,
+    args: CHROMIUM_ARGS,
+    viewport,
+    deviceScaleFactor,
+  });
+  return {
+    context,
+    async close() {
+      await context.close();
+      fs.rmSync(userDataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+// The server and default browser shared by all tests.
+export async function startSession(siteDir, artifactDir) {
+  const server = await serve(siteDir, 0);
+  const browser = await launch();
+  fs.mkdirSync(artifactDir, { recursive: true });
+  return {
+    url: server.url,
+    context: browser.context,
+    artifactDir,
+    async close() {
+      await browser.close();
+      await server.close();
+    },
+  };
+}
+
+// Opens the page in `context`, collects console errors, page errors and failed requests, and
+// waits until window.arenaplan exists and the app has drawn a few frames.
+export async function openApp(context, url) {
+  const page = await context.newPage();
+  const errors = [];
+  page.on('console', (msg) => { if (msg.type() === 'error') errors.push(msg.text()); });
+  page.on('pageerror', (err) => errors.push(String(err)));
+  page.on('requestfailed', (req) => errors.push('request failed: ' + req.url()));
+  await page.goto(url, { waitUntil: 'load' });
+  await page.waitForFunction(() => window.arenaplan || window.arenaplanFailure, null, { timeout: 60000 });
+  const failure = await page.evaluate(() => window.arenaplanFailure || null);
+  if (failure) throw new Error('page reported: ' + failure);
+  await waitFrames(page, 3);
+  return { page, errors };
+}
+
+export async function state(page) {
+  return page.evaluate(() => window.arenaplan.state());
+}
+
+// Waits until the app has drawn `n` more frames (edits from input land on the next frame).
+export async function waitFrames(page, n = 2) {
+  const start = (await state(page)).frame;
+  await page.waitForFunction((target) => window.arenaplan.state().frame >= target, start + n, { timeout: 10000 });
+}
+
+// Centre of a widget the app recorded with record_item_rect(), in CSS pixels.
+export async function widgetCenter(page, key) {
+  const rects = (await state(page)).ui;
+  const r = rects[key];
+  if (!r) throw new Error(`no widget "${key}" in the exported state (have: ${Object.keys(rects).join(', ')})`);
+  return { x: (r[0] + r[2]) / 2, y: (r[1] + r[3]) / 2 };
+}
+
+// A real mouse click; ImGui needs a frame between press and release.
+export async function click(page, key) {
+  const { x, y } = await widgetCenter(page, key);
+  await page.mouse.move(x, y);
+  await waitFrames(page, 1);
+  await page.mouse.down();
+  await sleep(50);
+  await waitFrames(page, 1);
+  await page.mouse.up();
+  await waitFrames(page, 2);
+}
+
+// Presses a key chord (e.g. "Alt+ArrowDown") with a frame between down and up.
+export async function chord(page, keys) {
+  const parts = keys.split('+');
+  for (const k of parts) await page.keyboard.down(k);
+  await sleep(50);
+  await waitFrames(page, 1);
+  for (const k of parts.reverse()) await page.keyboard.up(k);
+  await waitFrames(page, 2);
+}
+
+// Screenshot saved as an artifact; returns how many distinct colours it has (a blank or
+// uniform canvas has 1 or 2), counted page-side by decoding the PNG into a 2D canvas.
+export async function screenshot(page, artifactDir, name) {
+  const file = path.join(artifactDir, name + '.png');
+  const png = await page.screenshot({ path: file });
+  const distinct = await page.evaluate(async (b64) => {
+    const img = new Image();
+    img.src = 'data:image/png;base64,' + b64;
+    await img.decode();
+    const c = document.createElement('canvas');
+    c.width = img.width; c.height = img.height;
+    const g = c.getContext('2d');
+    g.drawImage(img, 0, 0);
+    const data = g.getImageData(0, 0, c.width, c.height).data;
+    const seen = new Set();
+    for (let i = 0; i < data.length; i += 4 * 7) seen.add((data[i] << 16) | (data[i + 1] << 8) | data[i + 2]);
+    return seen.size;
+  }, png.toString('base64'));
+  return { file, distinct };
+}
