@@ -20,7 +20,7 @@ const artifactDir = path.join(siteDir, '..', 'browser-artifacts');
 for (const f of fs.readdirSync(here).filter((f) => f.endsWith('.test.mjs')).sort())
   await import(pathToFileURL(path.join(here, f)).href);
 
-const TEST_TIMEOUT_MS = 90000;
+const TEST_TIMEOUT_MS = 180000;  // generous: CI machines share 2 cores with builds
 const session = await startSession(siteDir, artifactDir);
 let failed = 0, ran = 0;
 try {
