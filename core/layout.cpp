@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "core/planner_common.h"
+#include "core/planner_exact.h"
 #include "core/planner_greedy.h"
 
 namespace arenaplan {
@@ -66,7 +67,18 @@ ArenaPlan plan_arena(const LayoutProblem& problem, const PlanOptions& options) {
   plan.offsets = std::move(greedy.offsets);
   plan.arena_bytes = greedy.arena_bytes;
   plan.detail = greedy.member;
-  // EXACT_SOLVER_HOOK
+  if ((options.planner == "exact" || options.planner == "best") && plan.arena_bytes > plan.lower_bound_bytes) {
+    ExactSolver solver(problem, plan.offsets, plan.arena_bytes);
+    solver.run_for(options.time_limit_seconds -
+                   std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    if (solver.best_arena_bytes() < plan.arena_bytes) {
+      plan.offsets = solver.best_so_far();
+      plan.arena_bytes = solver.best_arena_bytes();
+      plan.detail = "exact";
+    }
+    plan.proven_optimal = solver.proven_optimal();
+    plan.detail += ", exact search: " + solver.status_text();
+  }
   if (plan.arena_bytes <= plan.lower_bound_bytes) plan.proven_optimal = true;
   VerifyResult check = verify_plan(problem, plan.offsets, plan.arena_bytes);
   if (!check.ok())

@@ -1,0 +1,129 @@
+// Layout benchmark: the MiniMalloc "challenging" instances (arena, gap to the best known arena,
+// time, against tflm-greedy measured in the same run) and 100k-buffer random instances (portfolio
+// time against tflm-greedy's). Prints figures; never a pass/fail test.
+//
+//   bench_layout_bench [--time-limit S] [--data DIR] [--only A,B] [--random-only] [--no-random]
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "core/layout.h"
+#include "core/minimalloc_csv.h"
+#include "core/planner_exact.h"
+
+using namespace arenaplan;
+
+namespace {
+
+struct Instance {
+  const char* name;
+  Bytes best_known;        // MiniMalloc README / data README
+  bool best_is_optimal;    // equals the live-bytes bound
+  double minimalloc_secs;  // MiniMalloc told the best capacity, measured on this kind of machine
+};
+
+const Instance kInstances[] = {
+    {"A", 1048576, true, 4.65}, {"B", 1048576, true, 3.62}, {"C", 1039360, true, 0.01}, {"D", 1045504, false, 1.78},
+    {"E", 1048576, true, 3.48}, {"F", 1048576, true, 4.84}, {"G", 1048576, true, 1.02}, {"H", 1048576, true, 1.44},
+    {"I", 1048576, true, 3.01}, {"J", 1035264, false, 12.09}, {"K", 1048576, true, 0.55},
+};
+
+double now() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+bool read_text(const std::string& path, std::string* out) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return false;
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  *out = ss.str();
+  return true;
+}
+
+// NN-like random instance: one op per step, most tensors live 1-3 steps, some skip connections
+// live longer, a few persistent buffers; sizes 16 B .. 64 KiB in 16-byte units.
+LayoutProblem random_instance(int n, uint32_t seed) {
+  std::mt19937 rng(seed);
+  LayoutProblem p;
+  p.buffers.reserve(n);
+  const int steps = n / 2;
+  for (int i = 0; i < n; ++i) {
+    LayoutBuffer b;
+    b.name = "t" + std::to_string(i);
+    b.size = 16 * (1 + static_cast<Bytes>(rng() % 4096));
+    b.first = static_cast<Step>(rng() % steps);
+    const uint32_t kind = rng() % 100;
+    const int len = kind < 80 ? 1 + rng() % 3 : kind < 98 ? 4 + rng() % 60 : 200 + rng() % 2000;
+    b.last = std::min<Step>(steps - 1, b.first + len - 1);
+    b.alignment = 16;
+    p.buffers.push_back(b);
+  }
+  return p;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  double limit = 10.0;
+  std::string dir = "/work/shared/data/minimalloc";
+  std::string only;
+  bool random = true, instances = true;
+  for (int i = 1; i < argc; ++i) {
+    if (!std::strcmp(argv[i], "--time-limit") && i + 1 < argc) limit = std::atof(argv[++i]);
+    else if (!std::strcmp(argv[i], "--data") && i + 1 < argc) dir = argv[++i];
+    else if (!std::strcmp(argv[i], "--only") && i + 1 < argc) only = argv[++i];
+    else if (!std::strcmp(argv[i], "--random-only")) instances = false;
+    else if (!std::strcmp(argv[i], "--no-random")) random = false;
+  }
+  if (instances) {
+    std::printf("MiniMalloc challenging instances, exact planner (portfolio seed) with a %.1f s limit\n", limit);
+    std::printf("%-3s %8s %9s %9s %9s %8s %8s %8s %8s %6s  %s\n", "", "buffers", "bound", "best-known", "tflm",
+                "tflm/bk", "ours", "ours/bk", "time s", "mm s", "status");
+    int at_best = 0, present = 0;
+    for (const Instance& inst : kInstances) {
+      if (!only.empty() && only.find(inst.name) == std::string::npos) continue;
+      std::string text;
+      if (!read_text(dir + "/" + inst.name + ".1048576.csv", &text)) {
+        std::printf("%-3s absent (%s/%s.1048576.csv)\n", inst.name, dir.c_str(), inst.name);
+        continue;
+      }
+      ++present;
+      MiniMallocCsv csv = parse_minimalloc_csv(text);
+      ArenaPlan tflm = plan_arena(csv.problem, {"tflm-greedy", 1});
+      const double t0 = now();
+      ArenaPlan ours = plan_arena(csv.problem, {"best", limit});
+      const double secs = now() - t0;
+      at_best += ours.arena_bytes <= inst.best_known;
+      std::printf("%-3s %8zu %9lld %9lld %9lld %7.1f%% %8lld %7.2f%% %8.2f %6.2f  %s\n", inst.name, csv.problem.buffers.size(),
+                  static_cast<long long>(ours.lower_bound_bytes), static_cast<long long>(inst.best_known),
+                  static_cast<long long>(tflm.arena_bytes), 100.0 * (tflm.arena_bytes - inst.best_known) / inst.best_known,
+                  static_cast<long long>(ours.arena_bytes), 100.0 * (ours.arena_bytes - inst.best_known) / inst.best_known,
+                  secs, inst.minimalloc_secs, ours.detail.c_str());
+      std::fflush(stdout);
+    }
+    std::printf("at the best known arena: %d of %d present instances\n\n", at_best, present);
+  }
+  if (random) {
+    std::printf("random NN-like instances: portfolio vs tflm-greedy (same run)\n");
+    for (int n : {10000, 100000}) {
+      LayoutProblem p = random_instance(n, 42 + n);
+      double t0 = now();
+      ArenaPlan tflm = plan_arena(p, {"tflm-greedy", 1});
+      double t_tflm = now() - t0;
+      t0 = now();
+      ArenaPlan port = plan_arena(p, {"portfolio", 1});
+      double t_port = now() - t0;
+      std::printf("n=%6d bound %lld  tflm-greedy %lld (%.3f s)  portfolio %lld (%.3f s, %.2fx tflm's time, %s)\n", n,
+                  static_cast<long long>(port.lower_bound_bytes), static_cast<long long>(tflm.arena_bytes), t_tflm,
+                  static_cast<long long>(port.arena_bytes), t_port, t_port / std::max(t_tflm, 1e-9), port.detail.c_str());
+      std::fflush(stdout);
+    }
+  }
+  return 0;
+}

@@ -1,0 +1,149 @@
+// The exact planner against brute force on tiny instances, and its anytime interface.
+#include <doctest/doctest.h>
+
+#include <functional>
+#include <random>
+
+#include "core/layout.h"
+#include "core/planner_exact.h"
+#include "tests/unit/test_support.h"
+
+using namespace arenaplan;
+using namespace arenaplan::test;
+
+namespace {
+
+// Smallest arena by trying every offset (multiples of the alignment) for every buffer: shares no
+// code with the planners.
+Bytes brute_force_optimum(const LayoutProblem& p, Bytes unit) {
+  const int n = static_cast<int>(p.buffers.size());
+  Bytes best = 0;
+  for (const LayoutBuffer& b : p.buffers) best += b.size;  // no reuse at all always fits
+  std::vector<Bytes> off(n, 0);
+  std::function<void(int, Bytes)> go = [&](int i, Bytes top) {
+    if (top >= best) return;
+    if (i == n) {
+      best = top;
+      return;
+    }
+    const LayoutBuffer& b = p.buffers[i];
+    for (Bytes o = 0; o + b.size < best; o += unit) {
+      bool clash = false;
+      for (int j = 0; j < i && !clash; ++j) {
+        const LayoutBuffer& c = p.buffers[j];
+        clash = b.first <= c.last && c.first <= b.last && o < off[j] + c.size && off[j] < o + b.size;
+      }
+      if (clash) continue;
+      off[i] = o;
+      go(i + 1, std::max(top, o + b.size));
+    }
+  };
+  go(0, 0);
+  return best;
+}
+
+}  // namespace
+
+TEST_CASE("exact equals the brute-force optimum on tiny random instances") {
+  std::mt19937 rng(2024);
+  int beat_greedy = 0;
+  for (int trial = 0; trial < 150; ++trial) {
+    LayoutProblem p;
+    const int n = 2 + static_cast<int>(rng() % 6);
+    for (int i = 0; i < n; ++i) {
+      LayoutBuffer b;
+      b.name = "b" + std::to_string(i);
+      b.size = 16 * (1 + static_cast<Bytes>(rng() % 5));
+      Step x = static_cast<Step>(rng() % 5), y = static_cast<Step>(rng() % 5);
+      b.first = std::min(x, y);
+      b.last = std::max(x, y);
+      p.buffers.push_back(b);
+    }
+    const Bytes optimum = brute_force_optimum(p, 16);
+    ArenaPlan exact = plan_arena(p, {"exact", 5});
+    ArenaPlan greedy = plan_arena(p, {"tflm-greedy", 1});
+    CAPTURE(trial);
+    CHECK(exact.arena_bytes == optimum);
+    CHECK(exact.proven_optimal);
+    beat_greedy += exact.arena_bytes < greedy.arena_bytes;
+  }
+  CHECK(beat_greedy > 0);  // the instances are not all easy for greedy
+}
+
+TEST_CASE("exact proves optimality above the live-bytes bound when the search is exhaustive") {
+  // Three buffers pairwise live together over a cycle of steps can reach the bound; this one
+  // cannot: a [0,1] 32, b [1,2] 32, c [2,3] 32, d [0,3] 16 ... bound 80 at step 1 and 2.
+  // Interval structure forces a and c to share bytes (they never meet) while b sits apart: 80 works.
+  // A harder case: the classic "staircase" where the bound is not reachable.
+  LayoutProblem p;
+  auto add = [&](const char* name, Bytes size, Step f, Step l) {
+    LayoutBuffer b;
+    b.name = name;
+    b.size = size;
+    b.first = f;
+    b.last = l;
+    b.alignment = 1;
+    p.buffers.push_back(b);
+  };
+  // x [0,1] 2, y [1,2] 2, z [2,3] 2, w [0,0] 1, v [3,3] 1... brute force decides the truth.
+  add("x", 2, 0, 1);
+  add("y", 2, 1, 2);
+  add("z", 2, 2, 3);
+  add("u", 1, 0, 0);
+  add("v", 1, 3, 3);
+  add("m", 3, 1, 1);
+  add("q", 3, 2, 2);
+  const Bytes optimum = brute_force_optimum(p, 1);
+  ArenaPlan plan = plan_arena(p, {"exact", 5});
+  CHECK(plan.arena_bytes == optimum);
+  CHECK(plan.proven_optimal);
+}
+
+TEST_CASE("ExactSolver is anytime: small steps, progress, best so far, cancel") {
+  std::mt19937 rng(99);
+  LayoutProblem p;
+  for (int i = 0; i < 60; ++i) {
+    LayoutBuffer b;
+    b.name = "b" + std::to_string(i);
+    b.size = 16 * (1 + static_cast<Bytes>(rng() % 64));
+    b.first = static_cast<Step>(rng() % 30);
+    b.last = b.first + static_cast<Step>(rng() % 6);
+    p.buffers.push_back(b);
+  }
+  ArenaPlan seed = plan_arena(p, {"naive", 1});
+  ExactSolver solver(p, seed.offsets, seed.arena_bytes);
+  CHECK(solver.best_arena_bytes() == seed.arena_bytes);
+  double last_progress = solver.progress();
+  Bytes last_best = solver.best_arena_bytes();
+  for (int i = 0; i < 200 && !solver.done(); ++i) {
+    solver.step(50);
+    CHECK(solver.progress() >= last_progress);
+    CHECK(solver.best_arena_bytes() <= last_best);
+    CHECK(verify_plan(p, solver.best_so_far(), solver.best_arena_bytes()).ok());
+    CHECK(solver.best_arena_bytes() >= solver.lower_bound_bytes());
+    last_progress = solver.progress();
+    last_best = solver.best_arena_bytes();
+  }
+  CHECK(solver.best_arena_bytes() < seed.arena_bytes);
+  solver.cancel();
+  CHECK(solver.done());
+  CHECK_FALSE(solver.step(1000));
+}
+
+TEST_CASE("exact keeps fixed offsets: the search is skipped and the greedy plan kept") {
+  LayoutProblem p;
+  LayoutBuffer a;
+  a.name = "a";
+  a.size = 32;
+  a.first = 0;
+  a.last = 1;
+  a.fixed_offset = 32;
+  LayoutBuffer b = a;
+  b.name = "b";
+  b.fixed_offset.reset();
+  p.buffers = {a, b};
+  ArenaPlan plan = plan_arena(p, {"exact", 1});
+  CHECK(plan.offsets[0] == 32);
+  CHECK(plan.arena_bytes == 64);
+  CHECK(plan.verified);
+}
