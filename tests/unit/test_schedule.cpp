@@ -1,0 +1,298 @@
+// Issue 3: operator schedules. Truths are independent of the code under test: the article's
+// numbers, and brute force over every permutation of small random graphs, each peak computed by
+// analyze_lifetimes.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <functional>
+#include <map>
+#include <set>
+
+#include "core/schedule.h"
+#include "core/schedule_generators.h"
+#include "core/schedule_json.h"
+#include "tests/unit/test_support.h"
+
+using namespace arenaplan;
+using namespace arenaplan::test;
+
+namespace {
+
+// Every valid order by trying all permutations that pass check_order (independent of the
+// enumerator), with its analyze_lifetimes peak (-1 when analyze_lifetimes rejects it).
+std::map<Schedule, Bytes> brute_force_orders(const Graph& g) {
+  std::map<Schedule, Bytes> out;
+  Schedule order;
+  std::vector<char> used(g.ops.size(), 0);
+  const auto preds = op_predecessors(g);
+  std::function<void()> rec = [&] {
+    if (order.size() == g.ops.size()) {
+      auto p = order_peak(g, order);
+      out[order] = p ? *p : -1;
+      return;
+    }
+    for (OpId o = 0; o < static_cast<OpId>(g.ops.size()); ++o) {
+      if (used[o]) continue;
+      bool ok = true;
+      for (OpId p : preds[o]) ok = ok && used[p];
+      if (!ok) continue;
+      used[o] = 1;
+      order.push_back(o);
+      rec();
+      order.pop_back();
+      used[o] = 0;
+    }
+  };
+  rec();
+  return out;
+}
+
+Bytes min_peak(const std::map<Schedule, Bytes>& orders) {
+  Bytes best = -1;
+  for (const auto& [o, p] : orders)
+    if (p >= 0 && (best < 0 || p < best)) best = p;
+  return best;
+}
+
+bool is_valid_order(const Graph& g, const Schedule& order) {
+  try {
+    check_order(g, order);
+    return true;
+  } catch (const InputError&) {
+    return false;
+  }
+}
+
+}  // namespace
+
+TEST_CASE("two-branch has exactly 6 orders: ABCDEF and ADEBCF at 136 KiB, the other four at 192 KiB") {
+  Graph g = example_graph("two_branch");
+  OrderCount c = count_orders(g);
+  CHECK(c.exact());
+  CHECK(u128_text(c.value) == "6");
+  std::map<std::string, Bytes> peaks;
+  OrderEnumerator e(g);
+  while (e.next()) peaks[order_names(g, e.order(), "")] = e.peak();
+  CHECK(peaks == std::map<std::string, Bytes>{{"ABCDEF", 136 * KiB}, {"ADEBCF", 136 * KiB},
+                                               {"ABDCEF", 192 * KiB}, {"ABDECF", 192 * KiB},
+                                               {"ADBCEF", 192 * KiB}, {"ADBECF", 192 * KiB}});
+  Enumeration en = enumerate_orders(g);
+  CHECK(en.orders.size() == 6);
+  CHECK(en.scanned_all);
+  CHECK(en.min_peak_bytes == 136 * KiB);
+  CHECK(en.max_peak_bytes == 192 * KiB);
+  JsonOut j = enumeration_json(g, en);
+  CHECK(j["count"] == 6);
+  CHECK(j["count_exact"] == true);
+  CHECK(j["orders"][0]["order"] == JsonOut::array({"A", "B", "C", "D", "E", "F"}));
+  CHECK(j["orders"][0]["peak_bytes"] == 139264);
+}
+
+TEST_CASE("the optimiser returns 136 KiB for two-branch, proven optimal, and explains why") {
+  Graph g = example_graph("two_branch");
+  ScheduleResult r = optimize_schedule(g, 5.0);
+  CHECK(r.peak_bytes == 136 * KiB);
+  CHECK(r.proven_optimal);
+  CHECK(r.baseline_peak_bytes == 136 * KiB);  // the file order ABCDEF is already optimal
+  CHECK(r.lower_bound_bytes == 136 * KiB);
+  CHECK(analyze_lifetimes(g, r.order).peak_bytes == 136 * KiB);
+  // The case argument: in every order either C runs while A (still needed by D) and B are live,
+  // or B runs while A and the other branch's tensor are live.
+  CHECK(r.explanation.find("No order peaks below 136 KiB") != std::string::npos);
+  CHECK(r.explanation.find("A still needed by D") != std::string::npos);
+  JsonOut j = schedule_json(g, r);
+  for (const char* key : {"order", "peak_bytes", "baseline_peak_bytes", "lower_bound_bytes", "proven_optimal",
+                          "states_explored", "seconds"})
+    CHECK(j.contains(key));
+  CHECK(j["peak_bytes"] == 139264);
+  CHECK(j["proven_optimal"] == true);
+}
+
+TEST_CASE("starting from ABDCEF (192 KiB) the optimiser finds a 136 KiB order") {
+  // Reorder the file so its order is A,B,D,C,E,F: the baseline is then 192 KiB.
+  std::string text = *find_example("two_branch");
+  const std::string c_line = R"({"name": "C", "kind": "conv2d", "inputs": ["B"], "outputs": ["C"]},)";
+  const std::string d_line = R"({"name": "D", "kind": "conv2d", "inputs": ["A"], "outputs": ["D"]},)";
+  size_t ci = text.find(c_line), di = text.find(d_line);
+  REQUIRE(ci != std::string::npos);
+  REQUIRE(di != std::string::npos);
+  text.replace(di, d_line.size(), c_line);
+  text.replace(ci, c_line.size(), d_line);
+  Graph g = parse_graph_json(text);
+  CHECK(order_names(g, g.file_order()) == "A,B,D,C,E,F");
+  ScheduleResult r = optimize_schedule(g, 5.0);
+  CHECK(r.baseline_peak_bytes == 192 * KiB);
+  CHECK(r.peak_bytes == 136 * KiB);
+  CHECK(r.proven_optimal);
+  // 29.17 % less, as the article says.
+  CHECK(static_cast<double>(r.baseline_peak_bytes - r.peak_bytes) / r.baseline_peak_bytes ==
+        doctest::Approx(0.2917).epsilon(0.001));
+}
+
+TEST_CASE("the lower bound holds for two-branch and names coexisting tensors") {
+  Graph g = example_graph("two_branch");
+  LowerBound lb = schedule_lower_bound(g);
+  CHECK(lb.bytes <= 136 * KiB);
+  CHECK(lb.bytes >= 128 * KiB);  // during B: A (needed by D) + B
+  CHECK(!lb.tensors.empty());
+}
+
+TEST_CASE("random small DAGs: count, enumeration and peaks agree with brute force over all permutations") {
+  int checked = 0;
+  for (uint64_t seed = 1; seed <= 160; ++seed) {
+    RandomGraphFeatures f;
+    f.unread_inputs = seed % 7 == 0;
+    Graph g = random_small_graph(seed, 3 + static_cast<int>(seed % 6), f);
+    auto truth = brute_force_orders(g);
+    if (truth.size() > 5000) continue;
+    ++checked;
+    CAPTURE(seed);
+    CAPTURE(graph_to_json(g));
+    OrderCount c = count_orders(g);
+    REQUIRE(c.exact());
+    CHECK(static_cast<size_t>(c.value) == truth.size());
+    std::map<Schedule, Bytes> seen;
+    OrderEnumerator e(g);
+    while (e.next()) seen[e.order()] = e.peak();
+    CHECK(seen == truth);  // same orders, and the enumerator's peaks equal analyze_lifetimes'
+  }
+  CHECK(checked > 100);
+}
+
+TEST_CASE("random small DAGs: the exact optimum equals the brute-force minimum; heuristics are valid") {
+  int checked = 0;
+  for (uint64_t seed = 1000; seed < 1250; ++seed) {
+    RandomGraphFeatures f;
+    f.async = seed % 5 == 0;
+    f.unread_inputs = seed % 11 == 0;
+    Graph g = random_small_graph(seed, 3 + static_cast<int>(seed % 7), f);
+    auto truth = brute_force_orders(g);
+    if (truth.size() > 5000) continue;
+    const Bytes opt = min_peak(truth);
+    if (opt < 0) continue;
+    ++checked;
+    CAPTURE(seed);
+    CAPTURE(graph_to_json(g));
+    ScheduleResult r = optimize_schedule(g, 10.0);
+    REQUIRE(is_valid_order(g, r.order));
+    CHECK(analyze_lifetimes(g, r.order).peak_bytes == r.peak_bytes);
+    CHECK(r.peak_bytes >= opt);
+    CHECK(r.peak_bytes <= r.baseline_peak_bytes);
+    CHECK(r.lower_bound_bytes <= opt);
+    if (!f.async) {
+      CHECK(r.proven_optimal);
+      CHECK(r.peak_bytes == opt);
+    }
+    if (r.proven_optimal) CHECK(r.peak_bytes == opt);
+    CHECK(schedule_lower_bound(g).bytes <= opt);
+
+    // The beam search alone (exact search disabled) and a tiny memory cap stay valid and never
+    // worse than the file order.
+    for (ScheduleOptions o : {ScheduleOptions{int64_t{256} << 20, 0, 7}, ScheduleOptions{2048, 400, 3}}) {
+      ScheduleResult b = optimize_schedule(g, 10.0, o);
+      REQUIRE(is_valid_order(g, b.order));
+      CHECK(b.peak_bytes >= opt);
+      CHECK(b.peak_bytes <= b.baseline_peak_bytes);
+      CHECK(b.memory_bytes <= o.memory_cap_bytes);
+      if (b.proven_optimal) CHECK(b.peak_bytes == opt);
+    }
+    for (const Schedule& h : {greedy_smallest_footprint(g), random_topological_order(g, seed)}) {
+      REQUIRE(is_valid_order(g, h));
+      Schedule sunk = sink_constant_ops(g, h);
+      REQUIRE(is_valid_order(g, sunk));
+      auto ph = order_peak(g, h), ps = order_peak(g, sunk);
+      if (ph && ps && !f.async) CHECK(*ps <= *ph);  // sinking never raises the peak
+    }
+  }
+  CHECK(checked > 150);
+}
+
+TEST_CASE("counting works when listing is impossible, and says when it overflows or gives up") {
+  // 40 independent ops: 40! orders, about 8.2e47, more than 2^128 - 1 (3.4e38).
+  std::string tensors, ops, outs;
+  for (int i = 0; i < 40; ++i) {
+    tensors += R"(,"o)" + std::to_string(i) + R"(":{"bytes":16})";
+    ops += std::string(i ? "," : "") + R"({"name":"p)" + std::to_string(i) + R"(","inputs":["x"],"outputs":["o)" +
+           std::to_string(i) + R"("]})";
+    outs += std::string(i ? "," : "") + R"("o)" + std::to_string(i) + R"(")";
+  }
+  Graph g = parse_graph_json(R"({"format":"arenaplan-graph","version":1,"tensors":{"x":{"bytes":16})" + tensors +
+                             R"(},"ops":[)" + ops + R"(],"inputs":["x"],"outputs":[)" + outs + "]}");
+  OrderCount capped = count_orders(g, 1000);
+  CHECK(capped.status == OrderCount::Status::kTooManyStates);
+  CHECK(capped.text().find("infeasible") != std::string::npos);
+
+  // Two chains of 67 ops: C(134, 67) ~ 2^130 orders but only 68^2 down-sets.
+  std::string ct, co;
+  for (char chain : {'a', 'b'})
+    for (int i = 0; i < 67; ++i) {
+      std::string name = chain + std::to_string(i);
+      std::string in = i == 0 ? "x" : chain + std::to_string(i - 1);
+      ct += R"(,")" + name + R"(":{"bytes":16})";
+      co += std::string(co.empty() ? "" : ",") + R"({"name":")" + name + R"(","inputs":[")" + in +
+            R"("],"outputs":[")" + name + R"("]})";
+    }
+  Graph chains = parse_graph_json(R"({"format":"arenaplan-graph","version":1,"tensors":{"x":{"bytes":16})" + ct +
+                                  R"(},"ops":[)" + co + R"(],"inputs":["x"],"outputs":["a66","b66"]})");
+  OrderCount c = count_orders(chains);
+  CHECK(c.status == OrderCount::Status::kOverflow);
+  CHECK(!c.exact());
+  CHECK(c.text() == "more than 2^128");
+  CHECK(c.states == 68 * 68);
+}
+
+TEST_CASE("exact 128-bit counts: 20! fits in 63 bits, 21! does not") {
+  auto independent = [](int n) {
+    std::string tensors, ops, outs;
+    for (int i = 0; i < n; ++i) {
+      tensors += R"(,"o)" + std::to_string(i) + R"(":{"bytes":16})";
+      ops += std::string(i ? "," : "") + R"({"name":"p)" + std::to_string(i) + R"(","inputs":["x"],"outputs":["o)" +
+             std::to_string(i) + R"("]})";
+      outs += std::string(i ? "," : "") + R"("o)" + std::to_string(i) + R"(")";
+    }
+    return parse_graph_json(R"({"format":"arenaplan-graph","version":1,"tensors":{"x":{"bytes":16})" + tensors +
+                            R"(},"ops":[)" + ops + R"(],"inputs":["x"],"outputs":[)" + outs + "]}");
+  };
+  OrderCount c20 = count_orders(independent(20), int64_t{1} << 22);
+  CHECK(c20.status == OrderCount::Status::kExact);
+  CHECK(c20.text() == "2432902008176640000");
+  OrderCount c21 = count_orders(independent(21), int64_t{1} << 22);
+  CHECK(c21.status == OrderCount::Status::kMoreThan2To63);
+  CHECK(c21.text() == "51090942171709440000");
+  JsonOut j = enumeration_json(independent(21), enumerate_orders(independent(21), 3, 10));
+  CHECK(j["count"].is_null());
+  CHECK(j["count_exact"] == false);
+  CHECK(j["count_text"] == "51090942171709440000");
+  CHECK(j["orders"].size() == 3);
+  CHECK(j["peaks_over_all_orders"] == false);
+}
+
+TEST_CASE("built-in schedule examples are valid and the optimiser proves them") {
+  for (const char* name : {"residual_block", "inception_cell"}) {
+    CAPTURE(name);
+    Graph g = example_graph(name);
+    ScheduleResult r = optimize_schedule(g, 10.0);
+    CHECK(r.proven_optimal);
+    CHECK(r.peak_bytes <= r.baseline_peak_bytes);
+    CHECK(analyze_lifetimes(g, r.order).peak_bytes == r.peak_bytes);
+  }
+}
+
+TEST_CASE("the search is incremental: step, progress, best so far, cancel") {
+  Graph g = wide_random_dag(300, 5);
+  ScheduleSearch s(g);
+  const Bytes baseline = s.best_peak();
+  s.step(1000);
+  CHECK(!s.done());
+  CHECK(s.best_peak() <= baseline);
+  CHECK(s.lower_bound() <= s.best_peak());
+  CHECK(s.progress() >= 0.0);
+  CHECK(s.progress() <= 1.0);
+  CHECK(is_valid_order(g, s.best_so_far()));
+  s.cancel();
+  CHECK(s.done());
+  ScheduleResult r = s.result();
+  CHECK(r.peak_bytes == analyze_lifetimes(g, r.order).peak_bytes);
+  CHECK(!r.proven_optimal);
+  CHECK(r.memory_bytes <= r.memory_cap_bytes);
+}
