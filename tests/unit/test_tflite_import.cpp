@@ -8,6 +8,7 @@
 #include <set>
 #include <sstream>
 
+#include "core/graph_json.h"
 #include "core/layout.h"
 #include "core/lifetime.h"
 #include "core/tflite_import.h"
@@ -301,6 +302,33 @@ TEST_CASE("tflite: RESHAPE aliases its input only when nothing else reads it") {
   TfliteImportOptions off;
   off.reshape_in_place = false;
   CHECK(import_tflite(t.build(), off).graph.ops[1].in_place.empty());
+}
+
+TEST_CASE("tflite: the imported graph survives our JSON format with the same figures") {
+  for (const char* file : {"face_detection_short_range.tflite", "selfie_segmentation.tflite"}) {
+    CAPTURE(file);
+    TfliteModel m = import_tflite(read_model(file));
+    Graph back = parse_graph_json(graph_to_json(m.graph));
+    CHECK(back.ops.size() == m.graph.ops.size());
+    CHECK(back.tensors.size() == m.graph.tensors.size());
+    CHECK(analyze_lifetimes(back, back.file_order()).peak_bytes ==
+          analyze_lifetimes(m.graph, m.graph.file_order()).peak_bytes);
+    CHECK(io_lower_bound_bytes(back) == io_lower_bound_bytes(m.graph));
+  }
+}
+
+TEST_CASE("tflite: the fuzz seed (made by flatc from our schema) reads its offline plan") {
+  std::ifstream in(std::string(AP_SOURCE_DIR) + "/tests/fuzz/corpus/tflite/tiny.tflite", std::ios::binary);
+  REQUIRE(in.good());
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  TfliteModel m = import_tflite(ss.str());
+  CHECK(m.graph.ops.size() == 3);
+  CHECK(m.folded_ops == std::vector<int32_t>{0});
+  CHECK(m.custom_ops == std::vector<std::string>{"MyOp"});
+  CHECK(m.variable_bytes == 32);
+  REQUIRE(m.offline_offsets);
+  CHECK(*m.offline_offsets == std::vector<int32_t>{-1, -1, -1, 0, 0, 64, -1});
 }
 
 TEST_CASE("tflite: bad files are clear InputErrors") {
