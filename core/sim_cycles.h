@@ -1,0 +1,50 @@
+// The cycle model of the simulated microcontroller. It is a MODEL, not a measurement: each op
+// costs a fixed dispatch overhead, plus cycles per multiply-accumulate and per other element
+// operation, plus cycles per byte loaded and stored in each memory region (arena SRAM, weights in
+// flash). Every input byte is counted once (ideal reuse in registers), which favours big kernels;
+// real cores add cache, bus and pipeline effects this ignores. Profiles state their assumptions.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace arenaplan::sim {
+
+struct McuProfile {
+  std::string name;         // "cortex-m4"
+  std::string assumptions;  // one line: the part it stands for and where the numbers come from
+  double clock_mhz = 0;
+  double cycles_per_mac = 0;        // int8 x int8 -> int32 multiply-accumulate
+  double cycles_per_alu_op = 0;     // compare, add, copy, exp step: one element
+  double sram_load_cycles_per_byte = 0;
+  double sram_store_cycles_per_byte = 0;
+  double flash_load_cycles_per_byte = 0;  // constant tensors (weights, biases) live in flash
+  double op_overhead_cycles = 0;          // interpreter dispatch + kernel prologue per op
+  double dma_bytes_per_cycle = 0;         // asynchronous reads stream at this rate
+};
+
+// The built-in profiles: "cortex-m0plus", "cortex-m4" (default), "cortex-m7".
+const std::vector<McuProfile>& mcu_profiles();
+// The profile of that name; throws InputError listing the known names otherwise.
+const McuProfile& find_mcu_profile(const std::string& name);
+
+// One op's traffic and work, as the simulator counted them.
+struct OpWork {
+  int64_t macs = 0;
+  int64_t alu_ops = 0;
+  int64_t sram_bytes_read = 0;
+  int64_t flash_bytes_read = 0;
+  int64_t bytes_written = 0;
+};
+
+// Cycles of one op under a profile (rounded up to whole cycles).
+int64_t op_cycles(const McuProfile& p, const OpWork& w);
+// Cycles a DMA engine needs to stream `bytes`.
+int64_t dma_cycles(const McuProfile& p, int64_t bytes);
+double cycles_to_us(const McuProfile& p, int64_t cycles);
+
+// The sentence the UI, the CLI JSON ("model_note") and the docs show next to every cycle count.
+const char* cycle_model_note();
+
+}  // namespace arenaplan::sim
