@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <set>
 #include <stdexcept>
 
 #include "core/planner_common.h"
@@ -160,6 +161,12 @@ std::string plan_picture(const LayoutProblem& problem, const std::vector<Bytes>&
         rows.push_back(axis.points[static_cast<size_t>(static_cast<int64_t>(r) * s / std::min(s, max_rows))]);
     }
   }
+  // Single-character buffer names (the article's graphs) draw as themselves; others by index.
+  std::set<std::string> names;
+  bool own_names = true;
+  for (const LayoutBuffer& b : problem.buffers)
+    own_names = own_names && b.name.size() == 1 && b.name[0] != '.' && b.name[0] != '|' && names.insert(b.name).second;
+  auto symbol = [&](size_t i) { return own_names ? problem.buffers[i].name[0] : kSymbols[i % nsym]; };
   std::string out;
   const int label_width = 8;
   for (int64_t t : rows) {
@@ -169,7 +176,7 @@ std::string plan_picture(const LayoutProblem& problem, const std::vector<Bytes>&
       if (t < b.first || t > b.last || b.size == 0) continue;
       int c0 = static_cast<int>(static_cast<long double>(offsets[i]) * width / arena);
       int c1 = static_cast<int>((static_cast<long double>(offsets[i] + b.size) * width + arena - 1) / arena);
-      for (int c = std::max(c0, 0); c < std::min(c1, width); ++c) line[c] = kSymbols[i % nsym];
+      for (int c = std::max(c0, 0); c < std::min(c1, width); ++c) line[c] = symbol(i);
     }
     std::string label = std::to_string(t);
     out += std::string(std::max<int>(0, label_width - static_cast<int>(label.size())), ' ') + label + " |" + line + "|\n";
@@ -178,7 +185,7 @@ std::string plan_picture(const LayoutProblem& problem, const std::vector<Bytes>&
          std::to_string(arena) + " bytes\n";
   for (size_t i = 0; i < problem.buffers.size() && i < offsets.size(); ++i) {
     const LayoutBuffer& b = problem.buffers[i];
-    out += std::string(1, kSymbols[i % nsym]) + " " + b.name + ": offset " + std::to_string(offsets[i]) + ", size " +
+    out += std::string(1, symbol(i)) + " " + b.name + ": offset " + std::to_string(offsets[i]) + ", size " +
            std::to_string(b.size) + ", steps " + std::to_string(b.first) + ".." + std::to_string(b.last) + "\n";
     if (i + 1 >= 200 && problem.buffers.size() > 201) {
       out += "... and " + std::to_string(problem.buffers.size() - i - 1) + " more buffers\n";

@@ -80,8 +80,8 @@ VerifyResult verify_plan(const LayoutProblem& p, const std::vector<Bytes>& offse
   });
   std::set<std::pair<Bytes, int>> live;
   auto overlap = [&](int a, int b) {
-    const LayoutBuffer &x = p.buffers[a], &y = p.buffers[b];
     if (a > b) std::swap(a, b);
+    const LayoutBuffer &x = p.buffers[a], &y = p.buffers[b];
     return broken(VerifyRule::kOverlap, a, b,
                   "buffers " + label(p, a) + " and " + label(p, b) + " overlap at steps " +
                       std::to_string(std::max(x.first, y.first)) + ".." + std::to_string(std::min(x.last, y.last)) +

@@ -2,6 +2,7 @@
 #include <doctest/doctest.h>
 
 #include "core/layout.h"
+#include "core/verifier_plan.h"
 
 using namespace arenaplan;
 
@@ -38,6 +39,9 @@ TEST_CASE("verifier: each broken rule is named with its buffers") {
   CHECK(r.rule == VerifyRule::kOverlap);
   CHECK(r.buffer_a == 0);
   CHECK(r.buffer_b == 1);
+  CHECK(r.message == "buffers p and q overlap at steps 1..1, bytes 16..31");
+
+  r = verify_plan(p, {16, 0, 0}, 64);  // found while inserting q (the higher index, lower address)
   CHECK(r.message == "buffers p and q overlap at steps 1..1, bytes 16..31");
 
   r = verify_plan(p, {0, 0, 0}, 64);  // same start: the tie in address order must still be caught
@@ -118,4 +122,20 @@ TEST_CASE("verifier agrees with a pairwise check on random plans") {
     CHECK(r.ok() == !clash);
     if (clash) CHECK(r.rule == VerifyRule::kOverlap);
   }
+}
+
+TEST_CASE("plan files: our layout JSON and MiniMalloc CSV offsets, matched by name, with located errors") {
+  LayoutProblem p = three_buffers();
+  PlanFile j = parse_plan_file(p, R"({"arena_bytes": 64, "buffers": [{"name": "q", "offset": 32}, {"name": "p", "offset": 0},
+                                       {"name": "r", "offset": 0}]})");
+  CHECK(j.offsets == std::vector<Bytes>{0, 32, 0});
+  CHECK(j.arena_bytes == 64);
+  PlanFile c = parse_plan_file(p, "id,lower,upper,size,offset\np,0,2,32,0\nq,1,3,32,32\nr,3,4,64,0\n");
+  CHECK(c.offsets == std::vector<Bytes>{0, 32, 0});
+  CHECK_THROWS_WITH_AS(parse_plan_file(p, R"({"buffers": [{"name": "p", "offset": "x"}]})"),
+                       doctest::Contains("/buffers/0/offset"), InputError);
+  CHECK_THROWS_WITH_AS(parse_plan_file(p, R"({"buffers": [{"name": "p", "offset": 0}]})"),
+                       doctest::Contains("no offset for buffer q"), InputError);
+  CHECK_THROWS_WITH_AS(parse_plan_file(p, "id,lower,upper,size\np,0,2,32\n"), doctest::Contains("no offset column"),
+                       InputError);
 }
