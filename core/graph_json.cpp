@@ -284,6 +284,9 @@ Bytes parse_byte_size(const std::string& text, const std::string& where) {
 }
 
 Graph parse_graph_json(std::string_view text) {
+  if (text.size() > kMaxGraphJsonBytes)
+    throw InputError("/", "the file is " + std::to_string(text.size() >> 20) + " MiB; graphs are limited to " +
+                              std::to_string(kMaxGraphJsonBytes >> 20) + " MiB");
   Json doc;
   try {
     doc = Json::parse(text.begin(), text.end());
@@ -325,12 +328,16 @@ Graph parse_graph_json(std::string_view text) {
 
   const Json& tensors = require(doc, "tensors", "");
   if (!tensors.is_object()) throw InputError("/tensors", "expected an object of name -> tensor");
+  if (tensors.size() > kMaxGraphTensors)
+    throw InputError("/tensors", std::to_string(tensors.size()) + " tensors; the limit is " + std::to_string(kMaxGraphTensors));
   for (auto it = tensors.begin(); it != tensors.end(); ++it)
     g.tensors.push_back(parse_tensor(g, it.key(), *it, ptr("/tensors", it.key())));
 
   const Json& ops = require(doc, "ops", "");
   if (!ops.is_array()) throw InputError("/ops", "expected an array of ops");
   if (ops.empty()) throw InputError("/ops", "a graph needs at least one op");
+  if (ops.size() > kMaxGraphOps)
+    throw InputError("/ops", std::to_string(ops.size()) + " ops; the limit is " + std::to_string(kMaxGraphOps));
   std::set<std::string> op_names;
   for (size_t i = 0; i < ops.size(); ++i) {
     Op op = parse_op(g, ops[i], ptr("/ops", i));

@@ -9,6 +9,11 @@
 
 namespace arenaplan {
 
+// Resource limits: bigger inputs are refused with a message instead of exhausting the browser.
+constexpr size_t kMaxGraphJsonBytes = size_t{64} << 20;
+constexpr size_t kMaxGraphOps = 100000;
+constexpr size_t kMaxGraphTensors = 200000;
+
 Graph parse_graph_json(std::string_view text);
 
 // Writes a graph back in the same format (parse_graph_json(graph_to_json(g)) reproduces g).

@@ -22,7 +22,7 @@ step "wasm unit tests (Node)"
 node --no-experimental-fetch "$root/build/wasm/unit_tests.js"
 
 step "CLI contract tests"
-node "$root/tests/cli/run.mjs" "$root/build/native/arenaplan"
+ARENAPLAN_WASM_CLI="$root/build/wasm/arenaplan.js" node "$root/tests/cli/run.mjs" "$root/build/native/arenaplan"
 
 if [ -x "$root/scripts/test-sanitize.sh" ]; then
   step "sanitizer build (ASan + UBSan) and fuzz smoke"

@@ -89,3 +89,11 @@ TEST_CASE("every validation error names the JSON place and the expectation") {
   CHECK(parse_error(wrap(kT, kOp, R"("inputs":["x"],"outputs":[])")) == "/outputs: a graph needs at least one output");
   CHECK(parse_error(wrap(kT, kOp, R"("inputs":["x","y"],"outputs":["y"])")).find("graph input y is produced by op p") != std::string::npos);
 }
+
+TEST_CASE("resource limits refuse oversized graphs with a message") {
+  std::string ops;
+  for (size_t i = 0; i <= kMaxGraphOps; ++i) ops += std::string(i ? "," : "") + R"({"name":"o)" + std::to_string(i) + R"(","inputs":["x"],"outputs":["y"]})";
+  CHECK(parse_error(wrap(kT, ops, kIO)) == "/ops: " + std::to_string(kMaxGraphOps + 1) + " ops; the limit is " + std::to_string(kMaxGraphOps));
+  std::string huge(kMaxGraphJsonBytes + 1, ' ');
+  CHECK(parse_error(huge).find("graphs are limited to 64 MiB") != std::string::npos);
+}

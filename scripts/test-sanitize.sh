@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# The hardening pass: core, CLI and unit tests built with clang + AddressSanitizer +
+# UndefinedBehaviorSanitizer (build/asan), the unit and CLI tests run there (zero reports allowed:
+# any report aborts), then every libFuzzer target for a bounded time on its seed corpus.
+# FUZZ_SECONDS (default 15) sets the time per target; a longer run:
+#   FUZZ_SECONDS=600 scripts/test-sanitize.sh
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+build="$root/build/asan"
+seconds="${FUZZ_SECONDS:-15}"
+export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1
+export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+
+[ -f "$build/build.ninja" ] ||
+  CC=clang CXX=clang++ cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    -DARENAPLAN_SANITIZE=ON -DARENAPLAN_FUZZ=ON >/dev/null
+ninja -C "$build" -j "${JOBS:-2}"
+
+rm -rf "$build/fuzz-work"
+"$build/unit_tests"
+ARENAPLAN_WASM_CLI="$root/build/wasm/arenaplan.js" node "$root/tests/cli/run.mjs" "$build/arenaplan"
+
+for fuzzer in "$build"/fuzz_*; do
+  [ -x "$fuzzer" ] || continue
+  name=$(basename "$fuzzer")
+  corpus="$root/tests/fuzz/corpus/${name#fuzz_}"
+  work="$build/fuzz-work/${name#fuzz_}"
+  mkdir -p "$corpus" "$work"
+  echo "fuzzing $name for ${seconds}s (seeds: $(ls "$corpus" | wc -l))"
+  # New inputs go to a scratch folder so the committed corpus changes only on purpose.
+  "$fuzzer" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
+    -artifact_prefix="$build/fuzz-work/" "$work" "$corpus" 2>&1 | grep -E "stat::number_of_executed_units|ERROR|SUMMARY" || true
+  if ls "$build"/fuzz-work/crash-* "$build"/fuzz-work/leak-* "$build"/fuzz-work/timeout-* >/dev/null 2>&1; then
+    echo "$name found a failing input: $(ls "$build"/fuzz-work/crash-* "$build"/fuzz-work/leak-* "$build"/fuzz-work/timeout-* 2>/dev/null)"
+    exit 1
+  fi
+done

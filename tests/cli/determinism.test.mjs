@@ -1,0 +1,46 @@
+// Determinism (issue 10): the same input gives the same plan and numbers natively and in Wasm,
+// run after run. Runs the native CLI (argv) and the Wasm build of the same CLI under Node
+// (ARENAPLAN_WASM_CLI, set by scripts/test.sh) on every built-in graph example.
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { repo } from './run.mjs';
+
+const wasmCli = process.env.ARENAPLAN_WASM_CLI;
+
+function wasm(...args) {
+  const r = spawnSync('node', ['--no-experimental-fetch', wasmCli, ...args], { encoding: 'utf8', cwd: repo, timeout: 300000 });
+  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+// Wall-clock fields differ between runs by nature; everything else must be identical.
+function stable(text) {
+  return JSON.stringify(JSON.parse(text), (k, v) => (k === 'seconds' || k === 'elapsed_seconds' ? undefined : v));
+}
+
+const graphs = readdirSync(join(repo, 'examples'))
+  .filter((f) => f.endsWith('.json'))
+  .filter((f) => JSON.parse(readFileSync(join(repo, 'examples', f), 'utf8')).format === 'arenaplan-graph');
+
+const commands = (file) => [
+  ['analyze', `examples/${file}`, '--json'],
+  ['layout', `examples/${file}`, '--planner', 'tflm-greedy', '--json'],
+  ['layout', `examples/${file}`, '--planner', 'portfolio', '--json'],
+];
+
+export const tests = [
+  ['the Wasm CLI is available (ARENAPLAN_WASM_CLI)', () => {
+    assert.ok(wasmCli, 'set ARENAPLAN_WASM_CLI to build/wasm/arenaplan.js (scripts/test.sh does)');
+  }],
+  ...graphs.map((file) => [`${file}: native and Wasm give identical JSON, twice`, (cli) => {
+    assert.ok(wasmCli, 'ARENAPLAN_WASM_CLI is not set');
+    for (const args of commands(file)) {
+      const a = cli(...args), b = cli(...args), w = wasm(...args);
+      assert.equal(a.status, w.status, `${args.join(' ')}: exit ${a.status} native vs ${w.status} wasm\n${w.stderr}`);
+      if (a.status !== 0) continue;
+      assert.equal(stable(a.stdout), stable(b.stdout), `${args.join(' ')}: two native runs differ`);
+      assert.equal(stable(a.stdout), stable(w.stdout), `${args.join(' ')}: native and Wasm differ`);
+    }
+  }]),
+];
