@@ -38,6 +38,12 @@ Derived derive(const Graph& g, const Schedule& order) {
   return d;
 }
 
+// Every edit, accepted or refused, changes what the panels show.
+bool redraw_after(AppState& s, bool ok) {
+  request_redraw(s);
+  return ok;
+}
+
 void commit(AppState& s, Schedule order, Derived d) {
   s.order = std::move(order);
   s.live = std::move(d.live);
@@ -75,23 +81,23 @@ bool load_example(AppState& s, const std::string& name) {
   const std::string* text = find_example(name);
   if (!text) {
     s.error = "No built-in example named \"" + name + "\"";
-    return false;
+    return redraw_after(s, false);
   }
-  return load_graph_text(s, *text, name, "Example \"" + name + "\"");
+  return redraw_after(s, load_graph_text(s, *text, name, "Example \"" + name + "\""));
 }
 
 bool load_graph_json(AppState& s, const std::string& text) {
-  return load_graph_text(s, text, "", "Graph");
+  return redraw_after(s, load_graph_text(s, text, "", "Graph"));
 }
 
 bool set_order(AppState& s, const Schedule& order) {
   try {
     check_order(s.graph, order);
     commit(s, order, derive(s.graph, order));
-    return true;
+    return redraw_after(s, true);
   } catch (const std::exception& e) {
     s.error = std::string("Order refused: ") + e.what();
-    return false;
+    return redraw_after(s, false);
   }
 }
 
@@ -99,10 +105,10 @@ bool set_order_csv(AppState& s, const std::string& csv) {
   try {
     Schedule order = parse_order(s.graph, csv);
     commit(s, order, derive(s.graph, order));
-    return true;
+    return redraw_after(s, true);
   } catch (const std::exception& e) {
     s.error = std::string("Order refused: ") + e.what();
-    return false;
+    return redraw_after(s, false);
   }
 }
 
@@ -123,7 +129,10 @@ bool move_op(AppState& s, Step step, int delta) {
 
 void set_step(AppState& s, Step step) {
   s.step = std::clamp<Step>(step, 0, std::max<Step>(0, Step(s.order.size()) - 1));
+  request_redraw(s);
 }
+
+void request_redraw(AppState& s, int frames) { s.redraw_frames = std::max(s.redraw_frames, frames); }
 
 JsonOut export_state(const AppState& s) {
   JsonOut out;
@@ -137,6 +146,7 @@ JsonOut export_state(const AppState& s) {
   out["error"] = s.error;
   out["revision"] = s.revision;
   out["frame"] = s.frame;
+  out["perf"] = {{"frame_cpu_ms", s.frame_cpu_ms}, {"frame_ui_ms", s.frame_ui_ms}, {"fps", s.fps}};
   out["analysis"] = s.analysis;
   JsonOut ui = JsonOut::object();
   for (const auto& [key, r] : s.ui_rects) ui[key] = {r[0], r[1], r[2], r[3]};

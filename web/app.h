@@ -61,6 +61,10 @@ struct AppState {
 
   uint64_t revision = 0;  // bumped by every successful edit: panels may cache per revision
   uint64_t frame = 0;     // frames drawn so far
+  double frame_cpu_ms = 0;  // main-thread time of the last frame (UI + GL submission), set by main.cpp
+  double frame_ui_ms = 0;   // of which: events, ImGui frame and panels (the rest is GL)
+  double fps = 0;           // ImGui's running average frame rate
+  int redraw_frames = 4;    // frames still to draw without new input (idle frames are skipped)
 
   // Widget rectangles recorded during the frame being drawn, and those of the last full frame
   // (exported as "ui" so tests click widgets by name instead of hard-coded pixels).
@@ -76,6 +80,11 @@ bool set_order_csv(AppState& s, const std::string& comma_separated_op_names);
 // Moves the op at `step` by `delta` positions (clamped to the schedule); refused when invalid.
 bool move_op(AppState& s, Step step, int delta);
 void set_step(AppState& s, Step step);  // clamped to the schedule
+
+// Idle frames are skipped (no input, no edit: the canvas keeps its last picture) to spare CPU and
+// battery. Input and every edit above redraw by themselves; a panel that animates or measures
+// frame rate calls this on each frame it needs the next one.
+void request_redraw(AppState& s, int frames = 3);
 
 // The state as JSON for tests and the JS API: graph, order, peak_bytes, step, error, frame,
 // analysis, ui rects, and every registered exporter under its key.

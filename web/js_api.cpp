@@ -36,6 +36,22 @@ void publish_summary(const AppState& state) {
 #endif
 }
 
+void request_open_graph_file() {
+#ifdef __EMSCRIPTEN__
+  EM_ASM({ if (Module.openGraphFile) Module.openGraphFile(); });
+#endif
+}
+
+void offer_download(const std::string& filename, const std::string& text) {
+#ifdef __EMSCRIPTEN__
+  EM_ASM({ if (Module.downloadText) Module.downloadText(UTF8ToString($0), UTF8ToString($1)); },
+         filename.c_str(), text.c_str());
+#else
+  (void)filename;
+  (void)text;
+#endif
+}
+
 }  // namespace arenaplan::web
 
 using arenaplan::web::g_state;
@@ -64,6 +80,10 @@ AP_EXPORT const char* ap_set_order(const char* csv) {
 AP_EXPORT const char* ap_set_step(int step) {
   arenaplan::web::set_step(*g_state, step);
   return result(true);
+}
+
+AP_EXPORT void ap_request_redraw(int frames) {
+  if (g_state) arenaplan::web::request_redraw(*g_state, frames);
 }
 
 }  // extern "C"

@@ -2,6 +2,8 @@
 // the key numbers into the page's aria-live region.
 #pragma once
 
+#include <string>
+
 #include "web/app.h"
 
 namespace arenaplan::web {
@@ -12,6 +14,13 @@ void bind_js_api(AppState* state);
 // Sends summary_text() to the page (Module.onSummary) when it changed; no-op natively.
 void publish_summary(const AppState& state);
 
+// Asks the page to show a file picker; the chosen file comes back through ap_load_graph_json.
+// Browsers allow this only shortly after a user gesture (a click or key press in the app).
+void request_open_graph_file();
+
+// Offers `text` as a file download named `filename` (browser only).
+void offer_download(const std::string& filename, const std::string& text);
+
 }  // namespace arenaplan::web
 
 // Returned strings stay valid until the next call of the same function.
@@ -21,4 +30,5 @@ const char* ap_load_example(const char* name);   // "" on success, else the erro
 const char* ap_load_graph_json(const char* text);
 const char* ap_set_order(const char* csv);       // "A,B,D,C,E,F"
 const char* ap_set_step(int step);
+void ap_request_redraw(int frames);              // draw `frames` more frames even when idle
 }

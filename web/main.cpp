@@ -62,13 +62,30 @@ void update_font_scale(Platform& p) {
   p.font_scale = scale;
 }
 
-void frame() {
+// True while a mouse button or key is held: ImGui then needs frames (drags, key repeat).
+bool input_held() {
+  const ImGuiIO& io = ImGui::GetIO();
+  if (ImGui::IsAnyMouseDown()) return true;
+  for (bool down : io.KeysDown)
+    if (down) return true;
+  return false;
+}
+
+// Returns false when the frame was skipped because nothing changed.
+bool frame() {
   Platform& p = g_platform;
+  const uint64_t start = SDL_GetPerformanceCounter();
   SDL_Event event;
+  bool had_input = false;
   while (SDL_PollEvent(&event)) {
     ImGui_ImplSDL2_ProcessEvent(&event);
     if (event.type == SDL_QUIT) p.quit = true;
+    had_input = true;
   }
+  // A few frames after any input let hover, focus and menus settle before going idle.
+  if (had_input || input_held()) arenaplan::web::request_redraw(g_state, 4);
+  if (g_state.redraw_frames <= 0) return false;  // idle: the canvas keeps its last picture
+  --g_state.redraw_frames;
   update_font_scale(p);
   ImGui_ImplOpenGL3_NewFrame();
   ImGui_ImplSDL2_NewFrame();
@@ -77,6 +94,7 @@ void frame() {
   ImGui::Render();
 
   const ImGuiIO& io = ImGui::GetIO();
+  const uint64_t ui_done = SDL_GetPerformanceCounter();
   SDL_GL_MakeCurrent(p.window, p.gl);
   glViewport(0, 0, int(io.DisplaySize.x * io.DisplayFramebufferScale.x),
              int(io.DisplaySize.y * io.DisplayFramebufferScale.y));
@@ -85,6 +103,11 @@ void frame() {
   ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
   SDL_GL_SwapWindow(p.window);
   arenaplan::web::publish_summary(g_state);
+  const double ms_per_tick = 1000.0 / double(SDL_GetPerformanceFrequency());
+  g_state.frame_cpu_ms = double(SDL_GetPerformanceCounter() - start) * ms_per_tick;
+  g_state.frame_ui_ms = double(ui_done - start) * ms_per_tick;
+  g_state.fps = io.Framerate;
+  return true;
 }
 
 #ifdef __EMSCRIPTEN__
@@ -134,7 +157,8 @@ int main(int, char**) {
   EM_ASM({ if (Module.onAppReady) Module.onAppReady(); });
   emscripten_set_main_loop_arg(frame_callback, nullptr, 0, true);
 #else
-  while (!p.quit) frame();
+  while (!p.quit)
+    if (!frame()) SDL_WaitEventTimeout(nullptr, 50);  // idle: sleep until input
   ImGui_ImplOpenGL3_Shutdown();
   ImGui_ImplSDL2_Shutdown();
   ImGui::DestroyContext();

@@ -84,7 +84,10 @@ void draw_lifetimes_panel(AppState& s) {
     dl->AddText(ImVec2(origin.x, plot_min.y + line * float(b)), kTextColor, label);
     rects.push_back({float(buf.first), float(b) + 0.15f, float(buf.last + 1), float(b) + 0.85f, color_of(buf.category)});
   }
-  if (g_stress) add_stress_rects(rects, float(steps), float(rows));
+  if (g_stress) {
+    add_stress_rects(rects, float(steps), float(rows));
+    request_redraw(s);  // a stress test measures frame rate: keep drawing while it is on
+  }
   if (!queue_rects(dl, plot_min, plot_max, {0, 0, float(steps), float(rows)}, std::move(rects)))
     ImGui::TextColored(kColorError, "GPU rectangles unavailable: %s", rect_renderer_error().c_str());
   ImGui::TextDisabled("Rows: arena buffers (* = live at the peak step %d). Columns: steps.", a.peak_step);

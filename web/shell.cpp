@@ -8,6 +8,7 @@
 #include "core/examples.h"
 #include "imgui.h"
 #include "web/app.h"
+#include "web/js_api.h"
 #include "web/ui_style.h"
 
 namespace arenaplan::web {
@@ -22,6 +23,16 @@ namespace {
 
 void draw_menu_bar(AppState& s) {
   if (!ImGui::BeginMainMenuBar()) return;
+  if (ImGui::BeginMenu("File")) {
+    if (ImGui::MenuItem("Open graph JSON...")) request_open_graph_file();
+    record_item_rect(s, "menu.file.open");
+    if (ImGui::MenuItem("Save graph JSON"))
+      offer_download((s.graph.name.empty() ? "graph" : s.graph.name) + ".json", s.graph_json);
+    if (ImGui::MenuItem("Save analysis JSON"))
+      offer_download((s.graph.name.empty() ? "graph" : s.graph.name) + ".analysis.json", s.analysis.dump(2));
+    ImGui::EndMenu();
+  }
+  record_item_rect(s, "menu.file");
   if (ImGui::BeginMenu("Examples")) {
     for (const Example& ex : builtin_examples()) {
       if (ImGui::MenuItem(ex.name.c_str(), nullptr, ex.name == s.example_name)) load_example(s, ex.name);
@@ -60,7 +71,9 @@ void draw_tile(AppState& s, const char* window_name, PanelArea area, ImVec2 pos,
   if (ImGui::Begin(window_name, nullptr, flags)) {
     if (ImGui::BeginTabBar(window_name)) {
       for (const Panel* p : panels) {
-        if (ImGui::BeginTabItem(p->title)) {
+        const bool open = ImGui::BeginTabItem(p->title);
+        record_item_rect(s, std::string("tab.") + p->title);
+        if (open) {
           // NavFlattened: arrow keys reach the panel's widgets without first "entering" the child.
           ImGui::BeginChild(p->title, ImVec2(0, 0), false,
                             ImGuiWindowFlags_HorizontalScrollbar | ImGuiWindowFlags_NavFlattened);

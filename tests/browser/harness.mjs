@@ -74,9 +74,11 @@ export async function state(page) {
   return page.evaluate(() => window.arenaplan.state());
 }
 
-// Waits until the app has drawn `n` more frames (edits from input land on the next frame).
+// Waits until the app has drawn `n` more frames (edits from input land on the next frame). The
+// app skips idle frames, so ask for them explicitly.
 export async function waitFrames(page, n = 2) {
   const start = (await state(page)).frame;
+  await page.evaluate((k) => window.arenaplan.redraw(k + 1), n);
   await page.waitForFunction((target) => window.arenaplan.state().frame >= target, start + n, { timeout: 10000 });
 }
 
