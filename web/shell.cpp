@@ -65,6 +65,8 @@ void draw_tile(AppState& s, const char* window_name, PanelArea area, ImVec2 pos,
   });
   ImGui::SetNextWindowPos(pos);
   ImGui::SetNextWindowSize(size);
+  // Exported so tests can check the tiling (no overlaps, inside the window) at any size.
+  s.ui_rects_building[std::string("tile.") + (window_name + 2)] = {pos.x, pos.y, pos.x + size.x, pos.y + size.y};
   const ImGuiWindowFlags flags = ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoResize | ImGuiWindowFlags_NoCollapse |
                                  ImGuiWindowFlags_NoTitleBar | ImGuiWindowFlags_NoSavedSettings |
                                  ImGuiWindowFlags_NoBringToFrontOnFocus;

@@ -175,3 +175,28 @@ test('HiDPI: at deviceScaleFactor 2 the canvas has twice the pixels and still dr
     await browser.close();
   }
 });
+
+test('the tiles fill the window without overlapping at 1280x720 and after a resize to 1920x1080', async (t) => {
+  const { page } = await t.open();
+  for (const size of [{ width: 1280, height: 720 }, { width: 1920, height: 1080 }]) {
+    await page.setViewportSize(size);
+    await page.waitForFunction((w) => document.getElementById('canvas').width === w * devicePixelRatio,
+                                size.width, { timeout: 20000 });
+    await waitFrames(page, 3);
+    const ui = (await state(page)).ui;
+    const tiles = Object.entries(ui).filter(([k]) => k.startsWith('tile.'));
+    assert.ok(tiles.length >= 2, `tiles: ${tiles.map(([k]) => k).join(', ')}`);
+    for (const [name, [x0, y0, x1, y1]] of tiles) {
+      assert.ok(x0 >= 0 && y0 >= 0 && x1 <= size.width + 0.5 && y1 <= size.height + 0.5, `${name} inside ${size.width}x${size.height}`);
+    }
+    for (let i = 0; i < tiles.length; i++)
+      for (let j = i + 1; j < tiles.length; j++) {
+        const [a, ra] = tiles[i], [b, rb] = tiles[j];
+        const overlap = Math.min(ra[2], rb[2]) - Math.max(ra[0], rb[0]) > 0.5 && Math.min(ra[3], rb[3]) - Math.max(ra[1], rb[1]) > 0.5;
+        assert.ok(!overlap, `${a} and ${b} overlap`);
+      }
+    const width = Math.max(...tiles.map(([, r]) => r[2]));
+    assert.ok(width >= size.width - 1, `tiles reach the right edge (${width} of ${size.width})`);
+    await screenshot(page, t.artifactDir, `layout-${size.width}x${size.height}`);
+  }
+});
