@@ -285,3 +285,14 @@ TEST_CASE("the model hash changes with the model, not with the order") {
   CHECK(a.budget.measurement.model_hash != c.budget.measurement.model_hash);
   CHECK(fingerprint("") == "fnv1a64:cbf29ce484222325");  // the FNV-1a offset basis
 }
+
+TEST_CASE("a graph with a symbolic batch is budgeted at its bound (N = 8), and the record says so") {
+  Graph g = example_graph("batch_contract");
+  Run r = run(g, order_names(g, g.file_order()), example_board("two_branch_board"));
+  // x + c1 + c2 during conv2 at N = 8: 8 * (768 + 512 + 512) bytes.
+  CHECK(r.budget.arena_bytes == 8 * (768 + 512 + 512));
+  CHECK(r.budget.arena_bytes == r.live.peak_bytes);
+  REQUIRE(r.budget.measurement.inputs.size() == 1);
+  CHECK(r.budget.measurement.inputs[0].shape == "[N<=8, 16, 16, 3] int8");
+  CHECK(r.budget.measurement.inputs[0].bytes == 8 * 768);
+}

@@ -1,0 +1,326 @@
+// Budget panel: does the firmware fit the board? One stacked bar per memory region (reservations,
+// tensor arena, free space; red past the region's end), the reservations as an editable table,
+// and the plan recomputed by core's plan_budget whenever the graph, the order or the board
+// changes. Every number shown comes from budget_json(), the same JSON `arenaplan budget --json`
+// prints.
+#include <algorithm>
+#include <cstdio>
+#include <exception>
+#include <string>
+#include <vector>
+
+#include "core/board.h"
+#include "core/budget.h"
+#include "core/budget_report.h"
+#include "core/examples.h"
+#include "imgui.h"
+#include "web/app.h"
+#include "web/ui_style.h"
+
+namespace arenaplan::web {
+namespace {
+
+// The board being edited and the budget derived from it. View-side state like the other panels'
+// options; the graph and order stay in AppState.
+struct BudgetView {
+  std::string board_name;   // built-in board example last loaded
+  MemoryMap board;
+  bool loaded = false;
+  int scratch_policy = 0;   // 0 in_arena, 1 separate
+  uint64_t board_version = 0;  // bumped by every board edit
+  // Cache key: recompute only when the graph/order (revision) or the board changed.
+  uint64_t planned_revision = ~0ull, planned_board = ~0ull;
+  int planned_policy = -1;
+  Budget budget;
+  JsonOut json;
+  std::string error;
+};
+
+BudgetView g_view;
+
+constexpr ImU32 kOverflowColor = IM_COL32(0xD5, 0x3E, 0x00, 0xFF);  // vermillion, plus "OVER by"
+constexpr ImU32 kFreeColor = IM_COL32(0x40, 0x40, 0x40, 0xFF);
+
+// Okabe-Ito colours per item kind; each segment also carries its name in text.
+ImU32 kind_color(const std::string& kind) {
+  if (kind == "arena") return IM_COL32(0x56, 0xB4, 0xE9, 0xFF);
+  if (kind == "stack") return IM_COL32(0xE6, 0x9F, 0x00, 0xFF);
+  if (kind == "services") return IM_COL32(0xF0, 0xE4, 0x42, 0xFF);
+  if (kind == "acquisition") return IM_COL32(0x00, 0x9E, 0x73, 0xFF);
+  if (kind == "persistent") return IM_COL32(0xCC, 0x79, 0xA7, 0xFF);
+  if (kind == "scratch") return IM_COL32(0x00, 0x72, 0xB2, 0xFF);
+  return IM_COL32(0x99, 0x99, 0x99, 0xFF);
+}
+
+std::vector<std::string> board_examples() {
+  std::vector<std::string> out;
+  for (const Example& e : builtin_examples())
+    if (e.json.find("\"arenaplan-board\"") != std::string::npos) out.push_back(e.name);
+  return out;
+}
+
+void load_board(const std::string& name) {
+  const std::string* text = find_example(name);
+  if (!text) return;
+  try {
+    g_view.board = parse_board_json(*text);
+    g_view.board_name = name;
+    g_view.loaded = true;
+    g_view.error.clear();
+    ++g_view.board_version;
+  } catch (const std::exception& e) {
+    g_view.error = std::string("Board refused: ") + e.what();
+  }
+}
+
+void ensure_board() {
+  if (g_view.loaded) return;
+  std::vector<std::string> boards = board_examples();
+  const bool has_default = std::find(boards.begin(), boards.end(), "two_branch_board") != boards.end();
+  if (has_default) load_board("two_branch_board");
+  else if (!boards.empty()) load_board(boards.front());
+}
+
+// Recomputes the budget when its inputs changed (never every frame: planning is not free).
+void replan(const AppState& s) {
+  if (!g_view.loaded) return;
+  if (g_view.planned_revision == s.revision && g_view.planned_board == g_view.board_version &&
+      g_view.planned_policy == g_view.scratch_policy)
+    return;
+  g_view.planned_revision = s.revision;
+  g_view.planned_board = g_view.board_version;
+  g_view.planned_policy = g_view.scratch_policy;
+  try {
+    BudgetOptions options;
+    options.plan.time_limit_seconds = 0.25;  // keep the page responsive; the planner says what it proved
+    options.scratch = g_view.scratch_policy == 1 ? ScratchPolicy::kSeparate : ScratchPolicy::kInArena;
+    g_view.budget = plan_budget(s.graph, s.live, g_view.board, options);
+    g_view.json = budget_json(s.graph, s.live, g_view.board, g_view.budget);
+    g_view.error.clear();
+  } catch (const std::exception& e) {
+    g_view.json = JsonOut();
+    g_view.error = std::string("Budget refused: ") + e.what();
+  }
+}
+
+std::string kib(Bytes b) {
+  char buf[48];
+  if (b % 1024 == 0) std::snprintf(buf, sizeof buf, "%lld KiB", (long long)(b / 1024));
+  else std::snprintf(buf, sizeof buf, "%.1f KiB", double(b) / 1024.0);
+  return buf;
+}
+
+// One region as a stacked bar: items in memory-map order, then free space or the overflow in red
+// past a marker at the region's end.
+void draw_region_bar(AppState& s, const JsonOut& region, int index) {
+  const Bytes size = region["size_bytes"].get<Bytes>();
+  const Bytes used = region["used_bytes"].get<Bytes>();
+  const Bytes free = region["free_bytes"].get<Bytes>();
+  ImGui::Text("%s  %s at %s: used %s, %s", region["name"].get<std::string>().c_str(), kib(size).c_str(),
+              region["base"].get<std::string>().c_str(), kib(used).c_str(),
+              free >= 0 ? ("free " + kib(free)).c_str() : ("OVER by " + kib(-free)).c_str());
+  const float line = ImGui::GetTextLineHeight();
+  const ImVec2 origin = ImGui::GetCursorScreenPos();
+  const float width = std::max(ImGui::GetContentRegionAvail().x, 200.0f);
+  const float height = line * 2.2f;
+  ImGui::InvisibleButton(("bar" + std::to_string(index)).c_str(), ImVec2(width, height));
+  record_item_rect(s, "budget.bar." + std::to_string(index));
+  const bool hovered = ImGui::IsItemHovered();
+  const ImVec2 mouse = ImGui::GetIO().MousePos;
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  const Bytes scale = std::max(size, used);
+  auto x_of = [&](Bytes b) { return origin.x + width * float(double(b) / double(std::max<Bytes>(1, scale))); };
+  dl->AddRectFilled(origin, ImVec2(x_of(size), origin.y + height), kFreeColor);
+
+  // Phase-only items overlay each other (init and inference never coexist), so draw each at its
+  // offset; the arena and always-present items tile the start of the region.
+  std::string tooltip;
+  for (const auto& it : region["items"]) {
+    const Bytes off = it["offset"].get<Bytes>(), bytes = it["bytes"].get<Bytes>();
+    const std::string phase = it["phase"].get<std::string>();
+    const float y0 = origin.y + (phase == "init" ? height * 0.5f : 0.0f);
+    const float y1 = origin.y + (phase == "inference" ? height * 0.5f : height);
+    const ImVec2 p0(x_of(off), y0), p1(x_of(off + bytes), y1);
+    dl->AddRectFilled(p0, p1, kind_color(it["kind"].get<std::string>()));
+    dl->AddRect(p0, p1, IM_COL32(0, 0, 0, 0xFF));
+    const std::string label = it["owner"].get<std::string>() + " " + kib(bytes);
+    const ImVec2 ts = ImGui::CalcTextSize(label.c_str());
+    if (ts.x + 6 < p1.x - p0.x) dl->AddText(ImVec2(p0.x + 3, y0 + 2), IM_COL32(0, 0, 0, 0xFF), label.c_str());
+    if (hovered && mouse.x >= p0.x && mouse.x < p1.x && mouse.y >= y0 && mouse.y < y1)
+      tooltip = label + " [" + it["kind"].get<std::string>() + (phase == "always" ? "" : ", " + phase + " only") + "]";
+  }
+  if (used > size) {
+    dl->AddRectFilled(ImVec2(x_of(size), origin.y), ImVec2(x_of(used), origin.y + height), kOverflowColor & 0x80FFFFFF);
+    dl->AddLine(ImVec2(x_of(size), origin.y - 3), ImVec2(x_of(size), origin.y + height + 3), kOverflowColor, 3.0f);
+    dl->AddText(ImVec2(x_of(size) + 4, origin.y + height * 0.5f), kTextColor, "OVER");
+  }
+  if (!tooltip.empty()) ImGui::SetTooltip("%s", tooltip.c_str());
+}
+
+// The reservations table: every field editable; an edit is validated by core before it counts.
+void draw_reservations(AppState& s) {
+  MemoryMap edited = g_view.board;
+  bool changed = false;
+  int remove = -1;
+  const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_SizingStretchProp;
+  if (ImGui::BeginTable("reservations", 6, flags)) {
+    ImGui::TableSetupColumn("Owner");
+    ImGui::TableSetupColumn("Kind");
+    ImGui::TableSetupColumn("Region");
+    ImGui::TableSetupColumn("KiB");
+    ImGui::TableSetupColumn("Phase");
+    ImGui::TableSetupColumn("", ImGuiTableColumnFlags_WidthFixed);
+    ImGui::TableHeadersRow();
+    static const char* kKinds[] = {"stack", "services", "acquisition", "persistent", "heap", "conversion", "other"};
+    static const char* kPhases[] = {"always", "init", "inference"};
+    for (size_t i = 0; i < edited.reservations.size(); ++i) {
+      Reservation& r = edited.reservations[i];
+      ImGui::PushID(int(i));
+      ImGui::TableNextRow();
+      ImGui::TableNextColumn();
+      char owner[96];
+      std::snprintf(owner, sizeof owner, "%s", r.owner.c_str());
+      ImGui::SetNextItemWidth(-1);
+      if (ImGui::InputText("##owner", owner, sizeof owner, ImGuiInputTextFlags_EnterReturnsTrue) && owner[0]) {
+        r.owner = owner;
+        changed = true;
+      }
+      ImGui::TableNextColumn();
+      int kind = 0;
+      for (int k = 0; k < 7; ++k)
+        if (r.kind == *reservation_kind_from_name(kKinds[k])) kind = k;
+      ImGui::SetNextItemWidth(-1);
+      if (ImGui::Combo("##kind", &kind, kKinds, 7)) {
+        r.kind = *reservation_kind_from_name(kKinds[kind]);
+        changed = true;
+      }
+      ImGui::TableNextColumn();
+      ImGui::SetNextItemWidth(-1);
+      if (ImGui::BeginCombo("##region", edited.regions[r.region].name.c_str())) {
+        for (size_t g = 0; g < edited.regions.size(); ++g)
+          if (ImGui::Selectable(edited.regions[g].name.c_str(), RegionId(g) == r.region)) {
+            r.region = RegionId(g);
+            changed = true;
+          }
+        ImGui::EndCombo();
+      }
+      ImGui::TableNextColumn();
+      int kibs = int(std::min<Bytes>(r.bytes / 1024, 1 << 30));
+      ImGui::SetNextItemWidth(-1);
+      if (ImGui::InputInt("##kib", &kibs, 4, 16) && kibs > 0) {
+        r.bytes = Bytes(kibs) * 1024;
+        changed = true;
+      }
+      record_item_rect(s, "budget.reservation." + std::to_string(i) + ".kib");
+      ImGui::TableNextColumn();
+      int phase = r.phase == Phase::kInit ? 1 : r.phase == Phase::kInference ? 2 : 0;
+      ImGui::SetNextItemWidth(-1);
+      if (ImGui::Combo("##phase", &phase, kPhases, 3)) {
+        r.phase = *phase_from_name(kPhases[phase]);
+        if (r.phase != Phase::kInit) r.in_arena = false;
+        changed = true;
+      }
+      ImGui::TableNextColumn();
+      if (ImGui::SmallButton("x")) remove = int(i);
+      ImGui::PopID();
+    }
+    ImGui::EndTable();
+  }
+  if (remove >= 0) {
+    edited.reservations.erase(edited.reservations.begin() + remove);
+    changed = true;
+  }
+  if (ImGui::Button("Add reservation")) {
+    edited.reservations.push_back({"new reservation", ReservationKind::kOther, edited.arena_regions.front(), 4096,
+                                   Phase::kAlways, false});
+    changed = true;
+  }
+  record_item_rect(s, "budget.add");
+  if (!changed) return;
+  try {
+    validate_board(edited);
+    g_view.board = std::move(edited);
+    ++g_view.board_version;
+  } catch (const std::exception& e) {
+    g_view.error = std::string("Edit refused: ") + e.what();
+  }
+}
+
+void draw_budget_panel(AppState& s) {
+  ensure_board();
+  if (!g_view.loaded) {
+    ImGui::TextDisabled("No board example is built in.");
+    return;
+  }
+  std::vector<std::string> boards = board_examples();
+  ImGui::SetNextItemWidth(220);
+  if (ImGui::BeginCombo("Board", g_view.board_name.c_str())) {
+    for (const std::string& b : boards)
+      if (ImGui::Selectable(b.c_str(), b == g_view.board_name)) load_board(b);
+    ImGui::EndCombo();
+  }
+  record_item_rect(s, "budget.board");
+  ImGui::SameLine();
+  static const char* kPolicies[] = {"scratch in the arena (new plan)", "scratch kept separate"};
+  ImGui::SetNextItemWidth(240);
+  ImGui::Combo("##scratch", &g_view.scratch_policy, kPolicies, 2);
+  record_item_rect(s, "budget.scratch");
+  replan(s);
+  if (!g_view.error.empty()) ImGui::TextColored(kColorError, "%s", g_view.error.c_str());
+  if (!g_view.json.is_object()) return;
+
+  const JsonOut& j = g_view.json;
+  const bool fits = j["fits"].get<bool>();
+  ImGui::TextColored(fits ? ImVec4(0.0f, 0.62f, 0.45f, 1.0f) : ImVec4(0.84f, 0.24f, 0.0f, 1.0f), "%s",
+                     fits ? "FITS" : "DOES NOT FIT");
+  ImGui::SameLine();
+  ImGui::Text("tensor arena %s + outside the arena %s (order %s)", kib(j["arena_bytes"].get<Bytes>()).c_str(),
+              kib(j["outside_arena_bytes"].get<Bytes>()).c_str(), order_names(s.graph, s.order).c_str());
+  if (!fits) ImGui::TextWrapped("Reason: %s", j["reason"].get<std::string>().c_str());
+  for (const auto& w : j["warnings"]) ImGui::TextDisabled("warning: %s", w.get<std::string>().c_str());
+
+  ImGui::Separator();
+  int index = 0;
+  for (const auto& region : j["regions"]) draw_region_bar(s, region, index++);
+
+  ImGui::Separator();
+  if (ImGui::CollapsingHeader("Reservations (editable)", ImGuiTreeNodeFlags_DefaultOpen)) draw_reservations(s);
+  if (ImGui::CollapsingHeader("The three answers")) {
+    const JsonOut& c = j["coexist"];
+    std::string peak;
+    for (const auto& n : c.value("peak_buffers", JsonOut::array())) peak += (peak.empty() ? "" : " + ") + n.get<std::string>();
+    ImGui::Text("1. Which data coexist: peak %s during %s (%s)", kib(c["peak_bytes"].get<Bytes>()).c_str(),
+                c.value("peak_op", std::string("-")).c_str(), peak.c_str());
+    ImGui::Text("2. Where they are placed:");
+    for (const auto& p : j["placement"])
+      ImGui::BulletText("%s: %s %s, %s%s", p["name"].get<std::string>().c_str(),
+                        p["region"].is_null() ? "no region" : p["region"].get<std::string>().c_str(),
+                        p["address"].get<std::string>().c_str(), kib(p["size"].get<Bytes>()).c_str(),
+                        p.value("separate", false) ? " (separate reservation)" : "");
+    ImGui::Text("3. Room left: %s of %s", kib(j["room"]["free_bytes"].get<Bytes>()).c_str(),
+                kib(j["room"]["total_bytes"].get<Bytes>()).c_str());
+    const JsonOut& m = j["measurement"];
+    ImGui::TextDisabled("Measurement record: model %s, alignment %lld, planner %s, arenaplan %s",
+                        m["model_hash"].get<std::string>().c_str(), (long long)m["alignment"].get<Bytes>(),
+                        m["planner"].get<std::string>().c_str(), m["tool_version"].get<std::string>().c_str());
+  }
+}
+
+JsonOut export_budget(const AppState& s) {
+  // Tests read the budget without opening the tab, so the exporter plans too (cached).
+  ensure_board();
+  replan(s);
+  JsonOut out;
+  out["board"] = g_view.board_name;
+  out["board_version"] = g_view.board_version;
+  out["error"] = g_view.error;
+  out["report"] = g_view.json;
+  return out;
+}
+
+}  // namespace
+
+ARENAPLAN_PANEL_AT(PanelArea::kMain, 60, "Budget", draw_budget_panel);
+ARENAPLAN_STATE_EXPORT("budget", export_budget);
+
+}  // namespace arenaplan::web
