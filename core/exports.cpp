@@ -95,7 +95,8 @@ std::string c_header(const PlanView& v, const PlanSource& s) {
     << "\n//\n"
     << "// Tensor i lives at tensor_arena + arenaplan_tensor_offsets[i]; -1 means it is not in the\n"
     << "// arena (weights in flash, caller-owned inputs, unused).\n"
-    << (s.model ? "// Indices are the model's subgraph-0 tensor and operator indices.\n"
+    << (s.model ? "// Indices are the model's subgraph-0 tensor and operator indices. Kernel scratch buffers\n"
+                  "// (requested by kernels at run time, not in the model file) are not included.\n"
                 : "// Indices are the graph's tensor and op indices.\n")
     << "#pragma once\n\n#include <stdint.h>\n#ifndef __cplusplus\n#include <stdalign.h>\n#endif\n\n"
     << "#define ARENAPLAN_ARENA_BYTES " << v.plan.arena_bytes << "\n"
