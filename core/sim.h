@@ -224,6 +224,16 @@ struct SimReport {
   bool ok() const { return violation_count == 0; }
 };
 
+// What simulate() runs, for callers that step through it (the browser panel): the lifetimes, the
+// layout with the requested faults applied, and the options.
+struct SimSetup {
+  LiveAnalysis live;
+  ArenaLayout layout;
+  SimOptions options;
+  std::vector<std::string> injected;  // faults applied, in words
+};
+SimSetup prepare_simulation(const Graph& g, const SimRequest& request);
+
 // Reference run with separate buffers, then the planned run compared with it.
 SimReport simulate_layout(const Graph& g, const LiveAnalysis& live, const ArenaLayout& layout,
                           const SimOptions& options);

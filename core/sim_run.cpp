@@ -97,10 +97,12 @@ SimReport simulate_layout(const Graph& g, const LiveAnalysis& live, const ArenaL
   return r;
 }
 
-SimReport simulate(const Graph& g, const SimRequest& req) {
+SimSetup prepare_simulation(const Graph& g, const SimRequest& req) {
+  SimSetup setup;
   const Schedule order = req.order.empty() ? g.file_order() : req.order;
-  LiveAnalysis live = analyze_lifetimes(g, order);
-  SimOptions options;
+  setup.live = analyze_lifetimes(g, order);
+  const LiveAnalysis& live = setup.live;
+  SimOptions& options = setup.options;
   options.profile = find_mcu_profile(req.profile);
   options.runs = req.runs;
   options.sessions = req.sessions;
@@ -108,12 +110,12 @@ SimReport simulate(const Graph& g, const SimRequest& req) {
   options.seed = req.seed;
   if (req.shared_arena && req.sessions < 2) throw InputError("shared-arena", "needs --sessions 2 or more");
 
-  std::vector<std::string> injected;
   bool ignore_async = false;
   for (const std::string& f : req.inject)
     if (f == "ignore-async") ignore_async = true;
-  ArenaLayout layout = ignore_async ? plan_ignoring_async(g, order, req.planner) : plan_layout(g, live, req.planner);
-  if (ignore_async) injected.push_back("plan made as if asynchronous reads finished when their op runs");
+  ArenaLayout& layout = setup.layout;
+  layout = ignore_async ? plan_ignoring_async(g, order, req.planner) : plan_layout(g, live, req.planner);
+  if (ignore_async) setup.injected.push_back("plan made as if asynchronous reads finished when their op runs");
   for (const std::string& f : req.inject) {
     if (f == "ignore-async") continue;
     if (f.rfind("shift:", 0) != 0)
@@ -131,11 +133,17 @@ SimReport simulate(const Graph& g, const SimRequest& req) {
     const int b = g.find_tensor(name) ? live.buffer_of_tensor[*g.find_tensor(name)] : -1;
     const Bytes before = b >= 0 ? layout.offsets[b] : 0;
     layout = shift_buffer(g, live, layout, name, delta);
-    injected.push_back("moved " + name + " from offset " + std::to_string(before) + " to " + std::to_string(layout.offsets[b]));
+    setup.injected.push_back("moved " + name + " from offset " + std::to_string(before) + " to " +
+                             std::to_string(layout.offsets[b]));
   }
-  SimReport r = simulate_layout(g, live, layout, options);
+  return setup;
+}
+
+SimReport simulate(const Graph& g, const SimRequest& req) {
+  SimSetup setup = prepare_simulation(g, req);
+  SimReport r = simulate_layout(g, setup.live, setup.layout, setup.options);
   r.planner = req.planner;
-  r.injected = injected;
+  r.injected = setup.injected;
   return r;
 }
 
