@@ -109,6 +109,23 @@ std::string explain_optimum(const Graph& g, Bytes optimum, int64_t max_orders = 
 // in-place overwrite of a tensor an asynchronous read still needs).
 std::optional<Bytes> order_peak(const Graph& g, const Schedule& order);
 
+// Fast repeated peak evaluation (random-order baselines, local search): the set model walked
+// along the order, O(sum of op degrees). Equal to analyze_lifetimes' peak when exact() (no
+// asynchronous reads); otherwise a lower bound on it.
+class PeakEvaluator {
+ public:
+  explicit PeakEvaluator(const Graph& g);
+  ~PeakEvaluator();
+  PeakEvaluator(const PeakEvaluator&) = delete;
+  PeakEvaluator& operator=(const PeakEvaluator&) = delete;
+  bool exact() const;
+  Bytes peak(const Schedule& order) const;  // the order must be valid (check_order)
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
 // Naive greedy: at each step run the ready op with the smallest footprint (live bytes while it
 // runs), ties to the smaller op index. A baseline, never checked against the file order.
 Schedule greedy_smallest_footprint(const Graph& g);
@@ -129,6 +146,11 @@ struct ScheduleOptions {
   // Run the exact search only when the graph has at most this many ops (after sinking constant
   // ops); bigger graphs go straight to the anytime beam search.
   int exact_max_ops = 400;
+  // The exact search gives up (keeping its lower bound) after this many states, leaving the
+  // rest of the time to the beam search: wide graphs have far too many sets to finish.
+  int64_t exact_max_states = 150000;
+  // Beam widths tried before the exact search starts (a good incumbent prunes it hard).
+  int64_t warmup_beam_width = 16;
   uint64_t seed = 1;
 };
 

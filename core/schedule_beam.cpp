@@ -36,20 +36,28 @@ bool BeamSearch::advance(int64_t& budget) {
   const int main_count = static_cast<int>(mg_->main_ops().size());
   while (!finished_ && budget > 0) {
     if (!in_run_) {
-      if (width_ == 0) {
-        width_ = 1;
-        variant_ = 0;
-      } else if (variant_ == 0) {
-        variant_ = 1;
+      int64_t width = width_;
+      int variant = variant_;
+      if (width == 0) {
+        width = 1;
+        variant = 0;
+      } else if (variant == 0) {
+        variant = 1;
       } else {
-        width_ *= 2;
-        variant_ = 0;
+        width *= 2;
+        variant = 0;
       }
       // Half the cap for the beam itself; children and their hash table get the other half.
-      if (run_memory(width_) > memory_cap_ / 2 || width_ > (int64_t{1} << 22)) {
+      if (run_memory(width) > memory_cap_ / 2 || width > (int64_t{1} << 22)) {
+        finished_ = exhausted_ = true;
+        break;
+      }
+      if (width > max_width_) {  // paused until the caller allows wider beams
         finished_ = true;
         break;
       }
+      width_ = width;
+      variant_ = variant;
       history_.clear();
       nodes_.assign(1, {0, m.empty_live(), -1, -1});
       keys_.assign(w, 0);

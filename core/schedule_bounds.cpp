@@ -120,6 +120,7 @@ std::string explain_optimum(const Graph& g, Bytes optimum, int64_t max_orders) {
   struct Witness {
     std::string text;
     std::string example;
+    Bytes bytes = 0;
     std::set<int64_t> orders;
   };
   std::map<std::string, Witness> witnesses;
@@ -146,6 +147,7 @@ std::string explain_optimum(const Graph& g, Bytes optimum, int64_t max_orders) {
         wi.text = "while " + g.ops[st.op].name + " runs, " + names + " = " + kib(st.live_bytes) +
                   (why.empty() ? "" : " (" + why + ")");
         wi.example = order_names_list.back();
+        wi.bytes = st.live_bytes;
       }
       wi.orders.insert(index);
     }
@@ -155,19 +157,23 @@ std::string explain_optimum(const Graph& g, Bytes optimum, int64_t max_orders) {
   for (int64_t i = 0; i < index; ++i) uncovered.insert(i);
   std::string out = "No order peaks below " + kib(optimum) + ": each of the " + std::to_string(index) +
                     " orders has one of these steps:\n";
+  // Greedy cover, preferring the steps closest to the optimum (they are the binding cases).
+  std::vector<std::pair<const Witness*, size_t>> picks;
   while (!uncovered.empty()) {
     const Witness* pick = nullptr;
     size_t gain = 0;
     for (const auto& [key, wi] : witnesses) {
       size_t c = 0;
       for (int64_t o : wi.orders) c += uncovered.count(o);
-      if (c > gain) gain = c, pick = &wi;
+      if (c > 0 && (!pick || wi.bytes < pick->bytes || (wi.bytes == pick->bytes && c > gain))) gain = c, pick = &wi;
     }
     if (!pick) return "";  // some order stays below the optimum: it was not the optimum
     for (int64_t o : pick->orders) uncovered.erase(o);
+    picks.push_back({pick, gain});
+  }
+  for (const auto& [pick, gain] : picks)
     out += "  - " + pick->text + "; " + std::to_string(gain) + " order" + (gain == 1 ? "" : "s") +
            ", e.g. " + pick->example + "\n";
-  }
   return out;
 }
 

@@ -233,12 +233,10 @@ bool ExactSearch::advance(int64_t& budget) {
       const Bytes g = top.g, live = live_[top.state];
       const int32_t depth = depth_[top.state];
       const bool finishing = seg.last && depth + 1 == static_cast<int32_t>(seg.main.size());
-      struct Child {
-        OpId op;
-        Bytes g, live;
-      };
-      std::vector<Child> children;
-      std::vector<Word> child_keys;
+      std::vector<Child>& children = children_;
+      std::vector<Word>& child_keys = child_keys_;
+      children.clear();
+      child_keys.clear();
       for (OpId o : seg.main) {
         const Word* cur = table_.key(top.state);
         if (!mg_->ready(cur, o)) continue;

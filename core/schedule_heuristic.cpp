@@ -123,6 +123,15 @@ Schedule sink(const LiveModel& m, const Schedule& order) {
 
 }  // namespace schedule_detail
 
+struct PeakEvaluator::Impl {
+  LiveModel model;
+  explicit Impl(const Graph& g) : model(g) {}
+};
+PeakEvaluator::PeakEvaluator(const Graph& g) : impl_(std::make_unique<Impl>(g)) {}
+PeakEvaluator::~PeakEvaluator() = default;
+bool PeakEvaluator::exact() const { return impl_->model.exact(); }
+Bytes PeakEvaluator::peak(const Schedule& order) const { return schedule_detail::model_peak(impl_->model, order); }
+
 Schedule greedy_smallest_footprint(const Graph& g) {
   LiveModel m(g);
   return schedule_detail::greedy_order(m, schedule_detail::GreedyRule::kSmallestFootprint);

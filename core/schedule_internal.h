@@ -101,6 +101,12 @@ class ExactSearch {
   std::vector<int32_t> parent_, op_, depth_;
   std::vector<QueueEntry> heap_;
   std::vector<Word> scratch_set_;
+  struct Child {
+    OpId op;
+    Bytes g, live;
+  };
+  std::vector<Child> children_;  // reused by every expansion
+  std::vector<Word> child_keys_;
 };
 
 // Beam search over sets of executed ops: keeps the `width` best states per level, merging equal
@@ -114,6 +120,21 @@ class BeamSearch {
   const Schedule& best() const { return best_; }
   Bytes best_peak() const { return best_peak_; }
   void set_incumbent(Bytes peak) { bound_ = std::min(bound_, peak); }
+  // Runs wider than this wait (finished() is true) until the limit is raised.
+  void set_max_width(int64_t w) {
+    max_width_ = w;
+    if (!exhausted_) finished_ = false;
+  }
+  bool exhausted() const { return exhausted_; }
+  // Frees the last run's levels while paused, so another search can use the memory cap.
+  void release() {
+    if (in_run_) return;
+    decltype(history_)().swap(history_);
+    std::vector<Node>().swap(nodes_);
+    std::vector<Word>().swap(keys_);
+    std::vector<int32_t>().swap(ready_);
+    std::vector<int32_t>().swap(ready_begin_);
+  }  // every width that fits the cap was tried
   int64_t states() const { return states_; }
   int64_t memory_peak() const { return memory_peak_; }
   int64_t width() const { return width_; }
@@ -130,7 +151,8 @@ class BeamSearch {
   Bytes bound_;
   int64_t memory_cap_;
   uint64_t rng_;
-  bool finished_ = false;
+  bool finished_ = false, exhausted_ = false;
+  int64_t max_width_ = int64_t{1} << 22;
   int64_t width_ = 0;
   int variant_ = 0;
   int level_ = 0;

@@ -22,7 +22,8 @@ struct ScheduleSearch::Impl {
   ScheduleOptions options;
   LiveModel model;
   MacroGraph macro;
-  enum class Phase { kHeuristics, kExact, kBeam, kDone } phase = Phase::kHeuristics;
+  // Heuristics, a narrow beam for a good incumbent, the exact search, then wider beams.
+  enum class Phase { kHeuristics, kWarmBeam, kExact, kBeam, kDone } phase = Phase::kHeuristics;
   Schedule baseline;
   Bytes baseline_peak = 0;
   Schedule best;
@@ -89,7 +90,14 @@ struct ScheduleSearch::Impl {
     states += 2 * model.ops();
     check_proven();
     if (phase == Phase::kDone) return;
-    if (static_cast<int>(macro.main_ops().size()) <= options.exact_max_ops) {
+    beam = std::make_unique<BeamSearch>(macro, model_peak(model, best), options.memory_cap_bytes, options.seed);
+    beam->set_max_width(options.warmup_beam_width);
+    phase = Phase::kWarmBeam;
+  }
+
+  void after_warm_beam() {
+    beam->release();
+    if (static_cast<int>(macro.main_ops().size()) <= options.exact_max_ops && options.exact_max_states > 0) {
       exact = std::make_unique<ExactSearch>(macro, best, static_lb, options.memory_cap_bytes);
       phase = Phase::kExact;
     } else {
@@ -98,8 +106,17 @@ struct ScheduleSearch::Impl {
   }
 
   void start_beam() {
-    beam = std::make_unique<BeamSearch>(macro, model_peak(model, best), options.memory_cap_bytes, options.seed);
+    beam->set_max_width(int64_t{1} << 22);
     phase = Phase::kBeam;
+  }
+
+  void run_beam(int64_t& budget) {
+    beam->set_incumbent(model_peak(model, best));
+    beam->advance(budget);
+    states += beam->states() - states_beam_seen;
+    states_beam_seen = beam->states();
+    memory = std::max(memory, beam->memory_peak());
+    if (!beam->best().empty()) offer(beam->best(), "beam search");
   }
 
   void step(int64_t budget) {
@@ -108,17 +125,24 @@ struct ScheduleSearch::Impl {
     while (budget > 0 && phase != Phase::kDone) {
       switch (phase) {
         case Phase::kHeuristics: heuristics(); budget -= model.ops(); break;
+        case Phase::kWarmBeam:
+          run_beam(budget);
+          if (beam->finished()) after_warm_beam();
+          break;
         case Phase::kExact: {
-          int64_t before = budget;
-          bool finished = exact->advance(budget);
-          states += exact->states() - (states_exact_seen);
+          const int64_t left = options.exact_max_states - exact->states();
+          int64_t slice = std::min(budget, std::max<int64_t>(left, 0));
+          const int64_t given = slice;
+          bool finished = exact->advance(slice);
+          budget -= std::max<int64_t>(given - slice, 1);
+          states += exact->states() - states_exact_seen;
           states_exact_seen = exact->states();
           memory = std::max(memory, exact->memory_peak());
-          if (before == budget && !finished) --budget;
-          if (!finished) break;
+          if (!finished && exact->states() < options.exact_max_states) break;
           offer(exact->order(), "exact search");
-          if (exact->cap_hit()) {
-            cap_hit = true;
+          if (!finished || exact->cap_hit()) {
+            // Stopped early: its bound still holds (every better order passes an open state).
+            cap_hit = exact->cap_hit();
             model_lb = std::max(model_lb, exact->lower_bound());
             exact.reset();
             start_beam();
@@ -132,17 +156,10 @@ struct ScheduleSearch::Impl {
           phase = Phase::kDone;
           break;
         }
-        case Phase::kBeam: {
-          beam->set_incumbent(model_peak(model, best));
-          bool finished = beam->advance(budget);
-          states += beam->states() - states_beam_seen;
-          states_beam_seen = beam->states();
-          memory = std::max(memory, beam->memory_peak());
-          if (!beam->best().empty()) offer(beam->best(), "beam search");
-          check_proven();
-          if (finished) phase = Phase::kDone;
+        case Phase::kBeam:
+          run_beam(budget);
+          if (beam->finished()) phase = Phase::kDone;
           break;
-        }
         case Phase::kDone: break;
       }
       check_proven();

@@ -151,6 +151,9 @@ TEST_CASE("random small DAGs: count, enumeration and peaks agree with brute forc
     OrderCount c = count_orders(g);
     REQUIRE(c.exact());
     CHECK(static_cast<size_t>(c.value) == truth.size());
+    PeakEvaluator eval(g);
+    for (const auto& [order, peak] : truth)
+      if (peak >= 0) CHECK(eval.peak(order) == peak);
     std::map<Schedule, Bytes> seen;
     OrderEnumerator e(g);
     while (e.next()) seen[e.order()] = e.peak();
