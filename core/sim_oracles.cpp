@@ -88,11 +88,16 @@ void ArenaSimulator::check_op(int session, Step t, bool loading) {
       Bytes lo, hi;
       diff_span(memory_.data() + base + off, snapshot_.data() + base + off, n, lo, hi);
       const LiveBuffer& victim = live_.buffers[b];
+      std::string until = "op " + g_.ops[live_.order[victim.last]].name;
+      for (const DmaRead& d : dma_)
+        if (d.completes == victim.last && d.issued < victim.last &&
+            std::find(victim.tensors.begin(), victim.tensors.end(), d.tensor) != victim.tensors.end())
+          until = "the asynchronous read by op " + g_.ops[d.op].name + " completes then";
       report_write({run_, session, t, live_.order[t], region, off + lo, hi - lo, tensor_label(b, s)});
       report({"writes",
               doing + (options_.sessions > 1 ? " (session " + std::to_string(session) + ")" : "") + " changed " +
                   span_text(off + lo, off + hi) + " of " + tensor_label(b, s) + ", which is still needed until step " +
-                  std::to_string(victim.last) + " (op " + g_.ops[live_.order[victim.last]].name + ")",
+                  std::to_string(victim.last) + " (" + until + ")",
               run_, session, t});
     }
   }

@@ -116,7 +116,9 @@ TEST_CASE("fault: a plan that ignores the DMA completion is caught; the true pla
   sim::SimReport r = sim::simulate_layout(g, live, blind, options);
   CHECK_FALSE(r.ok());
   CHECK(first_message(r, "writes").find("op q changed") == 0);
-  CHECK(first_message(r, "writes").find("of tensor a, which is still needed until step 3") != std::string::npos);
+  CHECK(first_message(r, "writes").find(
+            "of tensor a, which is still needed until step 3 (the asynchronous read by op dma completes then)") !=
+        std::string::npos);
   CHECK(first_message(r, "outputs").find("asynchronous read of a by op dma delivered at step 3") != std::string::npos);
 
   // Through the request, as the CLI spells it.
