@@ -1,0 +1,204 @@
+// What-if panel: a list of graph rewrites (toggle, reorder, remove, undo) applied to the loaded
+// graph in its current order, and the before/after table of peak, arena, cycles and fits. Every
+// number comes from core's run_whatif (re-planned, verified and simulated after each step), the
+// same call behind `arenaplan transform --report`; combined savings are the recomputed ones.
+#include <cstdio>
+#include <exception>
+#include <string>
+#include <vector>
+
+#include "core/graph_json.h"
+#include "core/transform.h"
+#include "core/whatif.h"
+#include "imgui.h"
+#include "web/app.h"
+
+namespace arenaplan::web {
+namespace {
+
+// View-side state like the other panels' options; the graph and order stay in AppState.
+struct WhatIfView {
+  std::vector<WhatIfSpec> list;
+  std::vector<std::vector<WhatIfSpec>> undo;  // earlier lists, for Undo
+  char input[256] = "";
+  int budget_kib = 0;           // 0: no budget, "fits" not judged
+  uint64_t list_version = 0;    // bumped by every list edit
+  uint64_t computed_revision = ~0ull, computed_list = ~0ull;
+  int computed_budget = -1;
+  std::string graph_key;        // graph the list was made for; a new graph clears it
+  WhatIfReport report;
+  JsonOut json;
+  std::string error;
+};
+
+WhatIfView g_view;
+
+void edit_list(std::vector<WhatIfSpec> next) {
+  g_view.undo.push_back(g_view.list);
+  g_view.list = std::move(next);
+  ++g_view.list_version;
+}
+
+void recompute(const AppState& s) {
+  if (g_view.computed_revision == s.revision && g_view.computed_list == g_view.list_version &&
+      g_view.computed_budget == g_view.budget_kib)
+    return;
+  g_view.computed_revision = s.revision;
+  g_view.computed_list = g_view.list_version;
+  g_view.computed_budget = g_view.budget_kib;
+  g_view.error.clear();
+  try {
+    // The user's current order is the starting schedule.
+    const Graph base = reorder_ops(s.graph, s.order).graph;
+    WhatIfOptions options;
+    options.plan_time_limit_seconds = 0.2;  // a frame budget, not a batch job
+    if (g_view.budget_kib > 0) options.arena_budget_bytes = Bytes(g_view.budget_kib) * 1024;
+    TransformContext context;
+    context.order_time_limit_seconds = 0.2;
+    g_view.report = run_whatif(base, g_view.list, options, context);
+    g_view.json = whatif_json(g_view.report);
+  } catch (const std::exception& e) {
+    g_view.error = e.what();
+    g_view.json = JsonOut{{"error", g_view.error}};
+  }
+}
+
+std::string kib(Bytes b) {
+  char text[32];
+  std::snprintf(text, sizeof text, b % 1024 ? "%.2f KiB" : "%.0f KiB", double(b) / 1024);
+  return text;
+}
+
+void figures_row(const char* label, const PlanFigures& f, const PlanFigures* before) {
+  ImGui::TableNextRow();
+  ImGui::TableNextColumn();
+  ImGui::TextUnformatted(label);
+  ImGui::TableNextColumn();
+  ImGui::Text("%s", kib(f.peak_bytes).c_str());
+  if (before && f.peak_bytes != before->peak_bytes) {
+    ImGui::SameLine();
+    ImGui::TextDisabled("(%+lld)", (long long)(f.peak_bytes - before->peak_bytes) / 1024);
+  }
+  ImGui::TableNextColumn();
+  ImGui::Text("%s", kib(f.arena_bytes).c_str());
+  ImGui::TableNextColumn();
+  if (f.cycles >= 0) ImGui::Text("%lld", (long long)f.cycles);
+  else ImGui::TextDisabled("-");
+  ImGui::TableNextColumn();
+  ImGui::TextUnformatted(f.fits ? (*f.fits ? "fits" : "DOES NOT FIT") : "-");
+  ImGui::TableNextColumn();
+  ImGui::Text("%s%s", f.verified ? "verified" : "UNVERIFIED",
+              f.simulated ? (f.sim_ok ? ", simulated ok" : ", SIMULATION FAILED") : "");
+}
+
+void draw_list(AppState& s) {
+  ImGui::TextUnformatted("Transformations (applied top to bottom)");
+  ImGui::SetNextItemWidth(280);
+  const bool enter = ImGui::InputTextWithHint("##spec", "fuse:A,B  inplace:C  quantize:T=int8 ...", g_view.input,
+                                              sizeof g_view.input, ImGuiInputTextFlags_EnterReturnsTrue);
+  record_item_rect(s, "whatif.spec");
+  ImGui::SameLine();
+  if ((ImGui::Button("Add") || enter) && g_view.input[0]) {
+    std::vector<WhatIfSpec> next = g_view.list;
+    next.push_back({g_view.input, true});
+    edit_list(next);
+    g_view.input[0] = '\0';
+  }
+  record_item_rect(s, "whatif.add");
+  ImGui::SameLine();
+  ImGui::BeginDisabled(g_view.undo.empty());
+  if (ImGui::Button("Undo")) {
+    g_view.list = g_view.undo.back();
+    g_view.undo.pop_back();
+    ++g_view.list_version;
+  }
+  ImGui::EndDisabled();
+  record_item_rect(s, "whatif.undo");
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", transformation_help());
+
+  int remove = -1, up = -1, toggle = -1;
+  for (size_t i = 0; i < g_view.list.size(); ++i) {
+    ImGui::PushID(int(i));
+    bool on = g_view.list[i].enabled;
+    if (ImGui::Checkbox("##on", &on)) toggle = int(i);
+    record_item_rect(s, "whatif.toggle." + std::to_string(i));
+    ImGui::SameLine();
+    if (ImGui::SmallButton("^") && i > 0) up = int(i);
+    ImGui::SameLine();
+    if (ImGui::SmallButton("x")) remove = int(i);
+    ImGui::SameLine();
+    ImGui::TextUnformatted(g_view.list[i].spec.c_str());
+    if (i < g_view.report.steps.size()) {
+      const WhatIfStep& st = g_view.report.steps[i];
+      if (!st.error.empty()) ImGui::TextWrapped("    refused: %s", st.error.c_str());
+      else if (st.applied) ImGui::TextDisabled("    %s", st.summary.c_str());
+    }
+    ImGui::PopID();
+  }
+  if (toggle >= 0 || up >= 0 || remove >= 0) {
+    std::vector<WhatIfSpec> next = g_view.list;
+    if (toggle >= 0) next[toggle].enabled = !next[toggle].enabled;
+    if (up > 0) std::swap(next[up], next[up - 1]);
+    if (remove >= 0) next.erase(next.begin() + remove);
+    edit_list(next);
+  }
+  ImGui::SetNextItemWidth(120);
+  ImGui::InputInt("arena budget (KiB, 0 = none)", &g_view.budget_kib, 8, 64);
+  if (g_view.budget_kib < 0) g_view.budget_kib = 0;
+}
+
+void draw_whatif(AppState& s) {
+  const std::string key = s.example_name + "\n" + s.graph_json;
+  if (key != g_view.graph_key) {
+    g_view.graph_key = key;
+    g_view.list.clear();
+    g_view.undo.clear();
+    ++g_view.list_version;
+  }
+  draw_list(s);
+  recompute(s);
+  ImGui::Separator();
+  if (!g_view.error.empty()) {
+    ImGui::TextWrapped("Error: %s", g_view.error.c_str());
+    return;
+  }
+  const WhatIfReport& r = g_view.report;
+  const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_SizingFixedFit;
+  if (ImGui::BeginTable("whatif", 6, flags)) {
+    for (const char* h : {"", "peak", "arena", "cycles", "fits", "checks"}) ImGui::TableSetupColumn(h);
+    ImGui::TableHeadersRow();
+    figures_row("before", r.before, nullptr);
+    for (const WhatIfStep& st : r.steps)
+      if (st.applied) figures_row(("+ " + st.spec).c_str(), st.after, &r.before);
+    figures_row("after", r.after, &r.before);
+    ImGui::EndTable();
+  }
+  ImGui::Text("Peak saving %s (recomputed on the combined graph)", kib(r.peak.combined).c_str());
+  if (r.peak.steps_measured_alone > 1) {
+    ImGui::Text("Separately measured savings add up to %s", kib(r.peak.sum_of_separate).c_str());
+    if (r.peak.overstated_by > 0) ImGui::Text("  - the sum overstates the truth by %s", kib(r.peak.overstated_by).c_str());
+    else if (r.peak.overstated_by < 0) ImGui::Text("  - together they save %s more than the sum", kib(-r.peak.overstated_by).c_str());
+  }
+  ImGui::Text("Arena saving %s", kib(r.arena.combined).c_str());
+  if (r.pool)
+    ImGui::Text("Shared pool: partitioned %s, time-shared %s", kib(r.pool->partitioned_bytes).c_str(),
+                kib(r.pool->time_shared_bytes).c_str());
+  ImGui::TextWrapped("Outputs: %s (%s)", r.outputs_check.c_str(), r.outputs_note.c_str());
+  if (r.after.ops > 0 && ImGui::Button("Load the transformed graph")) {
+    load_graph_json(s, graph_to_json(r.result));  // an ordinary edit: refused edits keep the state
+  }
+  record_item_rect(s, "whatif.load");
+}
+
+JsonOut export_whatif(const AppState&) {
+  JsonOut list = JsonOut::array();
+  for (const WhatIfSpec& w : g_view.list) list.push_back({{"spec", w.spec}, {"enabled", w.enabled}});
+  return {{"list", list}, {"report", g_view.json}};
+}
+
+}  // namespace
+
+ARENAPLAN_PANEL("What-if", draw_whatif);
+ARENAPLAN_STATE_EXPORT("whatif", export_whatif);
+
+}  // namespace arenaplan::web
