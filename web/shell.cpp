@@ -4,6 +4,10 @@
 #include <cmath>
 #include <string>
 #include <tuple>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "core/examples.h"
 #include "imgui.h"
@@ -21,6 +25,23 @@ void record_item_rect(AppState& s, const std::string& key) {
 
 namespace {
 
+// The built-in examples that are graphs (boards and exercises share the folder), the article's
+// two-branch graph first, then by name.
+const std::vector<const Example*>& graph_examples() {
+  static const std::vector<const Example*> list = [] {
+    std::vector<const Example*> out;
+    for (const Example& ex : builtin_examples()) {
+      const auto doc = nlohmann::json::parse(ex.json, nullptr, /*allow_exceptions=*/false);
+      if (doc.is_object() && doc.value("format", "") == "arenaplan-graph") out.push_back(&ex);
+    }
+    std::stable_sort(out.begin(), out.end(), [](const Example* a, const Example* b) {
+      return std::make_pair(a->name != "two_branch", a->name) < std::make_pair(b->name != "two_branch", b->name);
+    });
+    return out;
+  }();
+  return list;
+}
+
 void draw_menu_bar(AppState& s) {
   if (!ImGui::BeginMainMenuBar()) return;
   if (ImGui::BeginMenu("File")) {
@@ -34,9 +55,9 @@ void draw_menu_bar(AppState& s) {
   }
   record_item_rect(s, "menu.file");
   if (ImGui::BeginMenu("Examples")) {
-    for (const Example& ex : builtin_examples()) {
-      if (ImGui::MenuItem(ex.name.c_str(), nullptr, ex.name == s.example_name)) load_example(s, ex.name);
-      record_item_rect(s, "menu.example." + ex.name);
+    for (const Example* ex : graph_examples()) {
+      if (ImGui::MenuItem(ex->name.c_str(), nullptr, ex->name == s.example_name)) load_example(s, ex->name);
+      record_item_rect(s, "menu.example." + ex->name);
     }
     ImGui::EndMenu();
   }

@@ -139,18 +139,27 @@ test('the aria-live region mirrors graph, peak and current step', async (t) => {
   assert.match(await text(), /192 KiB \(196608 bytes\)/);
 });
 
-test('the Examples menu lists the built-in examples and loads one with the mouse', async (t) => {
+test('the Examples menu lists the graph examples, two-branch first, and loads one with the mouse', async (t) => {
   const { page } = await t.open();
   await page.evaluate(() => window.arenaplan.setOrder('A,B,D,C,E,F'));
   await click(page, 'menu.examples');
   const s0 = await state(page);
-  const items = Object.keys(s0.ui).filter((k) => k.startsWith('menu.example.'));
-  assert.ok(items.includes('menu.example.two_branch'), `menu items: ${items.join(', ')}`);
+  // Menu order = vertical position of the recorded item rectangles.
+  const items = Object.entries(s0.ui).filter(([k]) => k.startsWith('menu.example.'))
+    .sort((a, b) => a[1][1] - b[1][1]).map(([k]) => k.slice('menu.example.'.length));
+  assert.equal(items[0], 'two_branch', `the article graph comes first: ${items.join(', ')}`);
+  assert.ok(!items.some((k) => k.includes('board')), `boards are not graphs: ${items.join(', ')}`);
   await screenshot(page, t.artifactDir, 'examples-menu');
   await click(page, 'menu.example.two_branch');
   const s = await state(page);
   assert.equal(s.example, 'two_branch');
   assert.deepEqual(s.order, ['A', 'B', 'C', 'D', 'E', 'F'], 'reloading the example resets the order');
+  // Every listed graph loads and has a peak.
+  for (const name of items) {
+    const [err, st] = await page.evaluate((n) => [window.arenaplan.loadExample(n), window.arenaplan.state()], name);
+    assert.equal(err, '', `example ${name}: ${err}`);
+    assert.ok(st.peak_bytes > 0, `example ${name} has a peak`);
+  }
 });
 
 test('HiDPI: at deviceScaleFactor 2 the canvas has twice the pixels and still draws', async (t) => {
