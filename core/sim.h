@@ -151,7 +151,7 @@ class ArenaSimulator {
   void check_op(int session, Step t, bool loading);
   void check_guards();
   void compare_capture(int session);
-  void note_high_water(Step t, int session, Bytes end, const std::string& what);
+  void note_high_water(Step t, int session, Bytes end, const char* what);
   void report(Violation v);
   void report_write(ForeignWrite w);
   std::string victim_at(int region, Bytes offset, int exec_session, Step exec_step) const;

@@ -280,7 +280,7 @@ void ArenaSimulator::load_inputs(int session) {
   for (size_t t = 0; t < g_.tensors.size(); ++t)
     if (g_.tensors[t].persistent && !g_.is_input(static_cast<TensorId>(t)))
       fill_tensor(g_.tensors[t], options_.seed, 0, tensor_ptr_[session][t]);
-  for (const ByteRange& r : loads_) note_high_water(0, session, r.offset + r.bytes, "loading " + g_.tensors[r.tensor].name);
+  for (const ByteRange& r : loads_) note_high_water(0, session, r.offset + r.bytes, "loading the inputs");
   check_op(session, 0, true);
 }
 

@@ -55,12 +55,12 @@ std::string ArenaSimulator::victim_at(int region, Bytes offset, int exec_session
   return offset >= layout_.arena_bytes ? "guard zone past the arena end" : "free bytes";
 }
 
-void ArenaSimulator::note_high_water(Step t, int session, Bytes end, const std::string& what) {
+void ArenaSimulator::note_high_water(Step t, int session, Bytes end, const char* what) {
   high_water_ = std::max(high_water_, end);
   if (end <= layout_.arena_bytes || high_water_reported_) return;
   high_water_reported_ = true;  // once: every later op would repeat it
   report({"high_water",
-          "op " + g_.ops[live_.order[t]].name + " touches arena bytes up to " + std::to_string(end) + " (" + what +
+          "op " + g_.ops[live_.order[t]].name + " touches arena bytes up to " + std::to_string(end) + " (" + std::string(what) +
               "), past the planned arena of " + std::to_string(layout_.arena_bytes) + " bytes",
           run_, session, t});
 }
