@@ -5,6 +5,7 @@
 #include <string_view>
 
 #include "core/graph_json.h"
+#include "core/layout.h"
 #include "core/lifetime.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -16,6 +17,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     // The peak is a max over steps, so no step may exceed it.
     for (const StepLive& s : a.steps)
       if (s.live_bytes > a.peak_bytes) __builtin_trap();
+    // Plan, then verify independently: the verifier must accept every plan.
+    LayoutProblem problem = layout_problem(g, a);
+    ArenaPlan plan = plan_arena(problem, {"portfolio", 0.05});
+    if (!verify_plan(problem, plan.offsets, plan.arena_bytes).ok() || plan.arena_bytes < a.peak_bytes) __builtin_trap();
     Graph again = parse_graph_json(graph_to_json(g));  // the writer's output always parses back
     if (again.ops.size() != g.ops.size()) __builtin_trap();
   } catch (const InputError&) {
