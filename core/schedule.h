@@ -134,6 +134,18 @@ Schedule greedy_smallest_footprint(const Graph& g);
 // orders). Deterministic for a seed.
 Schedule random_topological_order(const Graph& g, uint64_t seed);
 
+// Many random orders of one graph without rebuilding its predecessor lists each time.
+class RandomOrderSampler {
+ public:
+  RandomOrderSampler(const Graph& g, uint64_t seed);
+  Schedule next();
+
+ private:
+  std::vector<std::vector<OpId>> succs_;
+  std::vector<int> pred_count_;
+  uint64_t rng_;
+};
+
 // Moves every op that reads only constants (and has no scratch) to just before its first
 // consumer: never raises the peak, and it is the normal form the exact search works in.
 Schedule sink_constant_ops(const Graph& g, const Schedule& order);

@@ -143,6 +143,35 @@ Schedule random_topological_order(const Graph& g, uint64_t seed) {
   return schedule_detail::random_order(m, rng);
 }
 
+RandomOrderSampler::RandomOrderSampler(const Graph& g, uint64_t seed) : rng_(seed) {
+  const auto preds = op_predecessors(g);
+  succs_.assign(g.ops.size(), {});
+  pred_count_.assign(g.ops.size(), 0);
+  for (size_t o = 0; o < g.ops.size(); ++o) {
+    pred_count_[o] = static_cast<int>(preds[o].size());
+    for (OpId p : preds[o]) succs_[p].push_back(static_cast<OpId>(o));
+  }
+}
+
+Schedule RandomOrderSampler::next() {
+  std::vector<int> missing = pred_count_;
+  std::vector<OpId> ready;
+  for (size_t o = 0; o < missing.size(); ++o)
+    if (missing[o] == 0) ready.push_back(static_cast<OpId>(o));
+  Schedule order;
+  order.reserve(missing.size());
+  while (!ready.empty()) {
+    size_t i = static_cast<size_t>(schedule_detail::splitmix64(rng_) % ready.size());
+    OpId o = ready[i];
+    ready[i] = ready.back();
+    ready.pop_back();
+    order.push_back(o);
+    for (OpId s : succs_[o])
+      if (--missing[s] == 0) ready.push_back(s);
+  }
+  return order;
+}
+
 Schedule sink_constant_ops(const Graph& g, const Schedule& order) {
   LiveModel m(g);
   return schedule_detail::sink(m, order);
