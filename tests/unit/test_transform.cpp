@@ -101,6 +101,18 @@ TEST_CASE("fusion keeps meaning through JSON: the fused graph written and read b
   CHECK(evaluate_outputs(back) == evaluate_outputs(g));
 }
 
+TEST_CASE("patched and quantized graphs survive a JSON round trip with their meaning") {
+  Graph p = example_graph("whatif_patch");
+  Graph patched = patch_stage(p, {"c1", "r1", "c2", "pool"}, 3).graph;
+  Graph back = parse_graph_json(graph_to_json(patched));
+  CHECK(evaluate_outputs(back) == evaluate_outputs(p));
+  CHECK(peak_of(back) == peak_of(patched));
+  Graph q = quantize_tensor(example_graph("whatif_interact"), "S", DType::kInt8).graph;
+  Graph qback = parse_graph_json(graph_to_json(q));
+  CHECK(peak_of(qback) == 140 * KiB);
+  CHECK(evaluate_outputs(qback) == evaluate_outputs(q));
+}
+
 TEST_CASE("illegal fusions are refused with the reason") {
   Graph g = example_graph("whatif_fusion");
   CHECK(refusal(g, "fuse:c1,c2").find("op c2 (kind \"conv2d\") is not elementwise") != std::string::npos);
