@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "core/examples.h"
 #include "core/graph_json.h"
 #include "core/transform.h"
 #include "core/whatif.h"
@@ -55,6 +56,10 @@ void recompute(const AppState& s) {
     if (g_view.budget_kib > 0) options.arena_budget_bytes = Bytes(g_view.budget_kib) * 1024;
     TransformContext context;
     context.order_time_limit_seconds = 0.2;
+    // "pool:NAME" shares the arena with a built-in example (the page has no file system).
+    for (const WhatIfSpec& w : g_view.list)
+      if (w.spec.rfind("pool:", 0) == 0)
+        if (const std::string* text = find_example(w.spec.substr(5))) context.models[w.spec.substr(5)] = parse_graph_json(*text);
     g_view.report = run_whatif(base, g_view.list, options, context);
     g_view.json = whatif_json(g_view.report);
   } catch (const std::exception& e) {
