@@ -93,6 +93,15 @@ void check_problem(const LayoutProblem& problem) {
       fixed_offsets.push_back(*b.fixed_offset);
     }
   }
+  // Every planner's offsets stay below the sum of all sizes plus alignments: keep that far from
+  // overflow so the planners need no checks of their own.
+  Bytes total = 0;
+  for (const LayoutBuffer& b : problem.buffers) {
+    const Bytes top = b.fixed_offset ? *b.fixed_offset : 0;
+    if (b.size > (Bytes{1} << 60) || b.alignment > (Bytes{1} << 40) || top > (Bytes{1} << 60) ||
+        (total += b.size + b.alignment + top) > (Bytes{1} << 61))
+      throw InputError("buffer " + b.name, "sizes, offsets or alignments too large (the sum must stay below 2^61 bytes)");
+  }
   if (!fixed_only.buffers.empty()) {
     VerifyResult r = verify_plan(fixed_only, fixed_offsets, arena_extent(fixed_only, fixed_offsets));
     if (!r.ok()) throw InputError("fixed offsets", r.message);

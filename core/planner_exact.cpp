@@ -16,10 +16,11 @@ namespace {
 
 constexpr Bytes kNoOffset = -1;
 constexpr int64_t kMaxOverlapEntries = int64_t{1} << 24;  // beyond this the search is not attempted
-// Static orders tried round robin (MiniMalloc's preordering heuristics): T = busiest section the
-// buffer lives in, A = area (size x lifetime), Z = size, L = lifetime, C = sections spanned.
-const char* const kHeuristics[] = {"TAZ", "ZTA", "TLA", "CAT"};
-constexpr int kHeuristicCount = 4;
+// Static orders tried round robin (MiniMalloc's defaults WAT, TAW, TWA): T = busiest section the
+// buffer lives in, A = area (size x lifetime), L = lifetime (MiniMalloc's W), Z = size,
+// C = sections spanned. All descending.
+const char* const kHeuristics[] = {"LAT", "TAL", "TLA"};
+constexpr int kHeuristicCount = 3;
 
 struct Partition {
   std::vector<int> buffers;  // local buffer ids
@@ -45,6 +46,7 @@ struct Frame {
   int buffer = -1;  // the candidate currently applied (local id), -1 when none
   size_t offset_mark = 0, section_mark = 0;
   bool cuts_applied = false;
+  bool hatless = false;  // nothing unplaced overlaps `buffer`: if it fails here it fails anywhere
   std::vector<PartitionPtr> subparts;  // independent pieces left after placing `buffer`
   size_t sub_next = 0;
 };
@@ -62,8 +64,10 @@ struct ExactSolver::Impl {
   std::vector<double> area, length;
   std::vector<int64_t> overlap_row;
   std::vector<int> overlap_col;
-  std::vector<int64_t> member_row;  // buffers per section
+  std::vector<int64_t> member_row;  // buffers per section; the first live_members[s] are unplaced
   std::vector<int> member_col;
+  std::vector<int64_t> where_base;  // where_base[k] + (s - sec_begin[k]): k's slot in section s
+  std::vector<int> where;
   int sections = 0;
   std::vector<Bytes> initial_total;
   std::vector<int> initial_cuts;
@@ -86,7 +90,7 @@ struct ExactSolver::Impl {
 
   // One attempt's state.
   std::vector<Bytes> assign, min_off, solution, floor, total;
-  std::vector<int> cuts;
+  std::vector<int> cuts, live_members;
   struct OffsetLog { int buffer; Bytes min_off; };
   struct SectionLog { int section; Bytes floor, total; };
   std::vector<OffsetLog> offset_log;
@@ -144,8 +148,14 @@ struct ExactSolver::Impl {
     for (int s = 0; s < sections; ++s) member_row[s + 1] += member_row[s];
     member_col.resize(member_row[sections]);
     std::vector<int64_t> fill(member_row.begin(), member_row.end() - 1);
+    where_base.assign(n + 1, 0);
+    for (int k = 0; k < n; ++k) where_base[k + 1] = where_base[k] + (sec_end[k] - sec_begin[k]);
+    where.resize(where_base[n]);
     for (int k = 0; k < n; ++k)
-      for (int s = sec_begin[k]; s < sec_end[k]; ++s) member_col[fill[s]++] = k;
+      for (int s = sec_begin[k]; s < sec_end[k]; ++s) {
+        where[where_base[k] + s - sec_begin[k]] = static_cast<int>(fill[s] - member_row[s]);
+        member_col[fill[s]++] = k;
+      }
     // Independent pieces from the start: no buffer spans the boundary.
     std::vector<int> cut_at = {0};
     for (int s = 0; s + 1 < sections; ++s)
@@ -175,6 +185,8 @@ struct ExactSolver::Impl {
     floor.assign(sections, 0);
     total = initial_total;
     cuts = initial_cuts;
+    live_members.resize(sections);
+    for (int s = 0; s < sections; ++s) live_members[s] = static_cast<int>(member_row[s + 1] - member_row[s]);
     offset_log.clear();
     section_log.clear();
     stack.clear();
@@ -228,9 +240,12 @@ struct ExactSolver::Impl {
     const Bytes height = offset + size[k];
     ++stamp_now;
     affected.clear();
+    f.hatless = true;
     for (int64_t e = overlap_row[k]; e < overlap_row[k + 1]; ++e) {
       const int o = overlap_col[e];
-      if (assign[o] != kNoOffset || min_off[o] >= height) continue;
+      if (assign[o] != kNoOffset) continue;
+      f.hatless = false;
+      if (min_off[o] >= height) continue;
       offset_log.push_back({o, min_off[o]});
       min_off[o] = align_up(height, align[o]);
       for (int s = sec_begin[o]; s < sec_end[o]; ++s)
@@ -240,14 +255,20 @@ struct ExactSolver::Impl {
       section_log.push_back({s, floor[s], total[s]});
       floor[s] = height;
       total[s] -= size[k];
+      // Move k behind the unplaced members (undo, in reverse order, just extends the prefix again).
+      int* list = &member_col[member_row[s]];
+      const int i = where[where_base[k] + s - sec_begin[k]], last = --live_members[s];
+      const int moved = list[last];
+      list[i] = moved;
+      where[where_base[moved] + s - sec_begin[moved]] = i;
+      list[last] = k;
+      where[where_base[k] + s - sec_begin[k]] = last;
     }
     // A section's floor is at least the lowest offset any of its unplaced buffers can still take.
     for (int s : affected) {
       Bytes lowest = std::numeric_limits<Bytes>::max();
-      for (int64_t e = member_row[s]; e < member_row[s + 1]; ++e) {
-        const int o = member_col[e];
-        if (assign[o] == kNoOffset) lowest = std::min(lowest, min_off[o]);
-      }
+      const int* list = &member_col[member_row[s]];
+      for (int i = 0; i < live_members[s]; ++i) lowest = std::min(lowest, min_off[list[i]]);
       if (lowest != std::numeric_limits<Bytes>::max() && floor[s] < lowest) {
         section_log.push_back({s, floor[s], total[s]});
         floor[s] = lowest;
@@ -258,6 +279,7 @@ struct ExactSolver::Impl {
   void undo(Frame& f) {
     const int k = f.buffer;
     if (k < 0) return;
+    for (int s = sec_begin[k]; s < sec_end[k]; ++s) ++live_members[s];
     while (section_log.size() > f.section_mark) {
       const SectionLog& l = section_log.back();
       floor[l.section] = l.floor;
@@ -330,12 +352,14 @@ struct ExactSolver::Impl {
           push_subsolve(next);
           continue;
         }
+        const bool hatless = f.hatless;
         undo(f);
         if (ret == Result::kFound) {
           stack.pop_back();
           continue;
         }
         ret = Result::kNone;
+        if (hatless) f.cursor = f.ordering.size();  // MiniMalloc's hatless pruning
       }
       bool pushed = false;
       while (f.cursor < f.ordering.size()) {

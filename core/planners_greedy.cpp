@@ -1,5 +1,4 @@
 #include <algorithm>
-#include <functional>
 #include <limits>
 #include <numeric>
 
@@ -13,6 +12,9 @@ namespace {
 constexpr int64_t kMaxConflictEntries = int64_t{1} << 27;
 
 enum class Fit { kLowestGap, kBestFit };
+
+// check_problem bounds the sum of all sizes, so no offset here can overflow.
+inline Bytes round_up(Bytes v, Bytes a) { return a <= 1 || v % a == 0 ? v : v + a - v % a; }
 
 struct Placed {
   Bytes offset, end;
@@ -60,7 +62,7 @@ GreedyPlan place(const LayoutProblem& p, const std::vector<Bytes>& sizes, const 
           }
           if (q.offset - candidate < best_gap) best = candidate, best_gap = q.offset - candidate;
         }
-        candidate = std::max(candidate, align_up(q.end, buf.alignment));
+        candidate = std::max(candidate, round_up(q.end, buf.alignment));
       }
       offset = best >= 0 ? best : candidate;
     }
@@ -79,7 +81,8 @@ std::vector<Bytes> plain_sizes(const LayoutProblem& p) {
 }
 
 // Fixed buffers in index order, then the others sorted by `before` (a strict weak order).
-std::vector<int> fixed_then(const LayoutProblem& p, const std::function<bool(int, int)>& before) {
+template <typename Before>
+std::vector<int> fixed_then(const LayoutProblem& p, const Before& before) {
   std::vector<int> fixed, online;
   for (int i = 0; i < static_cast<int>(p.buffers.size()); ++i)
     (p.buffers[i].fixed_offset ? fixed : online).push_back(i);
@@ -153,12 +156,18 @@ GreedyPlan plan_linear(const LayoutProblem& problem) {
   return plan;
 }
 
-GreedyPlan plan_tflm_greedy(const LayoutProblem& problem) {
-  auto conflicts = build_conflicts(problem, kMaxConflictEntries);
+namespace {
+GreedyPlan tflm_greedy_with(const LayoutProblem& problem, const ConflictGraph* conflicts) {
   std::vector<Bytes> sizes = tflm_sizes(problem);
-  GreedyPlan plan = place(problem, sizes, tflm_order(problem, sizes), Fit::kLowestGap, conflicts ? &*conflicts : nullptr);
+  GreedyPlan plan = place(problem, sizes, tflm_order(problem, sizes), Fit::kLowestGap, conflicts);
   plan.member = "tflm-greedy";
   return plan;
+}
+}  // namespace
+
+GreedyPlan plan_tflm_greedy(const LayoutProblem& problem) {
+  auto conflicts = build_conflicts(problem, kMaxConflictEntries);
+  return tflm_greedy_with(problem, conflicts ? &*conflicts : nullptr);
 }
 
 GreedyPlan plan_portfolio(const LayoutProblem& p) {
@@ -180,27 +189,25 @@ GreedyPlan plan_portfolio(const LayoutProblem& p) {
     if (g)
       for (int64_t k = g->row[i]; k < g->row[i + 1]; ++k) contention[i] += static_cast<double>(sizes[g->col[k]]);
   }
-  auto by = [&](const std::vector<double>& primary, const std::vector<double>& secondary) {
-    return [&primary, &secondary](int a, int b) {
-      if (primary[a] != primary[b]) return primary[a] > primary[b];
-      if (secondary[a] != secondary[b]) return secondary[a] > secondary[b];
-      return a < b;
-    };
-  };
   struct Member {
     const char* name;
-    std::function<bool(int, int)> before;
+    const std::vector<double>* primary;
+    const std::vector<double>* secondary;
   };
   std::vector<Member> members = {
-      {"size", by(size, length)},      {"area", by(area, size)},          {"lifetime", by(length, size)},
-      {"busiest", by(busy, size)},     {"busiest-area", by(busy, area)},
+      {"size", &size, &length},  {"area", &area, &size},         {"lifetime", &length, &size},
+      {"busiest", &busy, &size}, {"busiest-area", &busy, &area},
   };
-  if (g) members.push_back({"conflicts", by(contention, size)});
+  if (g) members.push_back({"conflicts", &contention, &size});
 
-  GreedyPlan best = plan_tflm_greedy(p);
-  best.member = "tflm-greedy";
+  GreedyPlan best = tflm_greedy_with(p, g);
   for (const Member& m : members) {
-    std::vector<int> order = fixed_then(p, m.before);
+    const std::vector<double>&x = *m.primary, &y = *m.secondary;
+    std::vector<int> order = fixed_then(p, [&](int a, int b) {
+      if (x[a] != x[b]) return x[a] > x[b];
+      if (y[a] != y[b]) return y[a] > y[b];
+      return a < b;
+    });
     for (Fit fit : {Fit::kLowestGap, Fit::kBestFit}) {
       GreedyPlan plan = place(p, sizes, order, fit, g);
       if (plan.arena_bytes < best.arena_bytes) {
