@@ -121,7 +121,8 @@ int main(int argc, char** argv) {
   std::printf("== exact search on ~100-op realistic graphs (goal: proven optimum in < 0.3 s) ==\n");
   for (int s = 0; s < seeds; ++s) {
     std::vector<Graph> graphs = {nas_cells_graph(100, 11 + s), nas_cells_graph(120, 21 + s),
-                                 residual_chain_graph(32, 31 + s), inception_graph(12, 41 + s)};
+                                 residual_chain_graph(32, 31 + s), inception_graph(12, 41 + s),
+                                 wide_random_dag(100, 51 + s), wide_random_dag(120, 61 + s)};
     for (const Graph& g : graphs) {
       Baselines b = baselines(g, random_orders);
       ScheduleResult r = optimize_schedule(g, time_limit, options);
