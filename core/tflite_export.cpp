@@ -227,6 +227,11 @@ std::string tflite_reordered(std::string_view model_bytes, const std::vector<int
     std::memcpy(&out[slot], &rel, 4);
   }
   verify_output(out, "reordered export");
+  // The new file order must be a valid schedule: every operator after the producers of its inputs.
+  TfliteImportOptions keep;
+  keep.fold_constant_ops = false;
+  TfliteModel back = import_tflite(out, keep);
+  check_order(back.graph, back.graph.file_order());
   return out;
 }
 

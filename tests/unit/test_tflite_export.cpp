@@ -114,6 +114,9 @@ TEST_CASE("tflite export: operators reordered to a schedule re-import in that or
   for (size_t s = 0; s < order.size(); ++s) CHECK(back.graph.ops[s].kind == m.graph.ops[order[s]].kind);
 
   CHECK_THROWS_AS(tflite_reordered(bytes, {0, 1, 2}), InputError);
+  std::vector<int32_t> backwards = file_operator_order(m, m.graph.file_order());
+  std::reverse(backwards.begin(), backwards.end());
+  CHECK_THROWS_WITH_AS(tflite_reordered(bytes, backwards), doctest::Contains("before its input"), InputError);
   std::vector<int32_t> dup = file_operator_order(m, m.graph.file_order());
   dup[1] = dup[0];
   CHECK_THROWS_AS(tflite_reordered(bytes, dup), InputError);
