@@ -1,7 +1,5 @@
 // Spec parsing, dispatch and the helpers every rewrite shares.
 #include <algorithm>
-#include <functional>
-#include <queue>
 
 #include "core/schedule.h"
 #include "core/transform.h"

@@ -38,7 +38,7 @@ Rewrite recompute_tensor(const Graph& g, const std::string& tensor, const std::s
         if (ip.input == x)
           refuse(where, "input " + X.name + " of op " + P.name + " is overwritten in place by op " + other.name +
                             ", so it cannot be read again before " + consumer);
-    if (g.is_input(x) && g.input_policy == InputPolicy::kInArena) continue;  // extended, which is the trade-off
+    // Every other input simply lives until the recomputation: that longer life is the price paid.
   }
   // The first consumer in the current order keeps the original; recomputing for it gains nothing.
   if (c == *std::min_element(T.consumers.begin(), T.consumers.end()))
