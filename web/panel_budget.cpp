@@ -157,6 +157,22 @@ void draw_region_bar(AppState& s, const JsonOut& region, int index) {
   if (!tooltip.empty()) ImGui::SetTooltip("%s", tooltip.c_str());
 }
 
+// Colour key, so no segment depends on colour alone (narrow ones also have a tooltip).
+void draw_legend() {
+  static const char* kKinds[] = {"arena", "stack", "services", "acquisition", "persistent", "scratch", "other"};
+  const float box = ImGui::GetTextLineHeight() * 0.8f;
+  for (const char* k : kKinds) {
+    const ImVec2 p = ImGui::GetCursorScreenPos();
+    ImGui::GetWindowDrawList()->AddRectFilled(ImVec2(p.x, p.y + 2), ImVec2(p.x + box, p.y + 2 + box), kind_color(k));
+    ImGui::Dummy(ImVec2(box, box));
+    ImGui::SameLine();
+    ImGui::TextUnformatted(k);
+    ImGui::SameLine(0, 14);
+  }
+  ImGui::NewLine();
+  ImGui::TextDisabled("Init-only items fill the lower half of a bar, inference-only items the upper half.");
+}
+
 // The reservations table: every field editable; an edit is validated by core before it counts.
 void draw_reservations(AppState& s) {
   MemoryMap edited = g_view.board;
@@ -164,11 +180,12 @@ void draw_reservations(AppState& s) {
   int remove = -1;
   const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_SizingStretchProp;
   if (ImGui::BeginTable("reservations", 6, flags)) {
-    ImGui::TableSetupColumn("Owner");
-    ImGui::TableSetupColumn("Kind");
-    ImGui::TableSetupColumn("Region");
-    ImGui::TableSetupColumn("KiB");
-    ImGui::TableSetupColumn("Phase");
+    const float em = ImGui::CalcTextSize("M").x;
+    ImGui::TableSetupColumn("Owner", ImGuiTableColumnFlags_WidthStretch);
+    ImGui::TableSetupColumn("Kind", ImGuiTableColumnFlags_WidthFixed, em * 13);
+    ImGui::TableSetupColumn("Region", ImGuiTableColumnFlags_WidthFixed, em * 10);
+    ImGui::TableSetupColumn("KiB", ImGuiTableColumnFlags_WidthFixed, em * 16);
+    ImGui::TableSetupColumn("Phase", ImGuiTableColumnFlags_WidthFixed, em * 11);
     ImGui::TableSetupColumn("", ImGuiTableColumnFlags_WidthFixed);
     ImGui::TableHeadersRow();
     static const char* kKinds[] = {"stack", "services", "acquisition", "persistent", "heap", "conversion", "other"};
@@ -282,6 +299,7 @@ void draw_budget_panel(AppState& s) {
   ImGui::Separator();
   int index = 0;
   for (const auto& region : j["regions"]) draw_region_bar(s, region, index++);
+  draw_legend();
 
   ImGui::Separator();
   if (ImGui::CollapsingHeader("Reservations (editable)", ImGuiTreeNodeFlags_DefaultOpen)) draw_reservations(s);
