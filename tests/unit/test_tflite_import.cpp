@@ -216,20 +216,16 @@ TEST_CASE("tflite: selfie_segmentation, largest-first greedy needs 4 MiB in file
   Bytes arena = arena_extent(problem, offsets);
   CHECK(verify_plan(problem, offsets, arena).ok());
   CHECK(arena == 4194304);
-  // Every planner of the library lands between the peak and that greedy figure here.
-  for (const char* planner : {"tflm-greedy", "best"}) {
-    CAPTURE(planner);
-    ArenaPlan plan = plan_arena(problem, {.planner = planner});
-    CHECK(plan.verified);
-    CHECK(plan.arena_bytes >= 3670016);
-    CHECK(plan.arena_bytes <= 4194304);
-  }
+  CHECK(plan_arena(problem, {.planner = "tflm-greedy"}).arena_bytes == 4194304);
+  ArenaPlan best = plan_arena(problem, {.planner = "best"});
+  CHECK(best.verified);
+  CHECK(best.arena_bytes == 3670016);  // the peak: 12.5 % less than TFLM's greedy
 }
 
 TEST_CASE("tflite: per fixture, the optimal schedule, the best arena and largest-first greedy") {
   // Recorded with `bench_tflite_bench` (fold on): every optimum is proven (peak == lower bound);
   // the file order is already optimal for these chain-like models, and the best layout reaches the
-  // peak, while largest-first greedy in file order loses up to a third on the sparse model.
+  // peak, while largest-first greedy (TFLM's planner) in file order needs up to 33 % more.
   struct Figures {
     const char* file;
     Bytes optimal_peak, best_arena, largest_first;
@@ -251,8 +247,9 @@ TEST_CASE("tflite: per fixture, the optimal schedule, the best arena and largest
     std::vector<Bytes> greedy = largest_first_offsets(file_problem);
     CHECK(verify_plan(file_problem, greedy, arena_extent(file_problem, greedy)).ok());
     CHECK(arena_extent(file_problem, greedy) == f.largest_first);
+    // The library's TFLM GreedyMemoryPlanner replica agrees with the independent placement.
     ArenaPlan tflm = plan_arena(file_problem, {.planner = "tflm-greedy"});
-    CHECK(tflm.arena_bytes >= file_live.peak_bytes);
+    CHECK(tflm.arena_bytes == f.largest_first);
 
     ScheduleResult sched = optimize_schedule(m.graph, 10.0);
     CHECK(sched.proven_optimal);
