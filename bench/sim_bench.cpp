@@ -107,6 +107,7 @@ int main(int argc, char** argv) {
         runs *= 4;
       }
     };
+    run(false);  // warm-up (caches; a JIT's tiers under Wasm) before either measurement
     const double plain = run(false), checked = run(true);
     sim::ArenaSimulator probe(g, live, layout, {});
     const double macs = static_cast<double>(probe.macs_per_inference());
