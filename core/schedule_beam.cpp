@@ -27,7 +27,9 @@ int64_t BeamSearch::run_memory(int64_t width) const {
   // History (parent, op) for every level, plus two levels of nodes, keys and ready lists.
   const int64_t levels = static_cast<int64_t>(mg_->main_ops().size());
   const int64_t w = mg_->model().words();
-  return levels * width * 8 + 2 * width * (static_cast<int64_t>(sizeof(Node)) + w * 8 + 64);
+  // Ready lists: the most ready ops any node had so far (before the first run: all main ops).
+  const int64_t ready = max_ready_ > 0 ? max_ready_ + 1 : levels + 1;
+  return levels * width * 8 + 2 * width * (static_cast<int64_t>(sizeof(Node)) + w * 8 + 4 * ready);
 }
 
 bool BeamSearch::advance(int64_t& budget) {
@@ -157,7 +159,14 @@ bool BeamSearch::advance(int64_t& budget) {
       for (OpId s : m.succs()[c.op])
         if (mg_->ready(k, s)) next_ready_list.push_back(s);
       next_ready_begin.push_back(static_cast<int32_t>(next_ready_list.size()));
+      max_ready_ = std::max<int64_t>(max_ready_, next_ready_begin.back() - next_ready_begin[next_ready_begin.size() - 2]);
     }
+    int64_t held = history_bytes + static_cast<int64_t>(history_.back().capacity() * 8) + table.memory_bytes() +
+                   static_cast<int64_t>(cands.capacity() * sizeof(Candidate) + next_nodes.capacity() * sizeof(Node) +
+                                        next_keys.capacity() * sizeof(Word) +
+                                        (next_ready_list.capacity() + next_ready_begin.capacity()) * 4) +
+                   fixed;
+    memory_peak_ = std::max(memory_peak_, held);
     nodes_ = std::move(next_nodes);
     keys_ = std::move(next_keys);
     ready_ = std::move(next_ready_list);

@@ -153,6 +153,7 @@ class BeamSearch {
   uint64_t rng_;
   bool finished_ = false, exhausted_ = false;
   int64_t max_width_ = int64_t{1} << 22;
+  int64_t max_ready_ = 0;  // most ready ops seen at one node (sizes the memory estimate)
   int64_t width_ = 0;
   int variant_ = 0;
   int level_ = 0;

@@ -299,3 +299,21 @@ TEST_CASE("the search is incremental: step, progress, best so far, cancel") {
   CHECK(!r.proven_optimal);
   CHECK(r.memory_bytes <= r.memory_cap_bytes);
 }
+
+TEST_CASE("a small memory cap is never exceeded; the order stays valid and not worse than the file order") {
+  Graph g = wide_random_dag(250, 9);
+  ScheduleOptions o;
+  o.memory_cap_bytes = 1 << 20;
+  o.exact_max_states = 1 << 30;  // let the exact search run into the cap
+  ScheduleSearch s(g, o);
+  for (int i = 0; i < 400 && !s.done(); ++i) s.step(2000);
+  s.cancel();
+  ScheduleResult r = s.result();
+  CHECK(r.memory_bytes <= r.memory_cap_bytes);
+  CHECK(r.memory_bytes > 0);
+  CHECK(r.memory_cap_hit);
+  CHECK(!r.proven_optimal);
+  CHECK(is_valid_order(g, r.order));
+  CHECK(r.peak_bytes <= r.baseline_peak_bytes);
+  CHECK(r.lower_bound_bytes <= r.peak_bytes);
+}
