@@ -144,6 +144,7 @@ JsonOut export_state(const AppState& s) {
   out["step_op"] = s.order.empty() ? "" : s.graph.ops[s.order[s.step]].name;
   out["selected_op"] = s.selected_op >= 0 ? s.graph.ops[s.selected_op].name : "";
   out["error"] = s.error;
+  out["panel"] = s.active_panel;
   out["revision"] = s.revision;
   out["frame"] = s.frame;
   out["perf"] = {{"frame_cpu_ms", s.frame_cpu_ms}, {"frame_ui_ms", s.frame_ui_ms}, {"fps", s.fps}};

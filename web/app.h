@@ -58,6 +58,8 @@ struct AppState {
   Step step = 0;         // the step the panels highlight (0 .. order.size()-1)
   OpId selected_op = -1;  // op selected in the order editor, -1 for none
   std::string error;     // message of the last refused edit; "" after a successful one
+  std::string active_panel;     // title of the tab open in the main tile (set by the shell)
+  std::string requested_panel;  // a tab to open on the next frame (share links), then cleared
 
   uint64_t revision = 0;  // bumped by every successful edit: panels may cache per revision
   uint64_t frame = 0;     // frames drawn so far
@@ -131,6 +133,26 @@ struct StateExportRegistrar {
   explicit StateExportRegistrar(StateExporter e) { state_exporter_registry().push_back(e); }
 };
 
+// ---- Share-section registry -----------------------------------------------------------------
+// A panel with settings worth sharing (cache-lab capacity, budget reservations, ...) saves them
+// as JSON under its key in the share link and restores them when a link is opened. `load` throws
+// (InputError or any std::exception) on a bad section; the link is then refused as a whole.
+
+using ShareSaveFn = JsonOut (*)(const AppState&);
+using ShareLoadFn = void (*)(AppState&, const JsonOut&);
+
+struct ShareSection {
+  const char* key;
+  ShareSaveFn save;
+  ShareLoadFn load;
+};
+
+std::vector<ShareSection>& share_section_registry();
+
+struct ShareSectionRegistrar {
+  explicit ShareSectionRegistrar(ShareSection s) { share_section_registry().push_back(s); }
+};
+
 #define ARENAPLAN_WEB_CONCAT2(a, b) a##b
 #define ARENAPLAN_WEB_CONCAT(a, b) ARENAPLAN_WEB_CONCAT2(a, b)
 #define ARENAPLAN_PANEL_AT(area, priority, title, fn)                                      \
@@ -140,6 +162,10 @@ struct StateExportRegistrar {
 #define ARENAPLAN_STATE_EXPORT(key, fn)                                                            \
   static ::arenaplan::web::StateExportRegistrar ARENAPLAN_WEB_CONCAT(ap_state_export_, __LINE__)( \
       ::arenaplan::web::StateExporter{key, fn})
+
+#define ARENAPLAN_SHARE_SECTION(key, save, load)                                                    \
+  static ::arenaplan::web::ShareSectionRegistrar ARENAPLAN_WEB_CONCAT(ap_share_section_, __LINE__)( \
+      ::arenaplan::web::ShareSection{key, save, load})
 
 // ---- The frame (web/shell.cpp) --------------------------------------------------------------
 

@@ -2,6 +2,8 @@
 // rather than a bool so a test can assert on the exact message core produced.
 #include "web/js_api.h"
 
+#include "web/share_link.h"
+
 #include <string>
 
 #ifdef __EMSCRIPTEN__
@@ -84,6 +86,16 @@ AP_EXPORT const char* ap_set_step(int step) {
 
 AP_EXPORT void ap_request_redraw(int frames) {
   if (g_state) arenaplan::web::request_redraw(*g_state, frames);
+}
+
+AP_EXPORT const char* ap_share_fragment() {
+  static std::string text;
+  text = arenaplan::web::share_fragment(*g_state);
+  return text.c_str();
+}
+
+AP_EXPORT const char* ap_apply_share_fragment(const char* fragment) {
+  return result(arenaplan::web::apply_share_fragment(*g_state, fragment));
 }
 
 }  // extern "C"

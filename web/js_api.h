@@ -30,5 +30,7 @@ const char* ap_load_example(const char* name);   // "" on success, else the erro
 const char* ap_load_graph_json(const char* text);
 const char* ap_set_order(const char* csv);       // "A,B,D,C,E,F"
 const char* ap_set_step(int step);
-void ap_request_redraw(int frames);              // draw `frames` more frames even when idle
+void ap_request_redraw(int frames);
+const char* ap_share_fragment();                 // the share-link fragment of the current state
+const char* ap_apply_share_fragment(const char* fragment);  // "" when applied, else why refused              // draw `frames` more frames even when idle
 }

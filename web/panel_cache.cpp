@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/cachelab.h"
+#include "core/graph.h"
 #include "imgui.h"
 #include "web/app.h"
 #include "web/ui_style.h"
@@ -241,8 +242,40 @@ JsonOut export_cache_lab(const AppState&) {
   return out;
 }
 
+// The lab's settings and how many requests ran: the history is rebuilt from them on load.
+JsonOut save_cache_lab(const AppState&) {
+  const CacheLabView& v = view();
+  return {{"capacity", v.capacity}, {"stride", v.stride}, {"ways", v.ways}, {"policy", policy_name(ReplacementPolicy(v.policy))},
+          {"requests", static_cast<int64_t>(v.lab.history().size())}, {"run_count", v.run_count}};
+}
+
+void load_cache_lab(AppState&, const JsonOut& j) {
+  auto get = [&](const char* key, int lo, int hi, int fallback) {
+    if (!j.contains(key)) return fallback;
+    if (!j[key].is_number_integer() || j[key].get<int64_t>() < lo || j[key].get<int64_t>() > hi)
+      throw InputError(std::string("share link /panels/cache/") + key,
+                       "expected an integer in [" + std::to_string(lo) + ", " + std::to_string(hi) + "]");
+    return j[key].get<int>();
+  };
+  CacheLabView v;
+  v.capacity = get("capacity", 1, 64, 4);
+  v.stride = get("stride", 1, 64, 4);
+  v.ways = get("ways", 0, v.capacity, 0);
+  v.run_count = get("run_count", 1, 100000, 16);
+  if (j.contains("policy")) {
+    if (!j["policy"].is_string()) throw InputError("share link /panels/cache/policy", "expected lru, fifo or opt");
+    v.policy = int(policy_from_name(j["policy"].get<std::string>(), "share link /panels/cache/policy"));
+  }
+  const int requests = get("requests", 0, 100000, 0);
+  rebuild(v);
+  if (!v.error.empty()) throw InputError("share link /panels/cache", v.error);
+  v.lab.run(requests);
+  view() = std::move(v);  // only a fully valid section replaces the lab
+}
+
 }  // namespace
 
+ARENAPLAN_SHARE_SECTION("cache", save_cache_lab, load_cache_lab);
 ARENAPLAN_PANEL_AT(PanelArea::kMain, 900, "Cache lab", draw_cache_lab);
 ARENAPLAN_STATE_EXPORT("cache", export_cache_lab);
 

@@ -13,6 +13,7 @@
 #include "imgui.h"
 #include "web/app.h"
 #include "web/js_api.h"
+#include "web/share_link.h"
 #include "web/ui_style.h"
 
 namespace arenaplan::web {
@@ -49,6 +50,8 @@ void draw_menu_bar(AppState& s) {
     record_item_rect(s, "menu.file.open");
     if (ImGui::MenuItem("Save graph JSON"))
       offer_download((s.graph.name.empty() ? "graph" : s.graph.name) + ".json", s.graph_json);
+    if (ImGui::MenuItem("Copy share link")) copy_share_link(s);
+    record_item_rect(s, "menu.file.share");
     if (ImGui::MenuItem("Save analysis JSON"))
       offer_download((s.graph.name.empty() ? "graph" : s.graph.name) + ".analysis.json", s.analysis.dump(2));
     ImGui::EndMenu();
@@ -94,9 +97,12 @@ void draw_tile(AppState& s, const char* window_name, PanelArea area, ImVec2 pos,
   if (ImGui::Begin(window_name, nullptr, flags)) {
     if (ImGui::BeginTabBar(window_name)) {
       for (const Panel* p : panels) {
-        const bool open = ImGui::BeginTabItem(p->title);
+        const bool requested = !s.requested_panel.empty() && s.requested_panel == p->title;
+        const bool open = ImGui::BeginTabItem(p->title, nullptr, requested ? ImGuiTabItemFlags_SetSelected : 0);
         record_item_rect(s, std::string("tab.") + p->title);
+        if (requested) s.requested_panel.clear();
         if (open) {
+          if (area == PanelArea::kMain) s.active_panel = p->title;
           // NavFlattened: arrow keys reach the panel's widgets without first "entering" the child.
           ImGui::BeginChild(p->title, ImVec2(0, 0), false,
                             ImGuiWindowFlags_HorizontalScrollbar | ImGuiWindowFlags_NavFlattened);

@@ -1,0 +1,83 @@
+// Share links (issue 9): the state travels in the URL fragment and comes back with the same
+// numbers and view; a corrupt, truncated or future-version link shows a message and the default.
+import assert from 'node:assert/strict';
+import { click, screenshot, state, test, waitFrames } from './harness.mjs';
+
+const KiB = 1024;
+
+async function openAt(t, fragment) {
+  const { page, errors } = await t.open();
+  await page.evaluate((f) => { location.hash = f; }, fragment);
+  await page.reload({ waitUntil: 'load' });
+  await page.waitForFunction(() => window.arenaplan || window.arenaplanFailure, null, { timeout: 60000 });
+  await page.evaluate(() => window.arenaplan.redraw(5));
+  await waitFrames(page, 3);
+  return { page, errors };
+}
+
+test('share link round trip: order, step, open panel and cache-lab settings come back', async (t) => {
+  const { page } = await t.open();
+  assert.equal(await page.evaluate(() => window.arenaplan.setOrder('A,B,D,C,E,F')), '');
+  await page.evaluate(() => window.arenaplan.setStep(3));
+  await click(page, 'tab.Cache lab');
+  await click(page, 'cache.capacity.dec');  // C = 3
+  await click(page, 'cache.step');
+  await click(page, 'cache.step');
+  await click(page, 'menu.file');
+  await click(page, 'menu.file.share');
+  const link = await page.evaluate(() => window.arenaplanLastLink);
+  assert.match(link, /#v1\./);
+  const before = await state(page);
+  assert.equal(before.peak_bytes, 196608);
+
+  const { page: other, errors } = await openAt(t, link.slice(link.indexOf('#') + 1));
+  const after = await state(other);
+  assert.equal(after.error, '');
+  assert.deepEqual(after.order, ['A', 'B', 'D', 'C', 'E', 'F']);
+  assert.equal(after.peak_bytes, 196608);
+  assert.deepEqual(after.analysis.steps.map((x) => x.live_bytes / KiB), [48, 128, 192, 168, 80, 32]);
+  assert.equal(after.step, 3);
+  assert.equal(after.panel, 'Cache lab');
+  assert.equal(after.cache.capacity, 3);
+  assert.equal(after.cache.requests, 2);
+  assert.deepEqual(errors, []);
+});
+
+test('an edited graph travels inline in the link', async (t) => {
+  const { page } = await t.open();
+  const text = JSON.stringify({
+    format: 'arenaplan-graph', version: 1, name: 'shared-chain',
+    tensors: { x: { bytes: 1024 }, y: { bytes: 2048 }, z: { bytes: 512 } },
+    ops: [{ name: 'p', inputs: ['x'], outputs: ['y'] }, { name: 'q', inputs: ['y'], outputs: ['z'] }],
+    inputs: ['x'], outputs: ['z'],
+  });
+  assert.equal(await page.evaluate((g) => window.arenaplan.loadGraphJson(g), text), '');
+  const fragment = await page.evaluate(() => window.arenaplan.shareFragment());
+  const { page: other } = await openAt(t, fragment);
+  const s = await state(other);
+  assert.equal(s.graph, 'shared-chain');
+  assert.equal(s.peak_bytes, 3072);
+});
+
+test('corrupt, truncated and future-version links show a message and load the default', async (t) => {
+  const { page } = await t.open();
+  await page.evaluate(() => window.arenaplan.setOrder('A,B,D,C,E,F'));
+  const good = await page.evaluate(() => window.arenaplan.shareFragment());
+  for (const [bad, why] of [
+    [good.slice(0, good.length - 6), /truncated|corrupt/],
+    ['v1.!!!!', /not base64url/],
+    ['v7.' + good.slice(3), /newer arenaplan/],
+    ['hello', /not an arenaplan link/],
+  ]) {
+    const { page: p, errors } = await openAt(t, bad);
+    const s = await state(p);
+    assert.match(s.error, /Share link refused/);
+    assert.match(s.error, why);
+    assert.equal(s.graph, 'two-branch');
+    assert.equal(s.peak_bytes, 139264, 'the default example in file order');
+    assert.deepEqual(errors, []);
+  }
+  const { page: p } = await openAt(t, 'v1.' + 'A'.repeat(40));
+  const shot = await screenshot(p, t.artifactDir, 'share-link-refused');
+  assert.ok(shot.distinct > 12);
+});
