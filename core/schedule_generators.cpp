@@ -1,7 +1,6 @@
 #include "core/schedule_generators.h"
 
 #include <algorithm>
-#include <cmath>
 #include <string>
 
 namespace arenaplan {
@@ -68,7 +67,13 @@ Graph try_random_small(uint64_t seed, int ops, const RandomGraphFeatures& f) {
   Rng r{seed};
   Builder b("random-" + std::to_string(seed));
   Graph& g = b.graph();
-  auto size = [&] { return static_cast<Bytes>(16 * (1 + r.below(40)) + (r.chance(30) ? r.below(16) : 0)); };
+  // Every random draw is its own statement: argument evaluation order differs between compilers,
+  // and the native and Wasm builds must generate the same graphs.
+  auto size = [&] {
+    Bytes base = 16 * (1 + r.below(40));
+    Bytes odd = r.chance(30) ? r.below(16) : 0;
+    return base + odd;
+  };
   std::vector<TensorId> pool;
   const int n_inputs = 1 + r.below(2);
   for (int i = 0; i < n_inputs; ++i) pool.push_back(b.input(size()));
@@ -169,7 +174,9 @@ Graph residual_chain_graph(int blocks, uint64_t seed) {
     Bytes next = act;
     bool down = i > 0 && i % 3 == 0;
     if (down) next = std::max<Bytes>(kib(4), act / 2);
-    TensorId h = b.op("conv", {x}, down ? next * (2 + r.below(2)) : next, r.chance(30) ? kib(8) : 0);
+    const Bytes widen = down ? next * (2 + r.below(2)) : next;
+    const Bytes scratch = r.chance(30) ? kib(8) : 0;
+    TensorId h = b.op("conv", {x}, widen, scratch);
     h = b.op("conv", {h}, next);
     TensorId skip = down ? b.op("conv1x1", {x}, next) : x;
     x = b.op("add", {skip, h}, next);
@@ -187,10 +194,14 @@ Graph inception_graph(int cells, uint64_t seed) {
   x = b.op("conv", {x}, act);
   for (int c = 0; c < cells; ++c) {
     auto ch = [&](int lo, int hi) { return act * (lo + r.below(hi - lo + 1)) / 8; };
-    TensorId b1 = b.op("conv1x1", {x}, ch(2, 4));
-    TensorId b2 = b.op("conv3x3", {b.op("conv1x1", {x}, ch(3, 6))}, ch(3, 6), kib(8));
-    TensorId b3 = b.op("conv5x5", {b.op("conv1x1", {x}, ch(1, 3))}, ch(1, 2), kib(16));
-    TensorId b4 = b.op("conv1x1", {b.op("maxpool", {x}, act)}, ch(1, 2));
+    const Bytes c1 = ch(2, 4), c3r = ch(3, 6), c3 = ch(3, 6), c5r = ch(1, 3), c5 = ch(1, 2), cp = ch(1, 2);
+    TensorId b1 = b.op("conv1x1", {x}, c1);
+    TensorId r3 = b.op("conv1x1", {x}, c3r);
+    TensorId b2 = b.op("conv3x3", {r3}, c3, kib(8));
+    TensorId r5 = b.op("conv1x1", {x}, c5r);
+    TensorId b3 = b.op("conv5x5", {r5}, c5, kib(16));
+    TensorId pooled = b.op("maxpool", {x}, act);
+    TensorId b4 = b.op("conv1x1", {pooled}, cp);
     Bytes sum = 0;
     for (TensorId t : {b1, b2, b3, b4}) sum += b.graph().tensors[t].bytes;
     x = b.op("concat", {b1, b2, b3, b4}, sum);
@@ -227,9 +238,13 @@ Graph nas_cells_graph(int target_ops, uint64_t seed) {
       // Each input goes through its own op (sep-conv, pool, identity-like conv) before the add.
       const char* kinds[] = {"sepconv3x3", "sepconv5x5", "avgpool", "dilconv"};
       Bytes scale = nodes[a] == prev2 || nodes[a] == prev1 ? (reduce ? 2 : 1) : 1;
-      TensorId ta = b.op(kinds[r.below(4)], {nodes[a]}, node_bytes * (1 + r.below(2)) / (scale * (1 + r.below(2))) + kib(1),
-                         r.chance(30) ? kib(4) : 0);
-      TensorId tc = b.op(kinds[r.below(4)], {nodes[c]}, b.graph().tensors[ta].bytes);
+      const char* kind_a = kinds[r.below(4)];
+      const Bytes grow = 1 + r.below(2);
+      const Bytes shrink = 1 + r.below(2);
+      const Bytes scratch = r.chance(30) ? kib(4) : 0;
+      TensorId ta = b.op(kind_a, {nodes[a]}, node_bytes * grow / (scale * shrink) + kib(1), scratch);
+      const char* kind_c = kinds[r.below(4)];
+      TensorId tc = b.op(kind_c, {nodes[c]}, b.graph().tensors[ta].bytes);
       nodes.push_back(b.op("add", {ta, tc}, b.graph().tensors[ta].bytes));
       reads.push_back(0);
     }
@@ -251,7 +266,12 @@ Graph wide_random_dag(int ops, uint64_t seed) {
   Rng r{seed};
   Builder b("wide-random-" + std::to_string(ops));
   std::vector<TensorId> made = {b.input(kib(16))};
-  auto size = [&] { return static_cast<Bytes>(1024.0 * std::pow(64.0, r.below(1000) / 1000.0)) / 16 * 16; };
+  // Roughly log-uniform in [1, 64) KiB with integer arithmetic only (libm may differ in Wasm).
+  auto size = [&] {
+    const int e = r.below(6000);
+    const Bytes base = Bytes{1024} << (e / 1000);
+    return (base + base * (e % 1000) / 1000) / 16 * 16;
+  };
   const int window = std::max(8, ops / 20);
   for (int i = 0; i < ops; ++i) {
     std::vector<TensorId> inputs;
