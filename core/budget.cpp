@@ -321,7 +321,10 @@ Budget plan_budget(const Graph& g, const LiveAnalysis& live, const MemoryMap& m,
   PlanOptions search = options.plan;
   search.planner = options.search_planner;
   std::vector<RegionBudget> regions = plan_all(search);
-  for (size_t round = 0; round < n && overflow(m, regions) > 0; ++round) {
+  // Each round moves one buffer and replans every region: cap the rounds so a hopeless board
+  // with many buffers answers quickly (the reason then names the remaining overflow).
+  const size_t max_rounds = std::min<size_t>(n, 64);
+  for (size_t round = 0; round < max_rounds && overflow(m, regions) > 0; ++round) {
     Bytes best = overflow(m, regions);
     int best_buffer = -1;
     RegionId best_region = -1;
