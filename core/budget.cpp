@@ -321,20 +321,50 @@ Budget plan_budget(const Graph& g, const LiveAnalysis& live, const MemoryMap& m,
   PlanOptions search = options.plan;
   search.planner = options.search_planner;
   std::vector<RegionBudget> regions = plan_all(search);
-  // Each round moves one buffer and replans every region: cap the rounds so a hopeless board
-  // with many buffers answers quickly (the reason then names the remaining overflow).
-  const size_t max_rounds = std::min<size_t>(n, 64);
+  // Repair: move one buffer per round out of an overflowing region, chosen among the movable
+  // buffers live at that region's busiest step (only those can lower its peak). A move counts when
+  // it lowers the overflow, or keeps it and lowers the live-bytes bound of the overflowing regions
+  // (a plateau step towards a fit). Rounds are capped so a hopeless board answers quickly.
+  // Secondary score: over all steps, the live bytes each region holds beyond what its size leaves
+  // for the arena. It falls with every useful move even when several steps tie for the peak.
+  auto score = [&](const std::vector<RegionBudget>& rs) {
+    Bytes excess = 0;
+    for (const RegionBudget& rb : rs) {
+      if (rb.free_bytes >= 0) continue;
+      const Bytes room = m.regions[rb.region].size - (rb.used_bytes - rb.arena_bytes);
+      for (const StepLive& st : live.steps) {
+        Bytes sum = 0;
+        for (int i : st.buffers)
+          if (where[i] == rb.region) sum += all.buffers[i].size;
+        excess += std::max<Bytes>(0, sum - room);
+      }
+    }
+    return std::make_pair(overflow(m, rs), excess);
+  };
+  const size_t max_rounds = std::min<size_t>(n, 256);
   for (size_t round = 0; round < max_rounds && overflow(m, regions) > 0; ++round) {
-    Bytes best = overflow(m, regions);
+    auto best = score(regions);
     int best_buffer = -1;
     RegionId best_region = -1;
     std::vector<RegionBudget> best_regions;
     for (const RegionBudget& rb : regions) {
       if (rb.free_bytes >= 0) continue;
+      Step busiest = 0;
+      Bytes busiest_bytes = -1;
+      for (size_t t = 0; t < live.steps.size(); ++t) {
+        Bytes sum = 0;
+        for (int i : live.steps[t].buffers)
+          if (where[i] == rb.region) sum += all.buffers[i].size;
+        if (sum > busiest_bytes) {
+          busiest_bytes = sum;
+          busiest = static_cast<Step>(t);
+        }
+      }
       std::vector<int> movable;
-      for (size_t i = 0; i < n; ++i)
-        if (where[i] == rb.region && allowed[i].size() > 1) movable.push_back(static_cast<int>(i));
-      // Largest first, and only a few: each try replans two regions.
+      if (!live.steps.empty())
+        for (int i : live.steps[busiest].buffers)
+          if (where[i] == rb.region && allowed[i].size() > 1) movable.push_back(i);
+      // Largest first, and only a few: each try replans every region.
       std::stable_sort(movable.begin(), movable.end(), [&](int x, int y) { return all.buffers[x].size > all.buffers[y].size; });
       if (movable.size() > 8) movable.resize(8);
       for (int i : movable)
@@ -342,10 +372,10 @@ Budget plan_budget(const Graph& g, const LiveAnalysis& live, const MemoryMap& m,
           if (to == rb.region) continue;
           where[i] = to;
           std::vector<RegionBudget> trial = plan_all(search);
+          auto sc = score(trial);
           where[i] = rb.region;
-          Bytes over = overflow(m, trial);
-          if (over < best) {
-            best = over;
+          if (sc < best) {
+            best = sc;
             best_buffer = i;
             best_region = to;
             best_regions = std::move(trial);
