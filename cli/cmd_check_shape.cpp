@@ -64,8 +64,10 @@ int run_check_shape(const Args& args) {
     std::cout << "graph " << g.name << ": " << c.plans.size() << " validated plans\n";
     for (size_t i = 0; i < c.plans.size(); ++i) {
       const ContractPlan& p = c.plans[i];
+      const std::string exact = format_bytes(p.plan.arena_bytes);
       std::cout << (static_cast<int>(i) == check.plan ? " -> " : "    ") << ranges_text(p.ranges) << ": arena "
-                << format_bytes(p.plan.arena_bytes) << " (" << p.plan.arena_bytes << " B), verified at "
+                << exact << (exact.back() == 'B' && exact.find("iB") == std::string::npos ? "" : " (" + std::to_string(p.plan.arena_bytes) + " B)")
+                << ", verified at "
                 << p.verified_bindings << (p.exhaustive ? " bindings (all)" : " bindings (corners)") << "\n";
     }
     if (check.accepted) {
