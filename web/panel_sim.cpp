@@ -134,7 +134,7 @@ void draw_heat_map(AppState& s) {
   const int cols = 64, rows = 16;
   const Bytes per_cell = std::max<Bytes>(1, (shown + cols * rows - 1) / (cols * rows));
   const float avail = ImGui::GetContentRegionAvail().x;
-  const float cw = std::max(4.0f, avail / cols), ch = 14;
+  const float cw = std::max(4.0f, avail / cols), ch = 9;  // compact: the summary stays in view
   const ImVec2 origin = ImGui::GetCursorScreenPos();
   ImDrawList* dl = ImGui::GetWindowDrawList();
   const Step step = g_view.steps_done > 0 ? g_view.last.step : -1;
