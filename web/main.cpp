@@ -5,6 +5,8 @@
 
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
+#include <string>
 
 #include "imgui.h"
 #include "imgui_impl_opengl3.h"
@@ -12,6 +14,7 @@
 #include "web/app.h"
 #include "web/gl.h"
 #include "web/js_api.h"
+#include "web/rect_renderer.h"
 #include "web/ui_style.h"
 
 #ifdef __EMSCRIPTEN__
@@ -116,8 +119,25 @@ void frame_callback(void*) { frame(); }
 
 }  // namespace
 
-int main(int, char**) {
+int main(int argc, char** argv) {
+  // Desktop only: `--frames N` draws N frames and exits (a smoke run, e.g. with
+  // SDL_VIDEODRIVER=offscreen on a machine without a display).
+  long max_frames = -1;
+  for (int i = 1; i + 1 < argc; ++i)
+    if (std::string(argv[i]) == "--frames") max_frames = std::strtol(argv[i + 1], nullptr, 10);
   if (SDL_Init(SDL_INIT_VIDEO | SDL_INIT_TIMER) != 0) return startup_failure("SDL_Init failed");
+#ifdef __EMSCRIPTEN__
+  (void)max_frames;  // the browser decides when the page ends
+#else
+  // Without a display SDL may fall back to an invisible driver: say so instead of running unseen.
+  const std::string driver = SDL_GetCurrentVideoDriver() ? SDL_GetCurrentVideoDriver() : "";
+  if ((driver == "offscreen" || driver == "dummy") && max_frames < 0 && !SDL_getenv("SDL_VIDEODRIVER")) {
+    std::fprintf(stderr, "arenaplan: no display (SDL video driver \"%s\"); use --frames N for a headless run\n",
+                 driver.c_str());
+    SDL_Quit();
+    return 2;
+  }
+#endif
 #ifdef __EMSCRIPTEN__
   const char* glsl_version = "#version 300 es";  // WebGL2
   SDL_GL_SetAttribute(SDL_GL_CONTEXT_PROFILE_MASK, SDL_GL_CONTEXT_PROFILE_ES);
@@ -157,8 +177,17 @@ int main(int, char**) {
   EM_ASM({ if (Module.onAppReady) Module.onAppReady(); });
   emscripten_set_main_loop_arg(frame_callback, nullptr, 0, true);
 #else
-  while (!p.quit)
-    if (!frame()) SDL_WaitEventTimeout(nullptr, 50);  // idle: sleep until input
+  for (long drawn = 0; !p.quit && (max_frames < 0 || drawn < max_frames);) {
+    if (max_frames >= 0) arenaplan::web::request_redraw(g_state, 1);  // smoke runs draw every frame
+    if (frame())
+      ++drawn;
+    else
+      SDL_WaitEventTimeout(nullptr, 50);  // idle: sleep until input
+  }
+  if (max_frames >= 0)
+    std::printf("arenaplan-desktop: drew %ld frames of %s, peak %lld bytes, %s\n", max_frames, g_state.graph.name.c_str(),
+                (long long)g_state.live.peak_bytes,
+                arenaplan::web::rect_renderer_error().empty() ? "rect shaders ok" : arenaplan::web::rect_renderer_error().c_str());
   ImGui_ImplOpenGL3_Shutdown();
   ImGui_ImplSDL2_Shutdown();
   ImGui::DestroyContext();
