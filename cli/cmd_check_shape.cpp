@@ -73,6 +73,7 @@ int run_check_shape(const Args& args) {
     if (check.accepted) {
       std::cout << "accepted: ";
       for (const auto& [k, v] : check.binding) std::cout << k << " = " << v << " ";
+      if (check.binding.empty()) std::cout << "(no symbolic dims) ";
       std::cout << "-> plan for " << ranges_text(c.plans[check.plan].ranges) << ", arena "
                 << format_bytes(c.plans[check.plan].plan.arena_bytes) << "\n";
     } else {

@@ -219,6 +219,10 @@ ShapeInstance propagate_shapes(const Graph& g, const DimBinding& binding) {
     const Op& op = g.ops[o];
     const std::string where = "op " + op.name;
     Dims out;
+    // Window and concat geometry lives in attrs; an op without any (e.g. imported from .tflite,
+    // whose stride and axis we do not carry) keeps its declared output rather than guessing.
+    const bool geometric = is_conv(op.kind) || is_depthwise(op.kind) || is_pool(op.kind) || is_concat(op.kind);
+    if (geometric && op.attrs.empty() && !op.outputs.empty() && !declared[op.outputs[0]].empty()) continue;
     if (is_conv(op.kind) || is_depthwise(op.kind) || is_pool(op.kind)) out = window_op(g, op, s.shapes, where);
     else if (is_dense(op.kind)) out = dense_op(g, op, s.shapes, where);
     else if (is_concat(op.kind)) out = concat_op(g, op, s.shapes, where);

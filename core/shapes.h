@@ -39,7 +39,8 @@ struct ShapeInstance {
 // or pad[_h/_w], filters, depth_multiplier, or a constant OHWI weight tensor), dense /
 // fully_connected (attr units or constant [units, K] weights), concat (attr axis) and reshape
 // (declared output, element count checked). A computed shape must match the declared one. Other
-// kinds keep their declared shapes. Throws InputError naming the op, tensor and dim.
+// kinds keep their declared shapes, and so do window/concat ops with no attrs at all (imported
+// graphs whose geometry is not carried). Throws InputError naming the op, tensor and dim.
 ShapeInstance propagate_shapes(const Graph& g, const DimBinding& binding);
 
 DimBinding lower_binding(const Graph& g);  // every symbol at its min

@@ -197,3 +197,13 @@ TEST_CASE("shape and range parsing") {
   CHECK(r.at("M").max == 2);
   CHECK_THROWS_AS(parse_ranges("N=a..2", "r"), InputError);
 }
+
+TEST_CASE("a window op without attrs (imported geometry) keeps its declared output; with attrs it is checked") {
+  const std::string tensors = R"("x":{"shape":["N",16,16,3],"dtype":"int8"},"w":{"shape":[8,3,3,3],"dtype":"int8","constant":true},
+                                 "y":{"shape":["N",8,8,8],"dtype":"int8"})";
+  // Stride 2 is not carried: without attrs the declared [N, 8, 8, 8] stands.
+  CHECK(propagation_error(graph_text(tensors, R"({"name":"c","kind":"conv_2d","inputs":["x","w"],"outputs":["y"]})")) == "");
+  // With attrs the geometry is checked: stride 1 valid gives 14, not 8.
+  CHECK(propagation_error(graph_text(tensors, R"({"name":"c","kind":"conv_2d","inputs":["x","w"],"outputs":["y"],"attrs":{"stride":1}})")) ==
+        "op c: output y dim 1 is declared 8 but the op computes 14 (at N = 8)");
+}
