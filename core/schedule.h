@@ -83,8 +83,10 @@ struct Enumeration {
   Bytes max_peak_bytes = 0;
 };
 
-// Lists up to `limit` orders and scans up to `scan_limit` for the min and max peak.
-Enumeration enumerate_orders(const Graph& g, int64_t limit = 1000, int64_t scan_limit = 1000000);
+// Lists up to `limit` orders and scans up to `scan_limit` for the min and max peak; the count
+// gives up beyond `count_level_cap` down-sets of one size (a few seconds at most).
+Enumeration enumerate_orders(const Graph& g, int64_t limit = 1000, int64_t scan_limit = 100000,
+                             int64_t count_level_cap = int64_t{1} << 17);
 
 // ---- Bounds ---------------------------------------------------------------------------------
 

@@ -87,9 +87,9 @@ const Schedule& OrderEnumerator::order() const { return impl_->order; }
 Bytes OrderEnumerator::peak() const { return impl_->peak; }
 int64_t OrderEnumerator::visited() const { return impl_->visited; }
 
-Enumeration enumerate_orders(const Graph& g, int64_t limit, int64_t scan_limit) {
+Enumeration enumerate_orders(const Graph& g, int64_t limit, int64_t scan_limit, int64_t count_level_cap) {
   Enumeration out;
-  out.count = count_orders(g);
+  out.count = count_orders(g, count_level_cap);
   OrderEnumerator e(g);
   scan_limit = std::max(scan_limit, limit);
   bool first = true;

@@ -262,7 +262,7 @@ TEST_CASE("exact 128-bit counts: 20! fits in 63 bits, 21! does not") {
   OrderCount c21 = count_orders(independent(21), int64_t{1} << 22);
   CHECK(c21.status == OrderCount::Status::kMoreThan2To63);
   CHECK(c21.text() == "51090942171709440000");
-  JsonOut j = enumeration_json(independent(21), enumerate_orders(independent(21), 3, 10));
+  JsonOut j = enumeration_json(independent(21), enumerate_orders(independent(21), 3, 10, int64_t{1} << 22));
   CHECK(j["count"].is_null());
   CHECK(j["count_exact"] == false);
   CHECK(j["count_text"] == "51090942171709440000");
