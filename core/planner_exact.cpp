@@ -268,7 +268,14 @@ struct ExactSolver::Impl {
     for (int s : affected) {
       Bytes lowest = std::numeric_limits<Bytes>::max();
       const int* list = &member_col[member_row[s]];
-      for (int i = 0; i < live_members[s]; ++i) lowest = std::min(lowest, min_off[list[i]]);
+      for (int i = 0; i < live_members[s]; ++i) {
+        const Bytes v = min_off[list[i]];
+        if (v <= floor[s]) {  // the floor cannot rise: stop scanning
+          lowest = v;
+          break;
+        }
+        lowest = std::min(lowest, v);
+      }
       if (lowest != std::numeric_limits<Bytes>::max() && floor[s] < lowest) {
         section_log.push_back({s, floor[s], total[s]});
         floor[s] = lowest;

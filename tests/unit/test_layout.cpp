@@ -123,7 +123,9 @@ TEST_CASE("tflm-greedy reproduces the real TFLM GreedyMemoryPlanner on the MiniM
   const std::vector<std::pair<std::string, Bytes>> expected = {
       {"A", 1352704}, {"B", 1412096}, {"C", 1417216}, {"D", 1301504}, {"E", 1435648}, {"F", 1348608},
       {"G", 1433600}, {"H", 1444864}, {"I", 1478656}, {"J", 1298432}, {"K", 1339392}};
-  for (const auto& [name, arena] : expected) {
+  for (const auto& entry : expected) {
+    const std::string& name = entry.first;
+    const Bytes arena = entry.second;
     CAPTURE(name);
     MiniMallocCsv csv = parse_minimalloc_csv(read_text(dir + name + ".1048576.csv"));
     ArenaPlan plan = plan_arena(csv.problem, {"tflm-greedy", 1});

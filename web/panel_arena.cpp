@@ -1,0 +1,265 @@
+// Arena panel (issue 4): the current order's buffers placed in one arena, address across and time
+// down, each buffer a rectangle (hover: name, size, offset, lifetime), the free holes left dark,
+// the current step outlined and the lower bound marked; every planner side by side with its arena
+// size; and the exact solver time-sliced across frames with a progress bar and its best so far.
+// Every number comes from core (plan_arena, ExactSolver, fragmentation_report, layout_json).
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/fragmentation.h"
+#include "core/layout.h"
+#include "core/planner_exact.h"
+#include "imgui.h"
+#include "web/app.h"
+#include "web/ui_style.h"
+
+namespace arenaplan::web {
+namespace {
+
+constexpr double kSliceSeconds = 0.010;  // exact-search time per frame: the page stays responsive
+const char* const kFastPlanners[] = {"naive", "linear", "tflm-greedy", "portfolio"};
+
+struct PlannerRow {
+  std::string name;
+  ArenaPlan plan;
+};
+
+// View-side state, rebuilt whenever the graph or order changes (AppState::revision).
+struct ArenaView {
+  uint64_t revision = ~uint64_t{0};
+  LayoutProblem problem;
+  std::vector<PlannerRow> rows;  // the fast planners, then "exact" once the solver has run
+  int shown = 3;                 // row drawn in the picture (portfolio by default)
+  std::unique_ptr<ExactSolver> exact;
+  bool exact_running = false;
+  std::string exact_status;
+  std::string error;
+};
+
+ArenaView g_arena;
+
+std::string kib(Bytes b) {
+  char text[32];
+  std::snprintf(text, sizeof text, b % 1024 ? "%.1f KiB" : "%.0f KiB", double(b) / 1024);
+  return text;
+}
+
+void refresh(const AppState& s) {
+  if (g_arena.revision == s.revision) return;
+  const int shown = g_arena.shown;
+  g_arena = ArenaView();
+  g_arena.revision = s.revision;
+  g_arena.shown = shown;
+  try {
+    g_arena.problem = layout_problem(s.graph, s.live);
+    for (const char* name : kFastPlanners) g_arena.rows.push_back({name, plan_arena(g_arena.problem, {name, 1.0})});
+  } catch (const std::exception& e) {
+    g_arena.error = e.what();
+    g_arena.rows.clear();
+  }
+  if (g_arena.shown >= static_cast<int>(g_arena.rows.size())) g_arena.shown = static_cast<int>(g_arena.rows.size()) - 1;
+}
+
+void finish_exact() {
+  ExactSolver& x = *g_arena.exact;
+  ArenaPlan plan;
+  plan.planner = "exact";
+  plan.offsets = x.best_so_far();
+  plan.arena_bytes = x.best_arena_bytes();
+  plan.lower_bound_bytes = layout_lower_bound(g_arena.problem);
+  plan.proven_optimal = x.proven_optimal() || plan.arena_bytes <= plan.lower_bound_bytes;
+  plan.verified = verify_plan(g_arena.problem, plan.offsets, plan.arena_bytes).ok();  // checked again, independently
+  plan.detail = x.status_text();
+  if (g_arena.rows.size() > 4) g_arena.rows.resize(4);
+  g_arena.rows.push_back({"exact", plan});
+  g_arena.exact_status = x.status_text();
+}
+
+void draw_planner_table(AppState& s) {
+  const Bytes bound = g_arena.rows.empty() ? 0 : g_arena.rows[0].plan.lower_bound_bytes;
+  ImGui::Text("Lower bound (peak live bytes): %s (%lld B)", kib(bound).c_str(), (long long)bound);
+  if (!ImGui::BeginTable("planners", 5, ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingFixedFit))
+    return;
+  ImGui::TableSetupColumn("show");
+  ImGui::TableSetupColumn("planner");
+  ImGui::TableSetupColumn("arena");
+  ImGui::TableSetupColumn("above bound");
+  ImGui::TableSetupColumn("verified / optimal");
+  ImGui::TableHeadersRow();
+  for (size_t i = 0; i < g_arena.rows.size(); ++i) {
+    const PlannerRow& r = g_arena.rows[i];
+    ImGui::TableNextRow();
+    ImGui::TableNextColumn();
+    ImGui::PushID(static_cast<int>(i));
+    if (ImGui::RadioButton("##show", g_arena.shown == static_cast<int>(i))) g_arena.shown = static_cast<int>(i);
+    record_item_rect(s, "arena.show." + r.name);
+    ImGui::PopID();
+    ImGui::TableNextColumn();
+    ImGui::TextUnformatted(r.name.c_str());
+    ImGui::TableNextColumn();
+    ImGui::Text("%s", kib(r.plan.arena_bytes).c_str());
+    ImGui::TableNextColumn();
+    const Bytes over = r.plan.arena_bytes - bound;
+    ImGui::Text("%s (%.1f %%)", kib(over).c_str(), bound > 0 ? 100.0 * double(over) / double(bound) : 0.0);
+    ImGui::TableNextColumn();
+    ImGui::Text("%s%s", r.plan.verified ? "verified" : "NOT VERIFIED", r.plan.proven_optimal ? ", optimal" : "");
+  }
+  ImGui::EndTable();
+}
+
+void draw_exact_controls(AppState& s) {
+  if (!g_arena.exact_running) {
+    if (ImGui::Button("Run exact solver")) {
+      const PlannerRow& seed = g_arena.rows[3];  // portfolio: the solver only ever improves on it
+      g_arena.exact = std::make_unique<ExactSolver>(g_arena.problem, seed.plan.offsets, seed.plan.arena_bytes);
+      g_arena.exact_running = true;
+    }
+    record_item_rect(s, "arena.exact");
+    if (!g_arena.exact_status.empty()) {
+      ImGui::SameLine();
+      ImGui::Text("exact: %s", g_arena.exact_status.c_str());
+    }
+    return;
+  }
+  ExactSolver& x = *g_arena.exact;
+  const auto start = std::chrono::steady_clock::now();
+  while (!x.done() && std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() < kSliceSeconds)
+    x.step(256);
+  request_redraw(s);
+  const bool stop = ImGui::Button("Stop");
+  record_item_rect(s, "arena.stop");
+  ImGui::SameLine();
+  char overlay[128];
+  std::snprintf(overlay, sizeof overlay, "best %s, bound %s, trying %s, %lld nodes", kib(x.best_arena_bytes()).c_str(),
+                kib(x.lower_bound_bytes()).c_str(), kib(x.trying_capacity()).c_str(), (long long)x.nodes());
+  ImGui::ProgressBar(static_cast<float>(x.progress()), ImVec2(-1, 0), overlay);
+  if (stop) x.cancel();
+  if (x.done()) {
+    finish_exact();
+    g_arena.shown = static_cast<int>(g_arena.rows.size()) - 1;
+    g_arena.exact_running = false;
+  }
+}
+
+ImU32 buffer_color(const LayoutBuffer& b, size_t i) {
+  static const ImU32 kPalette[] = {IM_COL32(0x56, 0xB4, 0xE9, 0xFF), IM_COL32(0x00, 0x9E, 0x73, 0xFF),
+                                   IM_COL32(0xCC, 0x79, 0xA7, 0xFF), IM_COL32(0x00, 0x72, 0xB2, 0xFF),
+                                   IM_COL32(0xF0, 0xE4, 0x42, 0xFF)};
+  if (b.category == ArenaCategory::kTemp) return IM_COL32(0xD5, 0x5E, 0x00, 0xFF);  // scratch: vermillion
+  return kPalette[i % 5];
+}
+
+// Address across, time down; each buffer one rectangle; the current step outlined.
+void draw_picture(AppState& s, const ArenaPlan& plan) {
+  const LayoutProblem& p = g_arena.problem;
+  const Step steps = static_cast<Step>(s.live.steps.size());
+  if (steps == 0 || plan.arena_bytes <= 0) {
+    ImGui::TextDisabled("Nothing to place: the graph has no arena buffers.");
+    return;
+  }
+  const float line = ImGui::GetTextLineHeight();
+  const ImVec2 origin = ImGui::GetCursorScreenPos();
+  const float width = std::max(ImGui::GetContentRegionAvail().x, 240.0f);
+  const float label_w = ImGui::CalcTextSize("step 00 ").x;
+  const float row_h = std::clamp((ImGui::GetContentRegionAvail().y - 2 * line) / float(steps), line, 3 * line);
+  const float height = row_h * float(steps) + 1.6f * line;
+  ImGui::InvisibleButton("arena_picture", ImVec2(width, height));
+  const bool clicked = ImGui::IsItemClicked();
+  record_item_rect(s, "arena.picture");
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  const float left = origin.x + label_w, plot_w = width - label_w - 4, top = origin.y;
+  auto x_of = [&](Bytes b) { return left + plot_w * float(double(b) / double(plan.arena_bytes)); };
+  auto y_of = [&](Step t) { return top + row_h * float(t); };
+  dl->AddRectFilled(ImVec2(left, top), ImVec2(left + plot_w, y_of(steps)), IM_COL32(0x20, 0x20, 0x24, 0xFF));  // holes
+  const ImVec2 mouse = ImGui::GetIO().MousePos;
+  int hovered = -1;
+  for (size_t i = 0; i < p.buffers.size() && i < plan.offsets.size(); ++i) {
+    const LayoutBuffer& b = p.buffers[i];
+    const ImVec2 a(x_of(plan.offsets[i]), y_of(b.first)), z(x_of(plan.offsets[i] + b.size), y_of(b.last + 1));
+    dl->AddRectFilled(a, z, buffer_color(b, i));
+    dl->AddRect(a, z, IM_COL32(0x10, 0x10, 0x10, 0xFF));
+    const ImVec2 text = ImGui::CalcTextSize(b.name.c_str());
+    if (z.x - a.x > text.x + 4 && z.y - a.y > text.y)
+      dl->AddText(ImVec2(a.x + 3, a.y + 1), IM_COL32(0, 0, 0, 0xFF), b.name.c_str());
+    if (mouse.x >= a.x && mouse.x < z.x && mouse.y >= a.y && mouse.y < z.y) hovered = static_cast<int>(i);
+  }
+  for (Step t = 0; t < steps; ++t) {
+    char label[32];
+    std::snprintf(label, sizeof label, "step %d", t);
+    dl->AddText(ImVec2(origin.x, y_of(t) + (row_h - line) / 2), kTextColor, label);
+  }
+  // The current step: outlined, with "now" beside it (not colour alone).
+  dl->AddRect(ImVec2(left - 1, y_of(s.step)), ImVec2(left + plot_w + 1, y_of(s.step + 1)), kCurrentColor, 0, 0, 2.0f);
+  // The lower bound as a dashed-looking vertical mark, labelled.
+  const float xb = x_of(plan.lower_bound_bytes);
+  for (float y = top; y < y_of(steps); y += 8) dl->AddLine(ImVec2(xb, y), ImVec2(xb, std::min(y + 4, y_of(steps))), kPeakColor, 2);
+  char axis[96];
+  std::snprintf(axis, sizeof axis, "0 .. %s (arena)   | bound %s", kib(plan.arena_bytes).c_str(), kib(plan.lower_bound_bytes).c_str());
+  dl->AddText(ImVec2(left, y_of(steps) + 0.3f * line), kTextColor, axis);
+  if (hovered >= 0) {
+    const LayoutBuffer& b = p.buffers[hovered];
+    ImGui::BeginTooltip();
+    ImGui::Text("%s (%s)", b.name.c_str(), category_name(b.category));
+    ImGui::Text("size %s (%lld B), offset %lld", kib(b.size).c_str(), (long long)b.size, (long long)plan.offsets[hovered]);
+    ImGui::Text("live steps %d..%d", b.first, b.last);
+    ImGui::EndTooltip();
+  } else if (ImGui::IsItemHovered() && mouse.y >= top && mouse.y < y_of(steps)) {
+    const Step t = std::clamp(static_cast<Step>((mouse.y - top) / row_h), 0, steps - 1);
+    const std::vector<Hole> holes = holes_at(p, plan.offsets, plan.arena_bytes, t);
+    Bytes largest = 0;
+    for (const Hole& h : holes) largest = std::max(largest, h.bytes());
+    ImGui::SetTooltip("step %d: %zu holes, largest %s (click: make current)", t, holes.size(), kib(largest).c_str());
+  }
+  if (clicked && mouse.y >= top && mouse.y < y_of(steps))
+    set_step(s, std::clamp(static_cast<Step>((mouse.y - top) / row_h), 0, steps - 1));
+}
+
+void draw_arena(AppState& s) {
+  refresh(s);
+  if (!g_arena.error.empty()) {
+    ImGui::TextColored(kColorError, "Cannot plan: %s", g_arena.error.c_str());
+    return;
+  }
+  if (g_arena.rows.empty()) return;
+  draw_planner_table(s);
+  draw_exact_controls(s);
+  const ArenaPlan& plan = g_arena.rows[g_arena.shown].plan;
+  const std::vector<Hole> holes = holes_at(g_arena.problem, plan.offsets, plan.arena_bytes, s.step);
+  Bytes largest = 0;
+  for (const Hole& h : holes) largest = std::max(largest, h.bytes());
+  ImGui::Text("Showing %s: %s. During step %d: %zu holes, largest %s.", g_arena.rows[g_arena.shown].name.c_str(),
+              kib(plan.arena_bytes).c_str(), s.step, holes.size(), kib(largest).c_str());
+  draw_picture(s, plan);
+}
+
+JsonOut export_arena(const AppState&) {
+  JsonOut out;
+  JsonOut planners = JsonOut::array();
+  for (const PlannerRow& r : g_arena.rows)
+    planners.push_back({{"planner", r.name},
+                        {"arena_bytes", r.plan.arena_bytes},
+                        {"verified", r.plan.verified},
+                        {"proven_optimal", r.plan.proven_optimal}});
+  out["planners"] = planners;
+  out["lower_bound_bytes"] = g_arena.rows.empty() ? 0 : g_arena.rows[0].plan.lower_bound_bytes;
+  out["shown"] = g_arena.rows.empty() ? "" : g_arena.rows[g_arena.shown].name;
+  out["exact_running"] = g_arena.exact_running;
+  if (g_arena.exact) {
+    out["exact_best_bytes"] = g_arena.exact->best_arena_bytes();
+    out["exact_progress"] = g_arena.exact->progress();
+  }
+  out["error"] = g_arena.error;
+  if (!g_arena.rows.empty()) out["plan"] = layout_json(g_arena.problem, g_arena.rows[g_arena.shown].plan);
+  return out;
+}
+
+}  // namespace
+
+ARENAPLAN_PANEL("Arena", draw_arena);
+ARENAPLAN_STATE_EXPORT("arena", export_arena);
+
+}  // namespace arenaplan::web
