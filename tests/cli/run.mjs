@@ -7,7 +7,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const binary = resolve(process.argv[2] ?? join(here, '../../build/native/arenaplan'));
-export const repo = resolve(here, '../..');
+const repo = resolve(here, '../..');
 
 // Runs the CLI; returns {status, stdout, stderr, json} (json parsed when stdout is JSON).
 function cli(...args) {
