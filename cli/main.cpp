@@ -9,6 +9,7 @@
 #include "core/examples.h"
 #include "core/graph_json.h"
 #include "core/lifetime.h"
+#include "core/tflite_import.h"
 
 namespace arenaplan::cli {
 
@@ -82,7 +83,10 @@ Graph load_graph(const std::string& path) {
     return parse_graph_json(*text);
   }
   try {
-    return parse_graph_json(read_file(path));
+    const std::string bytes = read_file(path);
+    // A .tflite model works wherever a graph does: imported with the default options.
+    if (looks_like_tflite(bytes)) return import_tflite(bytes).graph;
+    return parse_graph_json(bytes);
   } catch (const InputError& e) {
     if (e.where() == path) throw;
     throw InputError(path + ": " + e.where(), std::string(e.what()).substr(e.where().size() + 2));
@@ -101,7 +105,7 @@ void usage(std::ostream& out) {
   auto commands = registry();
   std::sort(commands.begin(), commands.end(), [](auto& a, auto& b) { return a.name < b.name; });
   for (const Command& c : commands) out << "  arenaplan " << c.usage << "\n";
-  out << "\nGRAPH is a graph JSON file or example:NAME (built-in). Exit status: 0 ok, 1 a check\n"
+  out << "\nGRAPH is a graph JSON file, a .tflite model or example:NAME (built-in). Exit status: 0 ok, 1 a check\n"
          "failed, 2 bad input (message on stderr).\n";
 }
 

@@ -1,0 +1,45 @@
+// .tflite models on the command line (issue 8): import, export, and a model wherever a graph goes.
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+const model = '.cache/models/face_detection_short_range.tflite';  // installed by scripts/setup.sh
+
+export const tests = [
+  ['import summarises a real model: face_detection_short_range peaks at 1,376,256 bytes', (cli) => {
+    assert.ok(existsSync(model), `${model} is missing: run scripts/setup.sh`);
+    const r = cli('import', model, '--json');
+    assert.equal(r.status, 0, r.stderr);
+    assert.equal(r.json.peak_bytes, 1376256);
+  }],
+  ['a .tflite model is accepted wherever a GRAPH is (analyze, layout)', (cli) => {
+    let r = cli('analyze', model, '--json');
+    assert.equal(r.status, 0, r.stderr);
+    assert.equal(r.json.peak_bytes, 1376256);
+    r = cli('layout', model, '--planner', 'tflm-greedy', '--json');
+    assert.equal(r.status, 0, r.stderr);
+    assert.ok(r.json.arena_bytes >= 1376256 && r.json.verified);
+  }],
+  ['import -o writes graph JSON that analyzes to the same peak', (cli) => {
+    const out = join(mkdtempSync(join(tmpdir(), 'ap-')), 'face.json');
+    let r = cli('import', model, '-o', out);
+    assert.equal(r.status, 0, r.stderr);
+    assert.equal(JSON.parse(readFileSync(out, 'utf8')).format, 'arenaplan-graph');
+    r = cli('analyze', out, '--json');
+    assert.equal(r.json.peak_bytes, 1376256);
+  }],
+  ['export c-header carries the arena size and an offset table', (cli) => {
+    const out = join(mkdtempSync(join(tmpdir(), 'ap-')), 'plan.h');
+    const r = cli('export', 'examples/two_branch.json', '--format', 'c-header', '-o', out);
+    assert.equal(r.status, 0, r.stderr);
+    const h = readFileSync(out, 'utf8');
+    assert.match(h, /alignas\(16\) static uint8_t tensor_arena\[ARENAPLAN_ARENA_BYTES\]/);
+    assert.match(h, /#define ARENAPLAN_ARENA_BYTES 139264\b/);
+  }],
+  ['a corrupt model exits 2 with a reason', (cli) => {
+    const r = cli('import', 'examples/two_branch.json');
+    assert.equal(r.status, 2);
+    assert.ok(r.stderr.length > 0);
+  }],
+];
