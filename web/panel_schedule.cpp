@@ -108,7 +108,7 @@ void draw_histogram(AppState& s) {
   };
   for (const OrderPeak& o : g_view.orders) ++counts[bin_of(o.peak_bytes)];
   const int most = *std::max_element(counts.begin(), counts.end());
-  const float width = std::min(ImGui::GetContentRegionAvail().x, 60.0f * bins + 10), height = 70;
+  const float width = std::min(ImGui::GetContentRegionAvail().x, 60.0f * bins + 10), height = 44;
   ImVec2 p0 = ImGui::GetCursorScreenPos();
   ImGui::InvisibleButton("##histogram", ImVec2(width, height + 16));
   record_item_rect(s, "schedule.histogram");
@@ -140,7 +140,7 @@ void draw_orders(AppState& s) {
   ImGui::TextDisabled("  peaks %s .. %s, sorted by peak", kib(g_view.orders.front().peak_bytes).c_str(),
                       kib(g_view.orders.back().peak_bytes).c_str());
   draw_histogram(s);
-  ImGui::BeginChild("##orders", ImVec2(0, 150), true);
+  ImGui::BeginChild("##orders", ImVec2(0, 7 * ImGui::GetTextLineHeightWithSpacing()), true);
   ImGuiListClipper clipper;
   clipper.Begin(static_cast<int>(g_view.orders.size()));
   while (clipper.Step())
@@ -214,7 +214,7 @@ void draw_side_by_side(AppState& s) {
               kib(a.peak_bytes).c_str(), g_view.compare_label.c_str(), kib(b.peak_bytes).c_str(), s.step);
   const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_ScrollY |
                                 ImGuiTableFlags_SizingStretchProp;
-  if (!ImGui::BeginTable("##sbs", 5, flags, ImVec2(0, ImGui::GetContentRegionAvail().y))) return;
+  if (!ImGui::BeginTable("##sbs", 5, flags, ImVec2(0, std::max(140.0f, ImGui::GetContentRegionAvail().y)))) return;
   ImGui::TableSetupScrollFreeze(0, 1);
   for (const char* h : {"step", "current", "live (current | compared)", "compared", "live set (current / compared)"})
     ImGui::TableSetupColumn(h);
