@@ -330,7 +330,7 @@ struct ExactSolver::Impl {
         if (budget <= 0) return Result::kNone;
         --budget;
         ++nodes_total;
-        if (++attempt_nodes > node_limit) {
+        if (++attempt_nodes > (capacity == lo ? node_limit : std::max<int64_t>(node_limit / 4, 64))) {
           abort_attempt();
           return Result::kNone;
         }
