@@ -1,0 +1,62 @@
+// `arenaplan schedule` (issue 3) and `arenaplan layout` / `verify` (issue 4): the contracts.
+import assert from 'node:assert/strict';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+const KiB = 1024;
+const name = (o) => o.order.join('');
+
+export const tests = [
+  ['schedule --enumerate: exactly 6 orders, two at 136 KiB and four at 192 KiB', (cli) => {
+    const r = cli('schedule', 'example:two_branch', '--enumerate', '--json');
+    assert.equal(r.status, 0, r.stderr);
+    assert.equal(r.json.count, 6);
+    assert.equal(r.json.count_exact, true);
+    const peaks = Object.fromEntries(r.json.orders.map((o) => [name(o), o.peak_bytes / KiB]));
+    assert.deepEqual(peaks, { ABCDEF: 136, ADEBCF: 136, ABDCEF: 192, ABDECF: 192, ADBCEF: 192, ADBECF: 192 });
+    assert.equal(r.json.min_peak_bytes, 136 * KiB);
+    assert.equal(r.json.max_peak_bytes, 192 * KiB);
+  }],
+  ['schedule --enumerate --limit 2 lists two orders but counts six', (cli) => {
+    const r = cli('schedule', 'example:two_branch', '--enumerate', '--limit', '2', '--json');
+    assert.equal(r.json.orders.length, 2);
+    assert.equal(r.json.count, 6);
+  }],
+  ['schedule returns 136 KiB, proven optimal (it meets the lower bound)', (cli) => {
+    const r = cli('schedule', 'example:two_branch', '--time-limit', '5', '--json');
+    assert.equal(r.status, 0, r.stderr);
+    assert.equal(r.json.peak_bytes, 139264);
+    assert.equal(r.json.lower_bound_bytes, 139264);
+    assert.equal(r.json.proven_optimal, true);
+    for (const k of ['order', 'baseline_peak_bytes', 'states_explored', 'seconds']) assert.ok(k in r.json, k);
+  }],
+  ['layout --planner exact: 136 KiB, verified, at the lower bound', (cli) => {
+    const r = cli('layout', 'example:two_branch', '--planner', 'exact', '--json');
+    assert.equal(r.status, 0, r.stderr);
+    assert.equal(r.json.arena_bytes, 139264);
+    assert.equal(r.json.lower_bound_bytes, 139264);
+    assert.equal(r.json.verified, true);
+    assert.equal(r.json.buffers.length, 7);
+    for (const b of r.json.buffers) for (const k of ['name', 'offset', 'size', 'first', 'last']) assert.ok(k in b, k);
+  }],
+  ['layout prints an ASCII picture in text mode', (cli) => {
+    const r = cli('layout', 'example:two_branch', '--planner', 'tflm-greedy');
+    assert.equal(r.status, 0, r.stderr);
+    assert.ok(r.stdout.split('\n').length > 8);
+  }],
+  ['verify accepts a layout plan and names the broken rule of a shifted one', (cli) => {
+    const dir = mkdtempSync(join(tmpdir(), 'ap-'));
+    const plan = cli('layout', 'example:two_branch', '--planner', 'exact', '--json').json;
+    writeFileSync(join(dir, 'good.json'), JSON.stringify(plan));
+    let r = cli('verify', 'example:two_branch', join(dir, 'good.json'));
+    assert.equal(r.status, 0, r.stderr + r.stdout);
+    const b = plan.buffers.find((x) => x.name === 'B'), a = plan.buffers.find((x) => x.name === 'A');
+    b.offset = a.offset;  // A and B are live together at step 1
+    plan.arena_bytes = 1 << 20;  // keep the bound rule satisfied so the overlap is what breaks
+    writeFileSync(join(dir, 'bad.json'), JSON.stringify(plan));
+    r = cli('verify', 'example:two_branch', join(dir, 'bad.json'));
+    assert.equal(r.status, 1);
+    assert.match(r.stdout + r.stderr, /broken rule overlap: buffers A and B overlap/);
+  }],
+];
