@@ -8,6 +8,7 @@
 
 #include "core/examples.h"
 #include "core/graph_json.h"
+#include "core/tflite_import.h"
 
 namespace arenaplan::web {
 
@@ -88,6 +89,18 @@ bool load_example(AppState& s, const std::string& name) {
 
 bool load_graph_json(AppState& s, const std::string& text) {
   return redraw_after(s, load_graph_text(s, text, "", "Graph"));
+}
+
+bool load_tflite(AppState& s, std::string_view bytes) {
+  std::string json;
+  try {
+    // Imported in the browser, never uploaded; from here on it is an ordinary (inline) graph.
+    json = graph_to_json(import_tflite(bytes).graph);
+  } catch (const std::exception& e) {
+    s.error = std::string("Model refused: ") + e.what();
+    return redraw_after(s, false);
+  }
+  return redraw_after(s, load_graph_text(s, json, "", "Model"));
 }
 
 bool set_order(AppState& s, const Schedule& order) {

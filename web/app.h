@@ -31,6 +31,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/graph.h"
@@ -77,6 +78,8 @@ struct AppState {
 // Edits. Each returns true on success; on failure it leaves the state as it was and sets `error`.
 bool load_example(AppState& s, const std::string& name);
 bool load_graph_json(AppState& s, const std::string& text);
+// A .tflite model's bytes (File > Open or a drop): imported by core, then shown as its graph.
+bool load_tflite(AppState& s, std::string_view bytes);
 bool set_order(AppState& s, const Schedule& order);
 bool set_order_csv(AppState& s, const std::string& comma_separated_op_names);
 // Moves the op at `step` by `delta` positions (clamped to the schedule); refused when invalid.

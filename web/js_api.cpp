@@ -75,6 +75,11 @@ AP_EXPORT const char* ap_load_graph_json(const char* text) {
   return result(arenaplan::web::load_graph_json(*g_state, text));
 }
 
+AP_EXPORT const char* ap_load_tflite(const unsigned char* bytes, int size) {
+  return result(arenaplan::web::load_tflite(
+      *g_state, std::string_view(reinterpret_cast<const char*>(bytes), size > 0 ? static_cast<size_t>(size) : 0)));
+}
+
 AP_EXPORT const char* ap_set_order(const char* csv) {
   return result(arenaplan::web::set_order_csv(*g_state, csv));
 }

@@ -28,6 +28,7 @@ extern "C" {
 const char* ap_state_json();                     // export_state() as JSON text
 const char* ap_load_example(const char* name);   // "" on success, else the error
 const char* ap_load_graph_json(const char* text);
+const char* ap_load_tflite(const unsigned char* bytes, int size);  // a .tflite model
 const char* ap_set_order(const char* csv);       // "A,B,D,C,E,F"
 const char* ap_set_step(int step);
 void ap_request_redraw(int frames);

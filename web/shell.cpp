@@ -46,7 +46,7 @@ const std::vector<const Example*>& graph_examples() {
 void draw_menu_bar(AppState& s) {
   if (!ImGui::BeginMainMenuBar()) return;
   if (ImGui::BeginMenu("File")) {
-    if (ImGui::MenuItem("Open graph JSON...")) request_open_graph_file();
+    if (ImGui::MenuItem("Open graph JSON or .tflite...")) request_open_graph_file();
     record_item_rect(s, "menu.file.open");
     if (ImGui::MenuItem("Save graph JSON"))
       offer_download((s.graph.name.empty() ? "graph" : s.graph.name) + ".json", s.graph_json);
