@@ -260,19 +260,7 @@ void validate_board(const MemoryMap& m) {
 }
 
 MemoryMap parse_board_json(std::string_view text) {
-  Json doc;
-  try {
-    doc = Json::parse(text.begin(), text.end());
-  } catch (const Json::parse_error& e) {
-    size_t byte = std::min<size_t>(e.byte == 0 ? 0 : e.byte - 1, text.size());
-    size_t line = 1 + std::count(text.begin(), text.begin() + byte, '\n');
-    size_t nl = text.substr(0, byte).rfind('\n');
-    size_t col = byte - (nl == std::string_view::npos ? 0 : nl + 1) + 1;
-    std::string msg = e.what();
-    auto p = msg.find("syntax error");
-    throw InputError("line " + std::to_string(line) + ", column " + std::to_string(col),
-                     "invalid JSON (" + (p == std::string::npos ? msg : msg.substr(p)) + ")");
-  }
+  Json doc = parse_document(text);
   if (!doc.is_object()) throw InputError("/", "expected a board object, found " + kind_of(doc));
   // The format first: a graph file given as a board should say so, not complain about its keys.
   if (get_string(require(doc, "format", ""), "/format") != "arenaplan-board")

@@ -227,20 +227,7 @@ Graph parse_graph_json(std::string_view text) {
   if (text.size() > kMaxGraphJsonBytes)
     throw InputError("/", "the file is " + std::to_string(text.size() >> 20) + " MiB; graphs are limited to " +
                               std::to_string(kMaxGraphJsonBytes >> 20) + " MiB");
-  Json doc;
-  try {
-    doc = Json::parse(text.begin(), text.end());
-  } catch (const Json::parse_error& e) {
-    size_t byte = std::min<size_t>(e.byte == 0 ? 0 : e.byte - 1, text.size());
-    size_t line = 1 + std::count(text.begin(), text.begin() + byte, '\n');
-    size_t col = byte - (text.substr(0, byte).rfind('\n') == std::string_view::npos
-                             ? 0
-                             : text.substr(0, byte).rfind('\n') + 1) + 1;
-    std::string msg = e.what();
-    auto p = msg.find("syntax error");
-    throw InputError("line " + std::to_string(line) + ", column " + std::to_string(col),
-                     "invalid JSON (" + (p == std::string::npos ? msg : msg.substr(p)) + ")");
-  }
+  Json doc = parse_document(text);
   if (!doc.is_object()) throw InputError("/", "expected a graph object, found " + kind_of(doc));
   expect_keys(doc, "", {"format", "version", "name", "alignment", "tensors", "ops", "inputs",
                         "outputs", "dims", "input_policy", "doc"});

@@ -1,6 +1,27 @@
 #include "core/json_read.h"
 
+#include <algorithm>
+
 namespace arenaplan::json_read {
+
+Json parse_document(std::string_view text) {
+  try {
+    return Json::parse(text.begin(), text.end());
+  } catch (const Json::parse_error& e) {
+    const size_t byte = std::min<size_t>(e.byte == 0 ? 0 : e.byte - 1, text.size());
+    const size_t line = 1 + std::count(text.begin(), text.begin() + byte, '\n');
+    const size_t nl = text.substr(0, byte).rfind('\n');
+    const size_t col = byte - (nl == std::string_view::npos ? 0 : nl + 1) + 1;
+    const std::string msg = e.what();
+    const auto p = msg.find("syntax error");
+    throw InputError("line " + std::to_string(line) + ", column " + std::to_string(col),
+                     "invalid JSON (" + (p == std::string::npos ? msg : msg.substr(p)) + ")");
+  } catch (const Json::exception& e) {
+    const std::string msg = e.what();
+    const auto p = msg.find("] ");
+    throw InputError("JSON", "invalid JSON (" + (p == std::string::npos ? msg : msg.substr(p + 2)) + ")");
+  }
+}
 
 // JSON pointer escaping (RFC 6901) so names with '/' or '~' still give a valid place.
 std::string ptr(const std::string& parent, const std::string& key) {

@@ -8,12 +8,17 @@
 #include <cstdint>
 #include <initializer_list>
 #include <string>
+#include <string_view>
 
 #include "core/graph.h"
 
 namespace arenaplan::json_read {
 
 using Json = nlohmann::ordered_json;  // keeps the file's key order (tensor order is a tie-break)
+
+// Parses a whole document. Every failure is an InputError: syntax errors name "line L, column C",
+// numbers too large for a double name the offending text (nlohmann throws those as out_of_range).
+Json parse_document(std::string_view text);
 
 std::string ptr(const std::string& parent, const std::string& key);  // "/tensors" + "a/b" -> "/tensors/a~1b"
 std::string ptr(const std::string& parent, size_t index);

@@ -37,7 +37,7 @@ PlanFile parse_plan_file(const LayoutProblem& problem, std::string_view text) {
   nlohmann::json j;
   try {
     j = nlohmann::json::parse(text);
-  } catch (const nlohmann::json::parse_error& e) {
+  } catch (const nlohmann::json::exception& e) {  // syntax errors and numbers out of range
     throw InputError("plan", std::string("not JSON or MiniMalloc CSV: ") + e.what());
   }
   if (!j.is_object() || !j.contains("buffers") || !j["buffers"].is_array())

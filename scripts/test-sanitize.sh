@@ -30,8 +30,9 @@ for fuzzer in "$build"/fuzz_*; do
   # New inputs go to a scratch folder so the committed corpus changes only on purpose.
   "$fuzzer" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
     -artifact_prefix="$build/fuzz-work/" "$work" "$corpus" 2>&1 | grep -E "stat::number_of_executed_units|ERROR|SUMMARY" || true
-  if ls "$build"/fuzz-work/crash-* "$build"/fuzz-work/leak-* "$build"/fuzz-work/timeout-* >/dev/null 2>&1; then
-    echo "$name found a failing input: $(ls "$build"/fuzz-work/crash-* "$build"/fuzz-work/leak-* "$build"/fuzz-work/timeout-* 2>/dev/null)"
+  found=$(find "$build/fuzz-work" -maxdepth 1 -type f \( -name 'crash-*' -o -name 'leak-*' -o -name 'timeout-*' -o -name 'oom-*' \))
+  if [ -n "$found" ]; then
+    echo "$name found a failing input (copy it into tests/fuzz/corpus/${name#fuzz_}/ once fixed): $found"
     exit 1
   fi
 done

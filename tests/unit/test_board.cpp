@@ -114,3 +114,8 @@ TEST_CASE("board errors name the JSON place") {
   CHECK(board_error(R"({"format":"arenaplan-board","regions":[{"name":"a","size":16,"base":"0xffffffffffffffff"}]})").find("overflows") != std::string::npos);
   CHECK(board_error(R"({"format":"arenaplan-board","regions":[{"name":"a","size":16}],"extra":1})") .find("/extra: unknown key") == 0);
 }
+
+TEST_CASE("a board with a number too large for a double is refused, not a crash (fuzz regression)") {
+  CHECK(board_error(R"({"format":"arenaplan-board","regions":[{"name":"S","size":1e99999}]})") ==
+        "JSON: invalid JSON (number overflow parsing '1e99999')");
+}

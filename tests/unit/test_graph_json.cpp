@@ -90,6 +90,11 @@ TEST_CASE("every validation error names the JSON place and the expectation") {
   CHECK(parse_error(wrap(kT, kOp, R"("inputs":["x","y"],"outputs":["y"])")).find("graph input y is produced by op p") != std::string::npos);
 }
 
+TEST_CASE("a number too large for a double is an error, not a crash (found by fuzz_board_json)") {
+  CHECK(parse_error(R"({"alignment": 1e99999})") == "JSON: invalid JSON (number overflow parsing '1e99999')");
+  CHECK(parse_error("333.3333333333e3333333333311326434445538011818").rfind("JSON: invalid JSON (number overflow", 0) == 0);
+}
+
 TEST_CASE("resource limits refuse oversized graphs with a message") {
   std::string ops;
   for (size_t i = 0; i <= kMaxGraphOps; ++i) ops += std::string(i ? "," : "") + R"({"name":"o)" + std::to_string(i) + R"(","inputs":["x"],"outputs":["y"]})";
