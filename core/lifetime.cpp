@@ -117,6 +117,10 @@ LiveAnalysis analyze_lifetimes(const Graph& g, const Schedule& order) {
   LiveAnalysis a;
   a.order = order;
   const Step n = static_cast<Step>(order.size());
+  if (n == 0) {  // no step runs, so nothing is ever live (e.g. a model folded to constants)
+    a.buffer_of_tensor.assign(g.tensors.size(), -1);
+    return a;
+  }
   std::vector<Step> step_of(g.ops.size());
   for (Step s = 0; s < n; ++s) step_of[order[s]] = s;
   const std::vector<Span> span = tensor_spans(g, step_of, n - 1);

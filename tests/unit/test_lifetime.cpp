@@ -195,3 +195,17 @@ TEST_CASE("in-place is legal when the order runs the other reader first") {
   // The default topological order respects the in-place precedence.
   CHECK(order_names(g, topological_order(g)) == "p,side,relu,q");
 }
+
+TEST_CASE("a graph with no ops to run has no steps and nothing live (fuzz_tflite regression)") {
+  // The JSON format needs an op, but an imported model can fold every op away at initialisation.
+  Graph g;
+  g.tensors.push_back(Tensor{"x", 64});
+  g.inputs = {0};
+  g.outputs = {0};
+  link_tensors(g);
+  LiveAnalysis a = analyze_lifetimes(g, {});
+  CHECK(a.steps.empty());
+  CHECK(a.buffers.empty());
+  CHECK(a.buffer_of_tensor == std::vector<int>{-1});
+  CHECK(a.peak_bytes == 0);
+}
