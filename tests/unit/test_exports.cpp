@@ -116,12 +116,7 @@ TEST_CASE("exports: the MiniMalloc CSV reads back as the same problem and soluti
 }
 
 TEST_CASE("exports: a model's header and report number tensors and operators as the .tflite does") {
-  std::string path = std::string(AP_SOURCE_DIR) + "/.cache/models/face_detection_short_range.tflite";
-  std::ifstream in(path, std::ios::binary);
-  REQUIRE_MESSAGE(in.good(), "missing fixture " << path << ": run scripts/setup.sh");
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  TfliteModel m = import_tflite(ss.str());
+  TfliteModel m = import_tflite(test::read_model_fixture("face_detection_short_range.tflite"));
   Planned p;
   p.graph = m.graph;
   p.live = analyze_lifetimes(p.graph, p.graph.file_order());

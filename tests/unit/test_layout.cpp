@@ -38,14 +38,6 @@ LayoutProblem two_branch_problem(const std::string& order = "A,B,C,D,E,F") {
   return layout_problem(g, analyze_lifetimes(g, parse_order(g, order)));
 }
 
-std::string read_text(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  REQUIRE_MESSAGE(in.good(), "cannot read " << path);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
 }  // namespace
 
 TEST_CASE("two-branch ABCDEF: every planner verifies, the bound is 136 KiB and tflm-greedy meets it") {
@@ -127,7 +119,7 @@ TEST_CASE("tflm-greedy reproduces the real TFLM GreedyMemoryPlanner on the MiniM
     const std::string& name = entry.first;
     const Bytes arena = entry.second;
     CAPTURE(name);
-    MiniMallocCsv csv = parse_minimalloc_csv(read_text(dir + name + ".1048576.csv"));
+    MiniMallocCsv csv = parse_minimalloc_csv(read_test_file(dir + name + ".1048576.csv"));
     ArenaPlan plan = plan_arena(csv.problem, {"tflm-greedy", 1});
     CHECK(plan.arena_bytes == arena);
     CHECK(plan.verified);

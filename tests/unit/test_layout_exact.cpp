@@ -76,15 +76,7 @@ TEST_CASE("exact proves optimality above the live-bytes bound when the search is
   // Interval structure forces a and c to share bytes (they never meet) while b sits apart: 80 works.
   // A harder case: the classic "staircase" where the bound is not reachable.
   LayoutProblem p;
-  auto add = [&](const char* name, Bytes size, Step f, Step l) {
-    LayoutBuffer b;
-    b.name = name;
-    b.size = size;
-    b.first = f;
-    b.last = l;
-    b.alignment = 1;
-    p.buffers.push_back(b);
-  };
+  auto add = [&](const char* name, Bytes size, Step f, Step l) { add_buffer(p, name, size, f, l); };
   // x [0,1] 2, y [1,2] 2, z [2,3] 2, w [0,0] 1, v [3,3] 1... brute force decides the truth.
   add("x", 2, 0, 1);
   add("y", 2, 1, 2);

@@ -1,15 +1,45 @@
 // Helpers shared by the unit tests: built-in examples, inline graphs, KiB arithmetic.
 #pragma once
 
+#include <doctest/doctest.h>
+
+#include <fstream>
+#include <sstream>
 #include <string>
 
 #include "core/examples.h"
 #include "core/graph_json.h"
+#include "core/layout.h"
 #include "core/lifetime.h"
 
 namespace arenaplan::test {
 
 constexpr Bytes KiB = 1024;
+
+// A whole file's bytes; a missing file fails the test (never a silent skip).
+inline std::string read_test_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  REQUIRE_MESSAGE(in.good(), "cannot read " << path << " (model fixtures come from scripts/setup.sh)");
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// A real .tflite model installed by scripts/setup.sh into .cache/models.
+inline std::string read_model_fixture(const std::string& file) {
+  return read_test_file(std::string(AP_SOURCE_DIR) + "/.cache/models/" + file);
+}
+
+// Adds a buffer with alignment 1 (the crafted layout problems of the tests).
+inline void add_buffer(LayoutProblem& p, const char* name, Bytes size, Step first, Step last) {
+  LayoutBuffer b;
+  b.name = name;
+  b.size = size;
+  b.first = first;
+  b.last = last;
+  b.alignment = 1;
+  p.buffers.push_back(b);
+}
 
 inline Graph example_graph(const std::string& name) {
   const std::string* text = find_example(name);

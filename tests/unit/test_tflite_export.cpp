@@ -12,18 +12,10 @@
 #include "core/schedule.h"
 #include "core/tflite_export.h"
 #include "core/tflite_import.h"
+#include "tests/unit/test_support.h"
 
 namespace arenaplan {
 namespace {
-
-std::string read_fixture(const std::string& file) {
-  std::string path = std::string(AP_SOURCE_DIR) + "/.cache/models/" + file;
-  std::ifstream in(path, std::ios::binary);
-  REQUIRE_MESSAGE(in.good(), "missing fixture " << path << ": run scripts/setup.sh");
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 TfliteImportOptions runtime_ops() {  // TFLM runs every op at each invoke
   TfliteImportOptions o;
@@ -62,7 +54,7 @@ void check_same_tensors(const Graph& a, const Graph& b) {
 TEST_CASE("tflite export: OfflineMemoryAllocation carries the reported plan and re-imports") {
   for (const char* file : {"face_detection_short_range.tflite", "selfie_segmentation.tflite"}) {
     CAPTURE(file);
-    const std::string bytes = read_fixture(file);
+    const std::string bytes = test::read_model_fixture(file);
     TfliteModel m = import_tflite(bytes, runtime_ops());
     CHECK(!m.offline_offsets);
     LiveAnalysis live = analyze_lifetimes(m.graph, m.graph.file_order());
@@ -99,7 +91,7 @@ TEST_CASE("tflite export: OfflineMemoryAllocation carries the reported plan and 
 }
 
 TEST_CASE("tflite export: operators reordered to a schedule re-import in that order") {
-  const std::string bytes = read_fixture("selfie_segmentation.tflite");
+  const std::string bytes = test::read_model_fixture("selfie_segmentation.tflite");
   TfliteModel m = import_tflite(bytes, runtime_ops());
   Schedule order = greedy_smallest_footprint(m.graph);
   REQUIRE(order != m.graph.file_order());
@@ -123,7 +115,7 @@ TEST_CASE("tflite export: operators reordered to a schedule re-import in that or
 }
 
 TEST_CASE("tflite export: folded ops go first in the reordered file") {
-  const std::string bytes = read_fixture("face_detection_short_range.tflite");
+  const std::string bytes = test::read_model_fixture("face_detection_short_range.tflite");
   TfliteModel m = import_tflite(bytes);  // folding on
   REQUIRE(!m.folded_ops.empty());
   std::string out = tflite_reordered(bytes, file_operator_order(m, m.graph.file_order()));

@@ -13,21 +13,12 @@
 #include "core/lifetime.h"
 #include "core/schedule.h"
 #include "core/tflite_import.h"
+#include "tests/unit/test_support.h"
 #include "core/tflite_sha256.h"
 #include "tflite_schema_generated.h"
 
 namespace arenaplan {
 namespace {
-
-// The fixtures scripts/setup.sh installs; a missing file fails the test (never a silent skip).
-std::string read_model(const std::string& file) {
-  std::string path = std::string(AP_SOURCE_DIR) + "/.cache/models/" + file;
-  std::ifstream in(path, std::ios::binary);
-  REQUIRE_MESSAGE(in.good(), "missing fixture " << path << ": run scripts/setup.sh");
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 // A model built with the generated writer: one operator code per op, tensors by index.
 struct TinyTensor {
@@ -191,7 +182,7 @@ TEST_CASE("tflite: sha256 matches the FIPS 180-4 test vectors") {
 TEST_CASE("tflite: real models import with their recorded figures") {
   for (const Fixture& f : kFixtures) {
     CAPTURE(f.file);
-    std::string bytes = read_model(f.file);
+    std::string bytes = test::read_model_fixture(f.file);
     TfliteModel m = import_tflite(bytes);
     CHECK(m.sha256 == f.sha256);
     CHECK(m.subgraphs.size() == 1);
@@ -209,7 +200,7 @@ TEST_CASE("tflite: real models import with their recorded figures") {
 }
 
 TEST_CASE("tflite: selfie_segmentation, largest-first greedy needs 4 MiB in file order") {
-  TfliteModel m = import_tflite(read_model("selfie_segmentation.tflite"));
+  TfliteModel m = import_tflite(test::read_model_fixture("selfie_segmentation.tflite"));
   LiveAnalysis live = analyze_lifetimes(m.graph, m.graph.file_order());
   LayoutProblem problem = layout_problem(m.graph, live);
   std::vector<Bytes> offsets = largest_first_offsets(problem);
@@ -241,7 +232,7 @@ TEST_CASE("tflite: per fixture, the optimal schedule, the best arena and largest
   };
   for (const Figures& f : figures) {
     CAPTURE(f.file);
-    TfliteModel m = import_tflite(read_model(f.file));
+    TfliteModel m = import_tflite(test::read_model_fixture(f.file));
     LiveAnalysis file_live = analyze_lifetimes(m.graph, m.graph.file_order());
     LayoutProblem file_problem = layout_problem(m.graph, file_live);
     std::vector<Bytes> greedy = largest_first_offsets(file_problem);
@@ -265,7 +256,7 @@ TEST_CASE("tflite: per fixture, the optimal schedule, the best arena and largest
 TEST_CASE("tflite: keeping constant ops runs DEQUANTIZE at each invoke, same peak for selfie") {
   TfliteImportOptions keep;
   keep.fold_constant_ops = false;
-  TfliteModel m = import_tflite(read_model("selfie_segmentation.tflite"), keep);
+  TfliteModel m = import_tflite(test::read_model_fixture("selfie_segmentation.tflite"), keep);
   CHECK(m.graph.ops.size() == 246);
   CHECK(m.folded_ops.empty());
   CHECK(m.folded_bytes == 0);
@@ -344,7 +335,7 @@ TEST_CASE("tflite: RESHAPE aliases its input only when nothing else reads it") {
 TEST_CASE("tflite: the imported graph survives our JSON format with the same figures") {
   for (const char* file : {"face_detection_short_range.tflite", "selfie_segmentation.tflite"}) {
     CAPTURE(file);
-    TfliteModel m = import_tflite(read_model(file));
+    TfliteModel m = import_tflite(test::read_model_fixture(file));
     Graph back = parse_graph_json(graph_to_json(m.graph));
     CHECK(back.ops.size() == m.graph.ops.size());
     CHECK(back.tensors.size() == m.graph.tensors.size());
@@ -393,7 +384,7 @@ TEST_CASE("tflite: bad files are clear InputErrors") {
 TEST_CASE("tflite: truncated and bit-flipped real models never crash (bounded fuzz loop)") {
   for (const char* file : {"face_detection_short_range.tflite", "selfie_segmentation.tflite"}) {
     CAPTURE(file);
-    const std::string bytes = read_model(file);
+    const std::string bytes = test::read_model_fixture(file);
     int rejected = 0, accepted = 0;
     // Truncations: every length near the start and the end, and a stride through the middle.
     std::vector<size_t> lengths;

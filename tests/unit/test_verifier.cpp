@@ -1,6 +1,8 @@
 // The verifier against crafted bad plans: each rule must be the one reported, naming the buffers.
 #include <doctest/doctest.h>
 
+#include "tests/unit/test_support.h"
+
 #include "core/layout.h"
 #include "core/verifier_plan.h"
 
@@ -70,15 +72,7 @@ TEST_CASE("verifier: each broken rule is named with its buffers") {
 TEST_CASE("verifier: an overlap hidden behind a long-lived buffer is still found") {
   // big lives 0..9 at [0, 1000); a and b live at step 5 only, both inside [2000, 2100).
   LayoutProblem p;
-  auto add = [&](const char* name, Bytes size, Step f, Step l) {
-    LayoutBuffer b;
-    b.name = name;
-    b.size = size;
-    b.first = f;
-    b.last = l;
-    b.alignment = 1;
-    p.buffers.push_back(b);
-  };
+  auto add = [&](const char* name, Bytes size, Step f, Step l) { test::add_buffer(p, name, size, f, l); };
   add("big", 1000, 0, 9);
   add("a", 100, 5, 5);
   add("mid", 500, 0, 9);
