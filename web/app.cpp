@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <exception>
+#include <queue>
 #include <utility>
 
 #include "core/examples.h"
@@ -55,25 +56,108 @@ void commit(AppState& s, Schedule order, Derived d) {
   ++s.revision;
 }
 
-// Parses and analyses `text`; commits only if every stage succeeded.
+// The order closest to `preferred` (op names) that is valid for `g`: ops keep their relative
+// order, ops not named (new ones) go right after their latest predecessor. Kahn's algorithm on
+// those ranks, so an order that is already valid comes back unchanged.
+Schedule order_near(const Graph& g, const std::vector<std::string>& preferred) {
+  const size_t n = g.ops.size();
+  std::vector<double> rank(n, -1);
+  for (size_t i = 0; i < preferred.size(); ++i)
+    if (auto op = g.find_op(preferred[i])) rank[*op] = double(i);
+  const auto preds = op_predecessors(g);
+  for (OpId op : topological_order(g)) {
+    if (rank[op] >= 0) continue;
+    double after = -0.5;
+    for (OpId p : preds[op]) after = std::max(after, rank[p]);
+    rank[op] = after + 0.5;  // between the predecessor and the op that followed it
+  }
+  std::vector<int> waiting(n, 0);
+  std::vector<std::vector<OpId>> succs(n);
+  for (size_t op = 0; op < n; ++op)
+    for (OpId p : preds[op]) {
+      ++waiting[op];
+      succs[p].push_back(OpId(op));
+    }
+  auto later = [&](OpId a, OpId b) { return std::make_pair(rank[a], a) > std::make_pair(rank[b], b); };
+  std::priority_queue<OpId, std::vector<OpId>, decltype(later)> ready(later);
+  for (size_t op = 0; op < n; ++op)
+    if (waiting[op] == 0) ready.push(OpId(op));
+  Schedule order;
+  while (!ready.empty()) {
+    const OpId op = ready.top();
+    ready.pop();
+    order.push_back(op);
+    for (OpId next : succs[op])
+      if (--waiting[next] == 0) ready.push(next);
+  }
+  return order;
+}
+
+std::vector<std::string> order_names_of(const AppState& s) {
+  std::vector<std::string> names;
+  for (OpId op : s.order) names.push_back(s.graph.ops[op].name);
+  return names;
+}
+
+// Parses and analyses `text` with the order nearest `preferred` (the file's order when empty);
+// commits only if every stage succeeded.
 bool load_graph_text(AppState& s, const std::string& text, const std::string& example_name,
-                     const std::string& what) {
+                     const std::string& what, const std::vector<std::string>& preferred = {}) {
   try {
     Graph g = parse_graph_json(text);
-    Schedule order = g.file_order();
+    Schedule order = preferred.empty() ? g.file_order() : order_near(g, preferred);
     check_order(g, order);
     Derived d = derive(g, order);
+    const bool same_graph = text == s.graph_json;
     s.graph = std::move(g);
     s.graph_json = text;
     s.example_name = example_name;
-    s.selected_op = -1;
-    s.step = 0;
+    if (!same_graph) s.selected_op = -1;
+    if (preferred.empty()) s.step = 0;
     commit(s, std::move(order), std::move(d));
     return true;
   } catch (const std::exception& e) {
     s.error = what + " refused: " + e.what();
     return false;
   }
+}
+
+InputSnapshot snapshot(const AppState& s, std::string what = "") {
+  return {s.example_name, s.graph_json, order_names_of(s), std::move(what)};
+}
+
+bool same_input(const InputSnapshot& a, const InputSnapshot& b) {
+  return a.example_name == b.example_name && a.graph_json == b.graph_json && a.order == b.order;
+}
+
+constexpr size_t kUndoDepth = 200;  // snapshots hold the graph text: bounded for big models
+
+// Runs an edit of the input; when it was accepted and changed something, the state before it
+// goes on the undo stack (labelled `what`) and the redo side is dropped. Nothing is recorded
+// before the first graph exists (page start, share link).
+template <typename Edit>
+bool undoable(AppState& s, const std::string& what, Edit&& edit) {
+  InputSnapshot before = snapshot(s, what);
+  const bool ok = edit();
+  if (ok && !before.graph_json.empty() && !same_input(before, snapshot(s))) {
+    s.undo_stack.push_back(std::move(before));
+    if (s.undo_stack.size() > kUndoDepth) s.undo_stack.erase(s.undo_stack.begin());
+    s.redo_stack.clear();
+  }
+  return redraw_after(s, ok);
+}
+
+// Restores a snapshot (undo/redo); the current input goes to `other_side`.
+bool restore(AppState& s, std::vector<InputSnapshot>& from, std::vector<InputSnapshot>& other_side) {
+  if (from.empty()) return false;
+  InputSnapshot target = std::move(from.back());
+  from.pop_back();
+  InputSnapshot current = snapshot(s, target.what);
+  if (!load_graph_text(s, target.graph_json, target.example_name, "Undo", target.order)) {
+    return redraw_after(s, false);  // cannot happen for a state we accepted before; keep going
+  }
+  other_side.push_back(std::move(current));
+  return redraw_after(s, true);
 }
 
 }  // namespace
@@ -84,11 +168,15 @@ bool load_example(AppState& s, const std::string& name) {
     s.error = "No built-in example named \"" + name + "\"";
     return redraw_after(s, false);
   }
-  return redraw_after(s, load_graph_text(s, *text, name, "Example \"" + name + "\""));
+  return undoable(s, "load example " + name, [&] {
+    if (!load_graph_text(s, *text, name, "Example \"" + name + "\"")) return false;
+    s.base_example = name;
+    return true;
+  });
 }
 
 bool load_graph_json(AppState& s, const std::string& text) {
-  return redraw_after(s, load_graph_text(s, text, "", "Graph"));
+  return undoable(s, "load graph JSON", [&] { return load_graph_text(s, text, "", "Graph"); });
 }
 
 bool load_tflite(AppState& s, std::string_view bytes) {
@@ -100,25 +188,25 @@ bool load_tflite(AppState& s, std::string_view bytes) {
     s.error = std::string("Model refused: ") + e.what();
     return redraw_after(s, false);
   }
-  return redraw_after(s, load_graph_text(s, json, "", "Model"));
+  return undoable(s, "open model", [&] { return load_graph_text(s, json, "", "Model"); });
 }
 
 bool set_order(AppState& s, const Schedule& order) {
-  try {
-    check_order(s.graph, order);
-    commit(s, order, derive(s.graph, order));
-    return redraw_after(s, true);
-  } catch (const std::exception& e) {
-    s.error = std::string("Order refused: ") + e.what();
-    return redraw_after(s, false);
-  }
+  return undoable(s, "change the order", [&] {
+    try {
+      check_order(s.graph, order);
+      commit(s, order, derive(s.graph, order));
+      return true;
+    } catch (const std::exception& e) {
+      s.error = std::string("Order refused: ") + e.what();
+      return false;
+    }
+  });
 }
 
 bool set_order_csv(AppState& s, const std::string& csv) {
   try {
-    Schedule order = parse_order(s.graph, csv);
-    commit(s, order, derive(s.graph, order));
-    return redraw_after(s, true);
+    return set_order(s, parse_order(s.graph, csv));
   } catch (const std::exception& e) {
     s.error = std::string("Order refused: ") + e.what();
     return redraw_after(s, false);
@@ -135,10 +223,31 @@ bool move_op(AppState& s, Step step, int delta) {
   order.erase(order.begin() + step);
   order.insert(order.begin() + to, op);
   if (!set_order(s, order)) return false;
+  if (!s.undo_stack.empty()) s.undo_stack.back().what = "move " + s.graph.ops[op].name;
   // Keep the highlighted step on the op the user is moving, so the live set follows it.
   if (s.step == step) s.step = to;
   return true;
 }
+
+bool apply_graph_edit(AppState& s, const Graph& edited, const std::string& what) {
+  std::string text;
+  try {
+    text = graph_to_json(edited);
+  } catch (const std::exception& e) {
+    s.error = what + " refused: " + e.what();
+    return redraw_after(s, false);
+  }
+  const std::vector<std::string> preferred = order_names_of(s);
+  // An edited graph travels inline (share links), so it is no longer "the example".
+  return undoable(s, what, [&] { return load_graph_text(s, text, "", "Edit (" + what + ")", preferred); });
+}
+
+bool undo(AppState& s) { return restore(s, s.undo_stack, s.redo_stack); }
+bool redo(AppState& s) { return restore(s, s.redo_stack, s.undo_stack); }
+bool can_undo(const AppState& s) { return !s.undo_stack.empty(); }
+bool can_redo(const AppState& s) { return !s.redo_stack.empty(); }
+
+bool reset_to_example(AppState& s) { return load_example(s, s.base_example); }
 
 void set_step(AppState& s, Step step) {
   s.step = std::clamp<Step>(step, 0, std::max<Step>(0, Step(s.order.size()) - 1));
@@ -162,6 +271,11 @@ JsonOut export_state(const AppState& s) {
   out["frame"] = s.frame;
   out["perf"] = {{"frame_cpu_ms", s.frame_cpu_ms}, {"frame_ui_ms", s.frame_ui_ms}, {"fps", s.fps}};
   out["analysis"] = s.analysis;
+  out["history"] = {{"undo", s.undo_stack.size()},
+                    {"redo", s.redo_stack.size()},
+                    {"undo_what", s.undo_stack.empty() ? "" : s.undo_stack.back().what},
+                    {"redo_what", s.redo_stack.empty() ? "" : s.redo_stack.back().what},
+                    {"base_example", s.base_example}};
   JsonOut ui = JsonOut::object();
   for (const auto& [key, r] : s.ui_rects) ui[key] = {r[0], r[1], r[2], r[3]};
   out["ui"] = ui;

@@ -43,6 +43,15 @@ namespace arenaplan::web {
 // Screen rectangle of a widget in CSS pixels: {x0, y0, x1, y1}.
 using ItemRect = std::array<float, 4>;
 
+// The user's input at one moment (what undo goes back to): the graph text, where it came from
+// and the order. Derived numbers are not stored: undo recomputes them through core.
+struct InputSnapshot {
+  std::string example_name;
+  std::string graph_json;
+  std::vector<std::string> order;  // op names
+  std::string what;                // the edit that left this state, for the Edit menu ("move C")
+};
+
 struct AppState {
   // Input, as the user gave it.
   std::string example_name = "two_branch";  // built-in example loaded last; "" for user JSON
@@ -61,6 +70,12 @@ struct AppState {
   std::string error;     // message of the last refused edit; "" after a successful one
   std::string active_panel;     // title of the tab open in the main tile (set by the shell)
   std::string requested_panel;  // a tab to open on the next frame (share links), then cleared
+  std::string base_example = "two_branch";  // last built-in example loaded: "Reset to example"
+
+  // Undo/redo: every accepted edit of the input pushes the state before it (capped, oldest
+  // dropped); a new edit clears the redo side.
+  std::vector<InputSnapshot> undo_stack;
+  std::vector<InputSnapshot> redo_stack;
 
   uint64_t revision = 0;  // bumped by every successful edit: panels may cache per revision
   uint64_t frame = 0;     // frames drawn so far
@@ -85,6 +100,21 @@ bool set_order_csv(AppState& s, const std::string& comma_separated_op_names);
 // Moves the op at `step` by `delta` positions (clamped to the schedule); refused when invalid.
 bool move_op(AppState& s, Step step, int delta);
 void set_step(AppState& s, Step step);  // clamped to the schedule
+
+// Replaces the graph by `edited` (built with core/graph_edit.h); the order keeps the surviving
+// ops in their current relative order, new ops as early as their inputs allow. Recorded for undo
+// under `what` ("rename B to B2"). Refused (false, `error` set, state unchanged) when core
+// rejects the graph.
+bool apply_graph_edit(AppState& s, const Graph& edited, const std::string& what);
+
+// Undo/redo of every input edit above (graph, order, example, file); set_step is a view change
+// and not recorded. Ctrl+Z / Ctrl+Shift+Z (and Ctrl+Y) are handled by the shell.
+bool undo(AppState& s);
+bool redo(AppState& s);
+bool can_undo(const AppState& s);
+bool can_redo(const AppState& s);
+// Back to the last loaded built-in example (base_example), as an undoable edit.
+bool reset_to_example(AppState& s);
 
 // Idle frames are skipped (no input, no edit: the canvas keeps its last picture) to spare CPU and
 // battery. Input and every edit above redraw by themselves; a panel that animates or measures

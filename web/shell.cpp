@@ -57,11 +57,27 @@ void draw_menu_bar(AppState& s) {
     ImGui::EndMenu();
   }
   record_item_rect(s, "menu.file");
+  if (ImGui::BeginMenu("Edit")) {
+    const std::string undo_label = can_undo(s) ? "Undo " + s.undo_stack.back().what : "Undo";
+    const std::string redo_label = can_redo(s) ? "Redo " + s.redo_stack.back().what : "Redo";
+    if (ImGui::MenuItem(undo_label.c_str(), "Ctrl+Z", false, can_undo(s))) undo(s);
+    if (ImGui::MenuItem(redo_label.c_str(), "Ctrl+Shift+Z", false, can_redo(s))) redo(s);
+    ImGui::Separator();
+    const std::string reset_label = "Reset to example " + s.base_example;
+    if (ImGui::MenuItem(reset_label.c_str())) reset_to_example(s);
+    record_item_rect(s, "menu.edit.reset");
+    ImGui::EndMenu();
+  }
+  record_item_rect(s, "menu.edit");
   if (ImGui::BeginMenu("Examples")) {
     for (const Example* ex : graph_examples()) {
       if (ImGui::MenuItem(ex->name.c_str(), nullptr, ex->name == s.example_name)) load_example(s, ex->name);
       record_item_rect(s, "menu.example." + ex->name);
     }
+    ImGui::Separator();
+    // The cache lab is not a graph: it opens its own tab and leaves the graph as it is.
+    if (ImGui::MenuItem("Cache lab")) s.requested_panel = "Cache lab";
+    record_item_rect(s, "menu.example.cache_lab");
     ImGui::EndMenu();
   }
   record_item_rect(s, "menu.examples");
@@ -145,10 +161,20 @@ void draw_status_line(AppState& s, ImVec2 pos, ImVec2 size) {
   ImGui::PopStyleVar();
 }
 
+// Ctrl+Z / Ctrl+Shift+Z (and Ctrl+Y) anywhere except while typing in a text field, which has
+// its own undo of the characters being typed.
+void handle_history_keys(AppState& s) {
+  const ImGuiIO& io = ImGui::GetIO();
+  if (io.WantTextInput || !io.KeyCtrl) return;
+  if (ImGui::IsKeyPressed(ImGuiKey_Z, false)) io.KeyShift ? redo(s) : undo(s);
+  else if (ImGui::IsKeyPressed(ImGuiKey_Y, false)) redo(s);
+}
+
 }  // namespace
 
 void draw_app(AppState& s) {
   s.ui_rects_building.clear();
+  handle_history_keys(s);
   draw_menu_bar(s);
 
   const ImGuiViewport* vp = ImGui::GetMainViewport();
