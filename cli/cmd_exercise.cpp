@@ -1,0 +1,127 @@
+// arenaplan exercise: the guided classroom exercises (core/exercise.h) from the command line.
+//   exercise list                       the built-in exercises
+//   exercise show NAME|FILE [--hints]   the question and what the student is given
+//   exercise check NAME|FILE --answer TEXT   exit 0 correct, 1 not yet, 2 bad input
+#include <cstdio>
+#include <iostream>
+
+#include "cli/command.h"
+#include "core/examples.h"
+#include "core/exercise.h"
+
+namespace arenaplan::cli {
+namespace {
+
+Exercise parse_located(const std::string& where, const std::string& text) {
+  try {
+    return parse_exercise_json(text);
+  } catch (const InputError& e) {
+    const std::string what = e.what();
+    throw InputError(where + ": " + e.where(), what.substr(std::min(what.size(), e.where().size() + 2)));
+  }
+}
+
+// A built-in exercise by name ("exercise_place_c" or "example:exercise_place_c"), else a file.
+Exercise load_exercise(const std::string& ref) {
+  const std::string name = ref.rfind("example:", 0) == 0 ? ref.substr(8) : ref;
+  if (const std::string* text = find_example(name); text && is_exercise_json(*text)) return parse_located(name, *text);
+  if (ref.find('/') == std::string::npos && ref.find('.') == std::string::npos)
+    throw InputError(ref, "no built-in exercise of that name (see `arenaplan exercise list`)");
+  return parse_located(ref, read_file(ref));
+}
+
+int run_list(const Args& args) {
+  const std::vector<Exercise> all = builtin_exercises();
+  if (args.flag("json")) {
+    JsonOut out = JsonOut::array();
+    for (const Exercise& ex : all)
+      out.push_back({{"name", ex.name}, {"title", ex.title}, {"kind", exercise_kind_name(ex.kind)}, {"points", ex.points}});
+    std::cout << out.dump(2) << "\n";
+    return 0;
+  }
+  for (const Exercise& ex : all) std::printf("%-24s %-13s %s\n", ex.name.c_str(), exercise_kind_name(ex.kind), ex.title.c_str());
+  return 0;
+}
+
+void print_placement(const Exercise& ex, const JsonOut& j) {
+  std::cout << "Place " << ex.tensor << " (" << format_bytes(j["tensor_bytes"].get<Bytes>()) << ", live at steps "
+            << j["tensor_first"].get<int>() << ".." << j["tensor_last"].get<int>() << ", offsets multiples of "
+            << j["alignment"].get<Bytes>() << " B); the arena may use at most " << format_bytes(ex.limit_bytes) << ".\n"
+            << "Fixed offsets of the other buffers" << (ex.placement.from_plan ? " (from the verified optimal plan)" : "")
+            << ":\n  buffer        offset        size   live steps\n";
+  for (const JsonOut& b : j["fixed"])
+    std::printf("  %-10s %9s %11s   %d..%d\n", b["name"].get<std::string>().c_str(),
+                format_bytes(b["offset"].get<Bytes>()).c_str(), format_bytes(b["size"].get<Bytes>()).c_str(),
+                b["first"].get<int>(), b["last"].get<int>());
+}
+
+void print_parameters(const Exercise& ex, const JsonOut& j) {
+  if (ex.uses_graph()) std::cout << "Graph: " << j["graph"].get<std::string>();
+  switch (ex.kind) {
+    case ExerciseKind::kPredictPeak: std::cout << ", order " << order_names(ex.graph.graph, ex.order) << "\n"; break;
+    case ExerciseKind::kFindOrder: std::cout << ", peak below " << format_bytes(ex.limit_bytes) << "\n"; break;
+    case ExerciseKind::kPlaceTensor:
+      std::cout << ", order " << order_names(ex.graph.graph, ex.order) << "\n";
+      print_placement(ex, j);
+      break;
+    case ExerciseKind::kCacheMisses:
+      std::cout << "Cache: " << ex.cache.lines << " lines, "
+                << (ex.cache.ways ? std::to_string(ex.cache.ways) + " ways" : std::string("fully associative")) << ", "
+                << policy_name(ex.cache.policy) << "; "
+                << (ex.stride ? "request k touches block k mod " + std::to_string(ex.stride) : "a list of blocks") << "; "
+                << ex.requests << " requests\n";
+      break;
+  }
+}
+
+int run_show(const Args& args) {
+  const Exercise ex = load_exercise(args.positional_at(1, "NAME or FILE"));
+  const JsonOut j = exercise_json(ex);
+  if (args.flag("json")) {
+    std::cout << j.dump(2) << "\n";
+    return 0;
+  }
+  std::cout << ex.name << ": " << ex.title << " (" << exercise_kind_name(ex.kind) << ", " << ex.points
+            << " points)\n\n" << ex.question << "\n\n";
+  print_parameters(ex, j);
+  std::cout << "Answer: " << answer_format(ex.kind) << "\n";
+  if (args.flag("hints"))
+    for (size_t i = 0; i < ex.hints.size(); ++i) std::cout << "Hint " << i + 1 << ": " << ex.hints[i] << "\n";
+  else if (!ex.hints.empty())
+    std::cout << ex.hints.size() << " hints (--hints shows them; each costs 3 points in the playground)\n";
+  return 0;
+}
+
+int run_check(const Args& args) {
+  const Exercise ex = load_exercise(args.positional_at(1, "NAME or FILE"));
+  const auto answer = args.option("answer");
+  if (!answer) throw InputError("--answer", "missing: the answer to check, e.g. --answer \"192 KiB\"");
+  const AnswerCheck check = check_answer(ex, *answer);
+  if (args.flag("json")) {
+    std::cout << JsonOut{{"exercise", ex.name}, {"kind", exercise_kind_name(ex.kind)}, {"answer", *answer},
+                         {"correct", check.correct}, {"feedback", check.feedback}, {"points", ex.points}}
+                     .dump(2)
+              << "\n";
+  } else {
+    std::cout << (check.correct ? "Correct: " : "Not yet: ") << check.feedback << "\n";
+  }
+  return check.correct ? 0 : 1;
+}
+
+int run_exercise(const Args& args) {
+  const std::string& action = args.positional_at(0, "an action: list, show or check");
+  const size_t wanted = action == "list" ? 1 : 2;
+  if (args.positional.size() > wanted)
+    throw InputError("arguments", "unexpected \"" + args.positional[wanted] + "\"; usage: arenaplan exercise list | show NAME|FILE | check NAME|FILE --answer TEXT");
+  if (action == "list") return run_list(args);
+  if (action == "show") return run_show(args);
+  if (action == "check") return run_check(args);
+  throw InputError("arguments", "unknown action \"" + action + "\"; expected list, show or check");
+}
+
+}  // namespace
+
+ARENAPLAN_COMMAND("exercise", "exercise list | show NAME|FILE [--hints] | check NAME|FILE --answer TEXT [--json]",
+                  {"json", "hints"}, {"answer"}, run_exercise);
+
+}  // namespace arenaplan::cli

@@ -1,0 +1,101 @@
+// `arenaplan exercise`: the guided exercises from the command line. Answers are checked by core;
+// exit 0 correct, 1 not yet, 2 bad input.
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+const BUILTIN = ['exercise_cache_misses', 'exercise_find_order', 'exercise_place_c', 'exercise_predict_peak'];
+
+// Runs fn(dir) with a fresh temporary folder, removed afterwards.
+function withTempDir(fn) {
+  const dir = mkdtempSync(join(tmpdir(), 'arenaplan-exercise-'));
+  try { return fn(dir); } finally { rmSync(dir, { recursive: true, force: true }); }
+}
+
+export const tests = [
+  ['list names the four built-in exercises with their kinds', (cli) => {
+    const r = cli('exercise', 'list', '--json');
+    assert.equal(r.status, 0, r.stderr);
+    assert.deepEqual(r.json.map((e) => e.name), BUILTIN);
+    assert.deepEqual(r.json.map((e) => e.kind), ['cache_misses', 'find_order', 'place_tensor', 'predict_peak']);
+    const text = cli('exercise', 'list');
+    assert.match(text.stdout, /exercise_place_c\s+place_tensor\s+Place C so the arena is 136 KiB/);
+  }],
+  ['show gives the question and the fixed offsets, never the answer', (cli) => {
+    const r = cli('exercise', 'show', 'exercise_place_c', '--json');
+    assert.equal(r.status, 0, r.stderr);
+    assert.equal(r.json.kind, 'place_tensor');
+    assert.equal(r.json.tensor, 'C');
+    assert.equal(r.json.arena_at_most_bytes, 136 * 1024);
+    assert.deepEqual(r.json.fixed.map((b) => b.name), ['I', 'A', 'B', 'D', 'E', 'F']);
+    assert.ok(!('answer' in r.json));
+    const text = cli('exercise', 'show', 'exercise_place_c');
+    assert.equal(text.status, 0);
+    assert.match(text.stdout, /At which offset must C/);
+    assert.match(text.stdout, /3 hints/);
+    assert.doesNotMatch(text.stdout, /Hint 1:/);
+    assert.match(cli('exercise', 'show', 'exercise_place_c', '--hints').stdout, /Hint 2: At step 2, A \(32 KiB\)/);
+  }],
+  ['check: a right answer exits 0, a wrong one exits 1 with feedback', (cli) => {
+    let r = cli('exercise', 'check', 'exercise_predict_peak', '--answer', '192 KiB', '--json');
+    assert.equal(r.status, 0, r.stderr);
+    assert.equal(r.json.correct, true);
+    r = cli('exercise', 'check', 'exercise_predict_peak', '--answer', '150 KiB', '--json');
+    assert.equal(r.status, 1);
+    assert.equal(r.json.correct, false);
+    assert.match(r.json.feedback, /150 KiB is too low/);
+    r = cli('exercise', 'check', 'exercise_find_order', '--answer', 'A,B,D,C,E,F');
+    assert.equal(r.status, 1);
+    assert.match(r.stdout, /^Not yet: A,B,D,C,E,F peaks at 192 KiB at step 2 \(op D\)/);
+    r = cli('exercise', 'check', 'example:exercise_find_order', '--answer', 'A D E B C F');
+    assert.equal(r.status, 0, r.stdout);
+    assert.match(r.stdout, /^Correct: A,D,E,B,C,F peaks at 136 KiB/);
+    r = cli('exercise', 'check', 'exercise_place_c', '--answer', '0');
+    assert.equal(r.status, 1);
+    assert.match(r.stdout, /collides with B/);
+    assert.equal(cli('exercise', 'check', 'exercise_place_c', '--answer', '131072').status, 0);
+    assert.equal(cli('exercise', 'check', 'exercise_cache_misses', '--answer', '17').status, 0);
+    r = cli('exercise', 'check', 'exercise_cache_misses', '--answer', 'many', '--json');
+    assert.equal(r.status, 1, 'a malformed answer is a wrong answer, not bad input');
+    assert.match(r.json.feedback, /not a whole number/);
+  }],
+  ['a teacher\'s own exercise file is checked by core too', (cli) => withTempDir((dir) => {
+    const file = join(dir, 'residual.json');
+    writeFileSync(file, JSON.stringify({
+      format: 'arenaplan-exercise', name: 'residual_order', kind: 'find_order', graph: 'residual_block',
+      peak_below: '70KiB', question: 'Find an order of the residual block under 70 KiB.',
+      hints: ['Which op frees x?'],
+    }));
+    assert.equal(cli('exercise', 'check', file, '--answer', 'pool,expand,depthwise,shortcut,project,add,relu').status, 0);
+    const r = cli('exercise', 'check', file, '--answer', 'expand,depthwise,project,pool,shortcut,add,relu');
+    assert.equal(r.status, 1);
+    assert.match(r.stdout, /peaks at 78 KiB/);
+  })],
+  ['bad input exits 2 and names the place', (cli) => withTempDir((dir) => {
+    let r = cli('exercise', 'check', 'exercise_nope', '--answer', '1');
+    assert.equal(r.status, 2);
+    assert.match(r.stderr, /exercise_nope: no built-in exercise of that name/);
+    r = cli('exercise', 'check', 'exercise_predict_peak');
+    assert.equal(r.status, 2);
+    assert.match(r.stderr, /--answer: missing/);
+    r = cli('exercise', 'grade');
+    assert.equal(r.status, 2);
+    assert.match(r.stderr, /unknown action "grade"/);
+    const file = join(dir, 'bad.json');
+    writeFileSync(file, JSON.stringify({
+      format: 'arenaplan-exercise', name: 'bad', kind: 'place_tensor', graph: 'two_branch', tensor: 'C',
+      arena_at_most: '136KiB', fixed: { A: 0 }, question: 'Where?',
+    }));
+    r = cli('exercise', 'show', file);
+    assert.equal(r.status, 2);
+    assert.match(r.stderr, /bad\.json: \/fixed: missing the offset of buffer I/);
+    writeFileSync(file, JSON.stringify({
+      format: 'arenaplan-exercise', name: 'bad', kind: 'predict_peak', graph: 'two_branch',
+      order: 'A,B,D,C,E,F', answer: '192 KiB', question: 'Peak?',
+    }));
+    r = cli('exercise', 'show', file);
+    assert.equal(r.status, 2);
+    assert.match(r.stderr, /bad\.json: \/answer: unknown key/);
+  })],
+];
