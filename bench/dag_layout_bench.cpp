@@ -1,0 +1,101 @@
+// Graph-view layout benchmark: layout_dag on random network-like DAGs (2,000 ops and more) and on
+// the real models in .cache/models, with the crossings before and after the sweeps. Prints
+// figures; never a pass/fail test. The Graph tab lays out once per edit, so this is its latency.
+//
+//   bench_dag_layout_bench [--ops N] [--reach R] [--repeat K]
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "core/dag_layout.h"
+#include "core/tflite_import.h"
+
+using namespace arenaplan;
+
+namespace {
+
+double now_ms() {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+// Mostly a chain with branches and skip connections reaching `reach` tensors back, like the
+// residual and multi-head networks people import.
+Graph random_network(int ops, int reach, unsigned seed) {
+  std::mt19937 rng(seed);
+  Graph g;
+  g.name = "random";
+  auto tensor = [&](const std::string& name) {
+    Tensor t;
+    t.name = name;
+    t.bytes = 1024;
+    g.tensors.push_back(t);
+    return TensorId(g.tensors.size() - 1);
+  };
+  g.inputs.push_back(tensor("in"));
+  for (int o = 0; o < ops; ++o) {
+    Op op;
+    op.name = "op" + std::to_string(o);
+    const int reads = 1 + int(rng() % 3);
+    for (int r = 0; r < reads; ++r) {
+      const int back = 1 + int(rng() % reach);
+      const TensorId t = TensorId(std::max<int>(0, int(g.tensors.size()) - back));
+      if (std::find(op.inputs.begin(), op.inputs.end(), t) == op.inputs.end()) op.inputs.push_back(t);
+    }
+    op.outputs.push_back(tensor("t" + std::to_string(o)));
+    g.ops.push_back(op);
+  }
+  link_tensors(g);
+  for (size_t t = 0; t < g.tensors.size(); ++t)
+    if (g.tensors[t].producer >= 0 && g.tensors[t].consumers.empty()) g.outputs.push_back(TensorId(t));
+  return g;
+}
+
+void report(const char* name, const Graph& g, int repeat) {
+  double best = 1e300;
+  DagLayout d;
+  for (int i = 0; i < repeat; ++i) {
+    const double t0 = now_ms();
+    d = layout_dag(g);
+    best = std::min(best, now_ms() - t0);
+  }
+  std::printf("%-36s %6zu ops %5zu layers %7d joints  crossings %8lld -> %8lld  %8.2f ms (best of %d)\n", name,
+              g.ops.size(), d.layers.size(), d.joints, (long long)d.crossings_initial, (long long)d.crossings, best,
+              repeat);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int ops = 2000, reach = 8, repeat = 5;
+  for (int i = 1; i + 1 < argc; i += 2) {
+    if (!std::strcmp(argv[i], "--ops")) ops = std::atoi(argv[i + 1]);
+    else if (!std::strcmp(argv[i], "--reach")) reach = std::atoi(argv[i + 1]);
+    else if (!std::strcmp(argv[i], "--repeat")) repeat = std::atoi(argv[i + 1]);
+  }
+  for (int r : {2, reach, 4 * reach}) {
+    const std::string name = "random, skips up to " + std::to_string(r) + " back";
+    report(name.c_str(), random_network(ops, r, 1), repeat);
+  }
+  report("random, 5x ops", random_network(5 * ops, reach, 2), repeat);
+  const std::filesystem::path models = std::filesystem::path(AP_SOURCE_DIR) / ".cache" / "models";
+  if (!std::filesystem::exists(models)) return 0;
+  for (const auto& entry : std::filesystem::directory_iterator(models)) {
+    if (entry.path().extension() != ".tflite") continue;
+    std::ifstream in(entry.path(), std::ios::binary);
+    std::stringstream bytes;
+    bytes << in.rdbuf();
+    try {
+      report(entry.path().filename().c_str(), import_tflite(bytes.str()).graph, repeat);
+    } catch (const std::exception& e) {
+      std::printf("%-36s refused: %s\n", entry.path().filename().c_str(), e.what());
+    }
+  }
+  return 0;
+}
