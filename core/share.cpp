@@ -93,7 +93,6 @@ JsonOut share_state_json(const ShareState& s) {
   if (!s.example.empty()) j["example"] = s.example;
   if (!s.graph_json.empty()) j["graph"] = s.graph_json;
   if (!s.order.empty()) j["order"] = s.order;
-  j["planner"] = s.planner;
   if (!s.panel.empty()) j["panel"] = s.panel;
   j["step"] = s.current_step;
   if (!s.panels.empty()) j["panels"] = s.panels;
@@ -117,7 +116,6 @@ ShareState share_state_from_json(const JsonOut& j) {
   ShareState s;
   str("example", s.example);
   str("graph", s.graph_json);
-  str("planner", s.planner);
   str("panel", s.panel);
   if (s.example.empty() == s.graph_json.empty())
     throw InputError(kWhere, "needs exactly one of an example name or an inline graph");

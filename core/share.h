@@ -18,10 +18,9 @@ struct ShareState {
   std::string example;     // a built-in example by name, or empty when graph_json is used
   std::string graph_json;  // an inline graph (edited or opened from a file)
   std::vector<std::string> order;  // op names; empty means the file's order
-  std::string planner = "best";
   std::string panel;       // the open panel's title
   int current_step = 0;
-  JsonOut panels = JsonOut::object();  // per-panel settings by panel key (cache lab, budget, ...)
+  JsonOut panels = JsonOut::object();  // per-panel settings by panel key (planner, budget, cache lab, ...)
 };
 
 JsonOut share_state_json(const ShareState& s);

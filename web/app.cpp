@@ -123,7 +123,7 @@ bool load_graph_text(AppState& s, const std::string& text, const std::string& ex
 }
 
 InputSnapshot snapshot(const AppState& s, std::string what = "") {
-  return {s.example_name, s.graph_json, order_names_of(s), std::move(what)};
+  return {s.example_name, s.graph_json, order_names_of(s), std::move(what), s.base_example};
 }
 
 bool same_input(const InputSnapshot& a, const InputSnapshot& b) {
@@ -156,6 +156,7 @@ bool restore(AppState& s, std::vector<InputSnapshot>& from, std::vector<InputSna
   if (!load_graph_text(s, target.graph_json, target.example_name, "Undo", target.order)) {
     return redraw_after(s, false);  // cannot happen for a state we accepted before; keep going
   }
+  s.base_example = target.base_example;
   other_side.push_back(std::move(current));
   return redraw_after(s, true);
 }
@@ -269,6 +270,7 @@ JsonOut export_state(const AppState& s) {
   out["panel"] = s.active_panel;
   out["revision"] = s.revision;
   out["frame"] = s.frame;
+  out["reduced_motion"] = s.reduced_motion;
   out["perf"] = {{"frame_cpu_ms", s.frame_cpu_ms}, {"frame_ui_ms", s.frame_ui_ms}, {"fps", s.fps}};
   out["analysis"] = s.analysis;
   out["history"] = {{"undo", s.undo_stack.size()},

@@ -50,6 +50,7 @@ struct InputSnapshot {
   std::string graph_json;
   std::vector<std::string> order;  // op names
   std::string what;                // the edit that left this state, for the Edit menu ("move C")
+  std::string base_example;        // what "Reset to example" went back to at that moment
 };
 
 struct AppState {
@@ -83,6 +84,8 @@ struct AppState {
   double frame_ui_ms = 0;   // of which: events, ImGui frame and panels (the rest is GL)
   double fps = 0;           // ImGui's running average frame rate
   int redraw_frames = 4;    // frames still to draw without new input (idle frames are skipped)
+  int png_export_frames = 0;  // > 0: a PNG of the canvas is taken after that many more frames
+  bool reduced_motion = false;  // the user asked the system for less motion (no blinking, no auto-play)
 
   // Widget rectangles recorded during the frame being drawn, and those of the last full frame
   // (exported as "ui" so tests click widgets by name instead of hard-coded pixels).

@@ -103,4 +103,20 @@ AP_EXPORT const char* ap_apply_share_fragment(const char* fragment) {
   return result(arenaplan::web::apply_share_fragment(*g_state, fragment));
 }
 
+AP_EXPORT void ap_set_reduced_motion(int on) {
+  if (!g_state) return;
+  g_state->reduced_motion = on != 0;
+  arenaplan::web::request_redraw(*g_state);
+}
+
+AP_EXPORT const char* ap_undo() {
+  if (!arenaplan::web::can_undo(*g_state)) return "nothing to undo";
+  return result(arenaplan::web::undo(*g_state));
+}
+
+AP_EXPORT const char* ap_redo() {
+  if (!arenaplan::web::can_redo(*g_state)) return "nothing to redo";
+  return result(arenaplan::web::redo(*g_state));
+}
+
 }  // extern "C"

@@ -31,7 +31,10 @@ const char* ap_load_graph_json(const char* text);
 const char* ap_load_tflite(const unsigned char* bytes, int size);  // a .tflite model
 const char* ap_set_order(const char* csv);       // "A,B,D,C,E,F"
 const char* ap_set_step(int step);
-void ap_request_redraw(int frames);
+void ap_request_redraw(int frames);              // draw `frames` more frames even when idle
 const char* ap_share_fragment();                 // the share-link fragment of the current state
-const char* ap_apply_share_fragment(const char* fragment);  // "" when applied, else why refused              // draw `frames` more frames even when idle
+const char* ap_apply_share_fragment(const char* fragment);  // "" when applied, else why refused
+void ap_set_reduced_motion(int on);              // prefers-reduced-motion, followed live by the page
+const char* ap_undo();                           // "" when undone, else why not
+const char* ap_redo();
 }

@@ -14,6 +14,7 @@
 #include "web/app.h"
 #include "web/gl.h"
 #include "web/js_api.h"
+#include "web/page_exports.h"
 #include "web/rect_renderer.h"
 #include "web/ui_style.h"
 
@@ -90,6 +91,7 @@ bool frame() {
   if (g_state.redraw_frames <= 0) return false;  // idle: the canvas keeps its last picture
   --g_state.redraw_frames;
   update_font_scale(p);
+  ImGui::GetIO().ConfigInputTextCursorBlink = !g_state.reduced_motion;
   ImGui_ImplOpenGL3_NewFrame();
   ImGui_ImplSDL2_NewFrame();
   ImGui::NewFrame();
@@ -105,6 +107,7 @@ bool frame() {
   glClear(GL_COLOR_BUFFER_BIT);
   ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
   SDL_GL_SwapWindow(p.window);
+  arenaplan::web::deliver_png_if_due(g_state);
   arenaplan::web::publish_summary(g_state);
   const double ms_per_tick = 1000.0 / double(SDL_GetPerformanceFrequency());
   g_state.frame_cpu_ms = double(SDL_GetPerformanceCounter() - start) * ms_per_tick;

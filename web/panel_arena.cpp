@@ -257,8 +257,23 @@ JsonOut export_arena(const AppState&) {
   return out;
 }
 
+// The planner whose picture is shown travels in share links (the exact solver's row is not: it
+// is a search the receiver starts, so the link falls back to the portfolio).
+JsonOut save_arena_view(const AppState&) {
+  const int shown = std::min<int>(g_arena.shown, std::size(kFastPlanners) - 1);
+  return {{"planner", kFastPlanners[shown]}};
+}
+
+void load_arena_view(AppState&, const JsonOut& j) {
+  const std::string name = j.at("planner").get<std::string>();
+  const auto* it = std::find(std::begin(kFastPlanners), std::end(kFastPlanners), name);
+  if (it == std::end(kFastPlanners)) throw InputError("arena.planner", "unknown planner \"" + name + "\"");
+  g_arena.shown = static_cast<int>(it - std::begin(kFastPlanners));
+}
+
 }  // namespace
 
+ARENAPLAN_SHARE_SECTION("arena", save_arena_view, load_arena_view);
 ARENAPLAN_PANEL("Arena", draw_arena);
 ARENAPLAN_STATE_EXPORT("arena", export_arena);
 

@@ -336,8 +336,37 @@ JsonOut export_budget(const AppState& s) {
   return out;
 }
 
+// The board travels by name while it is the built-in one, inline once edited; the scratch
+// policy with it. The budget itself is recomputed on load.
+JsonOut save_budget(const AppState&) {
+  ensure_board();
+  JsonOut out = {{"board", g_view.board_name}, {"scratch_policy", g_view.scratch_policy == 1 ? "separate" : "in_arena"}};
+  const std::string* builtin = find_example(g_view.board_name);
+  const std::string current = board_to_json(g_view.board);
+  if (!builtin || board_to_json(parse_board_json(*builtin)) != current) out["board_json"] = current;
+  return out;
+}
+
+void load_budget(AppState&, const JsonOut& j) {
+  const std::string policy = j.at("scratch_policy").get<std::string>();
+  if (policy != "separate" && policy != "in_arena")
+    throw InputError("budget.scratch_policy", "expected \"in_arena\" or \"separate\"");
+  const std::string name = j.at("board").get<std::string>();
+  MemoryMap board;
+  if (j.contains("board_json")) board = parse_board_json(j.at("board_json").get<std::string>());
+  else if (const std::string* text = find_example(name)) board = parse_board_json(*text);
+  else throw InputError("budget.board", "no built-in board named \"" + name + "\"");
+  g_view.board = std::move(board);
+  g_view.board_name = name;
+  g_view.loaded = true;
+  g_view.scratch_policy = policy == "separate" ? 1 : 0;
+  g_view.error.clear();
+  ++g_view.board_version;
+}
+
 }  // namespace
 
+ARENAPLAN_SHARE_SECTION("budget", save_budget, load_budget);
 ARENAPLAN_PANEL_AT(PanelArea::kMain, 60, "Budget", draw_budget_panel);
 ARENAPLAN_STATE_EXPORT("budget", export_budget);
 

@@ -230,7 +230,11 @@ void draw_stepper(AppState& s) {
   if (ImGui::Button("Step")) step_once();
   record_item_rect(s, "sim.step");
   ImGui::SameLine();
+  // Reduced motion: no auto-play animation; Step and Run to end reach the same states.
+  if (s.reduced_motion) g_view.playing = false;
+  ImGui::BeginDisabled(s.reduced_motion);
   if (ImGui::Button(g_view.playing ? "Pause" : "Play")) g_view.playing = !g_view.playing;
+  ImGui::EndDisabled();
   record_item_rect(s, "sim.play");
   ImGui::SameLine();
   if (ImGui::Button("Run to end"))

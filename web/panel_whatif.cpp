@@ -152,8 +152,10 @@ void draw_list(AppState& s) {
   if (g_view.budget_kib < 0) g_view.budget_kib = 0;
 }
 
+std::string graph_key(const AppState& s) { return s.example_name + "\n" + s.graph_json; }
+
 void draw_whatif(AppState& s) {
-  const std::string key = s.example_name + "\n" + s.graph_json;
+  const std::string key = graph_key(s);
   if (key != g_view.graph_key) {
     g_view.graph_key = key;
     g_view.list.clear();
@@ -201,8 +203,29 @@ JsonOut export_whatif(const AppState&) {
   return {{"list", list}, {"report", g_view.json}};
 }
 
+// The list of changes and the budget travel in share links; the report is recomputed on load.
+JsonOut save_whatif(const AppState&) {
+  JsonOut list = JsonOut::array();
+  for (const WhatIfSpec& w : g_view.list) list.push_back({{"spec", w.spec}, {"enabled", w.enabled}});
+  return {{"list", list}, {"budget_kib", g_view.budget_kib}};
+}
+
+// Runs after the link's graph is loaded, so the list belongs to that graph.
+void load_whatif(AppState& s, const JsonOut& j) {
+  std::vector<WhatIfSpec> list;
+  for (const JsonOut& w : j.at("list")) list.push_back({w.at("spec").get<std::string>(), w.at("enabled").get<bool>()});
+  const int budget = j.at("budget_kib").get<int>();
+  if (budget < 0) throw InputError("whatif.budget_kib", "must be >= 0");
+  g_view.graph_key = graph_key(s);
+  g_view.list = std::move(list);
+  g_view.undo.clear();
+  g_view.budget_kib = budget;
+  ++g_view.list_version;
+}
+
 }  // namespace
 
+ARENAPLAN_SHARE_SECTION("whatif", save_whatif, load_whatif);
 ARENAPLAN_PANEL("What-if", draw_whatif);
 ARENAPLAN_STATE_EXPORT("whatif", export_whatif);
 

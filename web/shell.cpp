@@ -13,6 +13,7 @@
 #include "imgui.h"
 #include "web/app.h"
 #include "web/js_api.h"
+#include "web/page_exports.h"
 #include "web/share_link.h"
 #include "web/ui_style.h"
 
@@ -54,6 +55,12 @@ void draw_menu_bar(AppState& s) {
     record_item_rect(s, "menu.file.share");
     if (ImGui::MenuItem("Save analysis JSON"))
       offer_download((s.graph.name.empty() ? "graph" : s.graph.name) + ".analysis.json", s.analysis.dump(2));
+    ImGui::Separator();
+    if (ImGui::MenuItem("Export plan report JSON")) export_plan_file(s, PlanFileFormat::kJsonReport);
+    record_item_rect(s, "menu.file.report");
+    if (ImGui::MenuItem("Export C header")) export_plan_file(s, PlanFileFormat::kCHeader);
+    if (ImGui::MenuItem("Export PNG of the view")) request_png_export(s);
+    record_item_rect(s, "menu.file.png");
     ImGui::EndMenu();
   }
   record_item_rect(s, "menu.file");
@@ -77,7 +84,7 @@ void draw_menu_bar(AppState& s) {
     ImGui::Separator();
     // The cache lab is not a graph: it opens its own tab and leaves the graph as it is.
     if (ImGui::MenuItem("Cache lab")) s.requested_panel = "Cache lab";
-    record_item_rect(s, "menu.example.cache_lab");
+    record_item_rect(s, "menu.cache_lab");
     ImGui::EndMenu();
   }
   record_item_rect(s, "menu.examples");
@@ -166,8 +173,9 @@ void draw_status_line(AppState& s, ImVec2 pos, ImVec2 size) {
 void handle_history_keys(AppState& s) {
   const ImGuiIO& io = ImGui::GetIO();
   if (io.WantTextInput || !io.KeyCtrl) return;
-  if (ImGui::IsKeyPressed(ImGuiKey_Z, false)) io.KeyShift ? redo(s) : undo(s);
-  else if (ImGui::IsKeyPressed(ImGuiKey_Y, false)) redo(s);
+  // ImGui 1.86 (Debian): IsKeyPressed takes the backend's key index, hence GetKeyIndex.
+  if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Z), false)) io.KeyShift ? redo(s) : undo(s);
+  else if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Y), false)) redo(s);
 }
 
 }  // namespace

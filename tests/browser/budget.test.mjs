@@ -1,32 +1,9 @@
 // The budget panel of issue 5: the article's budget in the browser (same core JSON as the CLI),
 // recomputed when the order or a reservation changes through real mouse and keyboard input.
 import assert from 'node:assert/strict';
-import { click, screenshot, sleep, state, test, waitFrames } from './harness.mjs';
+import { click, clickField, screenshot, state, test, typeText, waitFrames } from './harness.mjs';
 
 const KiB = 1024;
-
-// Clicks the text part of an InputInt (its recorded rect also covers the -/+ buttons on the right).
-async function clickField(page, key) {
-  const r = (await state(page)).ui[key];
-  if (!r) throw new Error(`no widget "${key}"`);
-  await page.mouse.move(r[0] + 12, (r[1] + r[3]) / 2);
-  await waitFrames(page, 1);
-  await page.mouse.down();
-  await sleep(50);
-  await waitFrames(page, 1);
-  await page.mouse.up();
-  await waitFrames(page, 2);
-}
-
-async function typeText(page, text) {
-  for (const ch of text) {
-    await page.keyboard.down(ch);
-    await sleep(30);
-    await waitFrames(page, 1);
-    await page.keyboard.up(ch);
-    await waitFrames(page, 1);
-  }
-}
 
 test('budget: ABCDEF on the article board uses 224 of 256 KiB, 32 free; the panel draws bars', async (t) => {
   const { page, errors } = await t.open();

@@ -20,7 +20,10 @@ export function test(name, fn) { registered.push({ name, fn }); }
 
 // A fresh chromium profile per launch (TOOLCHAIN.md); launchPersistentContext is how playwright
 // takes a --user-data-dir. deviceScaleFactor is a property of the context, hence per launch.
-export async function launch({ deviceScaleFactor = 1, viewport = { width: 1280, height: 720 } } = {}) {
+// Service workers are blocked unless asked for: the page's offline cache would otherwise answer
+// requests that tests intercept with page.route (a missing or corrupt app.wasm).
+export async function launch({ deviceScaleFactor = 1, viewport = { width: 1280, height: 720 },
+                               serviceWorkers = 'block' } = {}) {
   const userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'arenaplan-chromium-'));
   const context = await chromium.launchPersistentContext(userDataDir, {
     executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
@@ -28,6 +31,7 @@ export async function launch({ deviceScaleFactor = 1, viewport = { width: 1280, 
     args: CHROMIUM_ARGS,
     viewport,
     deviceScaleFactor,
+    serviceWorkers,
   });
   return {
     context,
@@ -131,4 +135,28 @@ export async function screenshot(page, artifactDir, name) {
     return seen.size;
   }, png.toString('base64'));
   return { file, distinct };
+}
+
+// Clicks the text part of an input field (its recorded rect also covers the -/+ buttons on the right).
+export async function clickField(page, key) {
+  const r = (await state(page)).ui[key];
+  if (!r) throw new Error(`no widget "${key}"`);
+  await page.mouse.move(r[0] + 12, (r[1] + r[3]) / 2);
+  await waitFrames(page, 1);
+  await page.mouse.down();
+  await sleep(50);
+  await waitFrames(page, 1);
+  await page.mouse.up();
+  await waitFrames(page, 2);
+}
+
+// Types text key by key with a frame between each down and up (ImGui reads input per frame).
+export async function typeText(page, text) {
+  for (const ch of text) {
+    await page.keyboard.down(ch);
+    await sleep(30);
+    await waitFrames(page, 1);
+    await page.keyboard.up(ch);
+    await waitFrames(page, 1);
+  }
 }

@@ -35,10 +35,10 @@ TEST_CASE("a share link round-trips the whole input state") {
   ShareState s;
   s.example = "two_branch";
   s.order = {"A", "B", "D", "C", "E", "F"};
-  s.planner = "tflm-greedy";
   s.panel = "Arena";
   s.current_step = 3;
   s.panels["cache"] = {{"capacity", 2}, {"stride", 4}};
+  s.panels["arena"] = {{"planner", "tflm-greedy"}};
   std::string link = encode_share_fragment(s);
   CHECK(link.rfind("v1.", 0) == 0);
   ShareState t = decode_share_fragment("#" + link);

@@ -1,0 +1,75 @@
+// File > Export: the plan of the current graph and order written by the same core functions as
+// `arenaplan export` (verified first, never an unverified plan), and a PNG of what the canvas
+// shows. Files are handed to the page as downloads; nothing leaves the machine.
+#include "web/page_exports.h"
+
+#include <cctype>
+#include <exception>
+
+#include "core/exports.h"
+#include "core/layout.h"
+#include "core/tflite_sha256.h"
+#include "web/js_api.h"
+
+#ifdef __EMSCRIPTEN__
+#include <emscripten.h>
+#endif
+
+namespace arenaplan::web {
+namespace {
+
+// The page's planner: the portfolio answers within a frame even for big models (the exact
+// search lives in the Arena panel, time-sliced).
+constexpr const char* kPagePlanner = "portfolio";
+
+std::string base_name(const AppState& s) { return s.graph.name.empty() ? "graph" : s.graph.name; }
+
+// "Live bytes" -> "live-bytes": file names without spaces or characters file systems dislike.
+std::string file_word(const std::string& text) {
+  std::string out;
+  for (char c : text) {
+    const bool keep = std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-';
+    if (keep) out += char(std::tolower(static_cast<unsigned char>(c)));
+    else if (!out.empty() && out.back() != '-') out += '-';
+  }
+  return out.empty() ? "view" : out;
+}
+
+}  // namespace
+
+void export_plan_file(AppState& s, PlanFileFormat format) {
+  try {
+    const LayoutProblem problem = layout_problem(s.graph, s.live);
+    const ArenaPlan plan = plan_arena(problem, {kPagePlanner, 1.0});
+    const PlanView view{s.graph, s.live, problem, plan};
+    require_verified(view);
+    const PlanSource source{base_name(s), sha256_hex(s.graph_json)};
+    if (format == PlanFileFormat::kJsonReport)
+      offer_download(base_name(s) + ".plan.json", plan_report_json(view, source).dump(2) + "\n");
+    else
+      offer_download(base_name(s) + "_arena.h", c_header(view, source));
+  } catch (const std::exception& e) {
+    s.error = std::string("Export refused: ") + e.what();
+  }
+  request_redraw(s);
+}
+
+void request_png_export(AppState& s) {
+  // The menu that was clicked is still open in this frame; two more frames and it is gone.
+  s.png_export_frames = 2;
+  request_redraw(s, 3);
+}
+
+void deliver_png_if_due(AppState& s) {
+  if (s.png_export_frames == 0 || --s.png_export_frames > 0) return;
+  const std::string name = file_word(base_name(s)) + "-" + file_word(s.active_panel) + ".png";
+#ifdef __EMSCRIPTEN__
+  // Called right after the frame is drawn, in the same task: the WebGL drawing buffer still
+  // holds the picture (it is cleared only once the browser composites it).
+  EM_ASM({ if (Module.downloadCanvasPng) Module.downloadCanvasPng(UTF8ToString($0)); }, name.c_str());
+#else
+  (void)name;
+#endif
+}
+
+}  // namespace arenaplan::web
