@@ -1,0 +1,114 @@
+#!/usr/bin/env node
+// The playground's page figures (issue 9), measured in headless Chromium (SwiftShader, software
+// GL) on this machine:
+//   payload   gzip -9 and brotli size of what a first visit downloads (goal: compressed < 1.5 MB)
+//   load      navigation to the first drawn frame, median of fresh loads (goal: < 1.5 s)
+//   frames    frames/s of the app drawing continuously, with the Lifetimes stress switch off and
+//             on (+10,000 instanced rectangles), against a baseline measured in the same browser
+//             and run: a bare WebGL2 canvas of the same size cleared every frame, i.e. what the
+//             headless compositor allows at all (goal: 60 fps with 10,000 buffers).
+// Usage: node bench/page_bench.mjs SITE_DIR [seconds per frame-rate run, default 5]
+import fs from 'node:fs';
+import path from 'node:path';
+import zlib from 'node:zlib';
+import { click, launch, openApp, sleep, waitFrames } from '../tests/browser/harness.mjs';
+import { serve } from '../scripts/serve.mjs';
+
+const siteDir = path.resolve(process.argv[2] || '');
+const seconds = Number(process.argv[3] || 5);
+if (!fs.existsSync(path.join(siteDir, 'index.html'))) {
+  console.error('usage: node bench/page_bench.mjs SITE_DIR [seconds]');
+  process.exit(2);
+}
+
+function payload() {
+  const files = ['index.html', 'app.js', 'app.wasm'];
+  let raw = 0, gz = 0, br = 0;
+  for (const f of files) {
+    const bytes = fs.readFileSync(path.join(siteDir, f));
+    raw += bytes.length;
+    gz += zlib.gzipSync(bytes, { level: 9 }).length;
+    br += zlib.brotliCompressSync(bytes).length;
+  }
+  const mb = (n) => (n / 1e6).toFixed(2) + ' MB';
+  console.log(`payload   ${files.join(' + ')}: ${mb(raw)} raw, ${mb(gz)} gzip -9, ${mb(br)} brotli ` +
+              `(goal < 1.50 MB compressed: ${gz < 1.5e6 ? 'met' : 'NOT met'}, gzip/goal ${(gz / 1.5e6).toFixed(2)})`);
+}
+
+// Frames/s over `seconds` of the function `count` (page-side frame counter).
+async function rate(page, count) {
+  const a = await page.evaluate(count);
+  const t0 = Date.now();
+  await sleep(seconds * 1000);
+  const b = await page.evaluate(count);
+  return (b - a) / ((Date.now() - t0) / 1000);
+}
+
+async function bareCanvasFps(context, url) {
+  const page = await context.newPage();
+  await page.goto(url + 'index.html#bench-baseline', { waitUntil: 'load' });  // same origin, same size
+  await page.evaluate(() => {
+    document.body.innerHTML = '<canvas id="c" style="width:100vw;height:100vh;display:block"></canvas>';
+    const c = document.getElementById('c');
+    c.width = innerWidth * devicePixelRatio; c.height = innerHeight * devicePixelRatio;
+    const gl = c.getContext('webgl2');
+    window.bareFrames = 0;
+    const tick = () => { gl.clearColor(Math.random(), 0.1, 0.1, 1); gl.clear(gl.COLOR_BUFFER_BIT); ++window.bareFrames; requestAnimationFrame(tick); };
+    requestAnimationFrame(tick);
+  });
+  const fps = await rate(page, () => window.bareFrames);
+  await page.close();
+  return fps;
+}
+
+async function firstFrameMs(url, loads = 5) {
+  const times = [];
+  for (let i = 0; i < loads; ++i) {
+    const browser = await launch();  // a fresh profile: nothing cached, like a first visit
+    try {
+      const page = await browser.context.newPage();
+      await page.goto(url, { waitUntil: 'load' });
+      await page.waitForFunction(() => window.arenaplanFirstFrameMs, null, { timeout: 60000 });
+      times.push(await page.evaluate(() => window.arenaplanFirstFrameMs));
+    } finally {
+      await browser.close();
+    }
+  }
+  times.sort((a, b) => a - b);
+  const median = times[Math.floor(times.length / 2)];
+  console.log(`load      first frame ${median.toFixed(0)} ms median of ${loads} fresh loads ` +
+              `(min ${times[0].toFixed(0)}, max ${times[times.length - 1].toFixed(0)}; goal < 1500 ms: ${median < 1500 ? 'met' : 'NOT met'})`);
+}
+
+async function frameRates(url) {
+  const browser = await launch();
+  try {
+    const baseline = await bareCanvasFps(browser.context, url);
+    const { page } = await openApp(browser.context, url);
+    const frames = () => window.arenaplan.state().frame;
+    await page.evaluate(() => window.arenaplan.redraw(1e9));  // draw continuously, as while interacting
+    const idle = await rate(page, frames);
+    await click(page, 'lifetimes.stress');
+    await waitFrames(page, 3);
+    const st = await page.evaluate(() => window.arenaplan.state());
+    const stress = await rate(page, frames);
+    const cpu = (await page.evaluate(() => window.arenaplan.state().perf));
+    console.log(`frames    bare WebGL2 canvas ${baseline.toFixed(1)} fps (the compositor's ceiling here)`);
+    console.log(`frames    app ${idle.toFixed(1)} fps (${(idle / baseline).toFixed(2)} of the ceiling); ` +
+                `with ${st.gpu_rects.drawn_rects} rectangles in ${st.gpu_rects.draw_calls} draw call(s) ` +
+                `${stress.toFixed(1)} fps (${(stress / baseline).toFixed(2)} of the ceiling); ` +
+                `main-thread frame ${cpu.frame_cpu_ms.toFixed(2)} ms, of which UI ${cpu.frame_ui_ms.toFixed(2)} ms ` +
+                `(goal 60 fps: ${stress >= 60 ? 'met' : 'NOT met'})`);
+  } finally {
+    await browser.close();
+  }
+}
+
+const server = await serve(siteDir, 0);
+try {
+  payload();
+  await firstFrameMs(server.url);
+  await frameRates(server.url);
+} finally {
+  await server.close();
+}
