@@ -15,6 +15,7 @@
 #include "core/planner_exact.h"
 #include "imgui.h"
 #include "web/app.h"
+#include "web/rect_renderer.h"
 #include "web/ui_style.h"
 
 namespace arenaplan::web {
@@ -175,18 +176,30 @@ void draw_picture(AppState& s, const ArenaPlan& plan) {
   auto x_of = [&](Bytes b) { return left + plot_w * float(double(b) / double(plan.arena_bytes)); };
   auto y_of = [&](Step t) { return top + row_h * float(t); };
   dl->AddRectFilled(ImVec2(left, top), ImVec2(left + plot_w, y_of(steps)), IM_COL32(0x20, 0x20, 0x24, 0xFF));  // holes
+  // The buffers go through the instanced-rectangle renderer in plot units (bytes across, steps
+  // down): a model with thousands of buffers costs one draw call, not thousands of ImDrawList
+  // rectangles. Only buffers wide enough for their name get a label.
+  std::vector<RectInstance> rects;
+  rects.reserve(p.buffers.size());
+  std::vector<std::pair<ImVec2, const char*>> labels;
   const ImVec2 mouse = ImGui::GetIO().MousePos;
   int hovered = -1;
   for (size_t i = 0; i < p.buffers.size() && i < plan.offsets.size(); ++i) {
     const LayoutBuffer& b = p.buffers[i];
+    rects.push_back({float(plan.offsets[i]), float(b.first), float(plan.offsets[i] + b.size), float(b.last + 1),
+                     buffer_color(b, i)});
     const ImVec2 a(x_of(plan.offsets[i]), y_of(b.first)), z(x_of(plan.offsets[i] + b.size), y_of(b.last + 1));
-    dl->AddRectFilled(a, z, buffer_color(b, i));
-    dl->AddRect(a, z, IM_COL32(0x10, 0x10, 0x10, 0xFF));
-    const ImVec2 text = ImGui::CalcTextSize(b.name.c_str());
-    if (z.x - a.x > text.x + 4 && z.y - a.y > text.y)
-      dl->AddText(ImVec2(a.x + 3, a.y + 1), IM_COL32(0, 0, 0, 0xFF), b.name.c_str());
+    if (z.x - a.x > 24 && z.y - a.y > line) {
+      const ImVec2 text = ImGui::CalcTextSize(b.name.c_str());
+      if (z.x - a.x > text.x + 4) labels.push_back({ImVec2(a.x + 3, a.y + 1), b.name.c_str()});
+    }
     if (mouse.x >= a.x && mouse.x < z.x && mouse.y >= a.y && mouse.y < z.y) hovered = static_cast<int>(i);
   }
+  if (!queue_rects(dl, ImVec2(left, top), ImVec2(left + plot_w, y_of(steps)),
+                   {0, 0, float(plan.arena_bytes), float(steps)}, std::move(rects)))
+    ImGui::TextColored(kColorError, "GPU rectangles unavailable: %s", rect_renderer_error().c_str());
+  // After the renderer's callback in the draw list, so the names sit on top of their buffers.
+  for (const auto& [at, name] : labels) dl->AddText(at, IM_COL32(0, 0, 0, 0xFF), name);
   for (Step t = 0; t < steps; ++t) {
     char label[32];
     std::snprintf(label, sizeof label, "step %d", t);

@@ -1,6 +1,7 @@
 // Lifetimes panel: one row per arena buffer, a bar from its first to its last live step, drawn
 // through the instanced-rectangle renderer (shaders/rect.*.glsl). The same path will carry the
-// dense arena view; a stress switch draws 10,000 extra rectangles to check it stays smooth.
+// dense arena view; a stress switch draws 10,000 extra rectangles to check it stays smooth
+// (bench/page_bench.mjs measures the frame rate).
 #include <algorithm>
 #include <cstdio>
 #include <vector>
@@ -35,7 +36,9 @@ void add_stress_rects(std::vector<RectInstance>& out, float steps, float rows) {
   for (int i = 0; i < 10000; ++i) {
     const float t0 = next() * steps, len = 0.05f + next() * steps * 0.2f;
     const float y = next() * rows;
-    const ImU32 c = IM_COL32(80 + int(next() * 175), 80 + int(next() * 175), 200, 0xB0);
+    // Category colours like the real views (a handful, not 10,000 distinct ones).
+    static const ImU32 kColors[] = {kHeadColor, kTempColor, kTailColor, IM_COL32(0xE6, 0x9F, 0x00, 0xFF)};
+    const ImU32 c = (kColors[int(next() * 4) % 4] & 0x00FFFFFF) | 0xB0000000;
     out.push_back({t0, y, std::min(steps, t0 + len), y + 0.08f, c});
   }
 }

@@ -6,6 +6,7 @@
 
 #include "ap_shaders.h"
 #include "web/gl.h"
+#include "web/rect_lod.h"
 
 namespace arenaplan::web {
 namespace {
@@ -158,6 +159,11 @@ bool queue_rects(ImDrawList* dl, ImVec2 screen_min, ImVec2 screen_max, PlotView 
     r.batch_frame = frame;
   }
   r.stats.frame_rects += int(rects.size());
+  // Thin rectangles merge at pixel resolution (rect_lod.h): what is drawn is what the screen shows.
+  const ImVec2 scale = ImGui::GetIO().DisplayFramebufferScale;
+  const double px_w = double(screen_max.x - screen_min.x) * scale.x, px_h = double(screen_max.y - screen_min.y) * scale.y;
+  if (px_w >= 1 && px_h >= 1)
+    rects = merge_subpixel_rects(rects, view.x0, view.y0, (view.x1 - view.x0) / px_w, (view.y1 - view.y0) / px_h);
   r.batches.push_back(Batch{screen_min, screen_max, view, border_px, std::move(rects)});
   dl->AddCallback(draw_batch, &r.batches.back());
   dl->AddCallback(ImDrawCallback_ResetRenderState, nullptr);  // give ImGui's GL state back

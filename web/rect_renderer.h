@@ -33,8 +33,9 @@ bool queue_rects(ImDrawList* draw_list, ImVec2 screen_min, ImVec2 screen_max, Pl
 
 const std::string& rect_renderer_error();
 
-// Rectangles queued in the current frame and instanced draw calls issued in the previous one
-// (exported to the browser tests as proof the GPU path ran).
+// Rectangles queued in the current frame, and the instanced draw calls and rectangles (after
+// merging sub-pixel ones) of the previous one (exported to the browser tests as proof the GPU
+// path ran).
 struct RectRendererStats {
   int frame_rects = 0;
   int draw_calls = 0;
