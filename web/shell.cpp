@@ -27,17 +27,22 @@ void record_item_rect(AppState& s, const std::string& key) {
 
 namespace {
 
-// The built-in examples that are graphs (boards and exercises share the folder), the article's
-// two-branch graph first, then by name.
+// The built-in examples that are graphs (boards and exercises share the folder): the classroom
+// sequence first (the article's two-branch graph, a residual block, an inception-like cell, a
+// tiny CNN), then the others by name.
 const std::vector<const Example*>& graph_examples() {
   static const std::vector<const Example*> list = [] {
+    static const std::vector<std::string> kClassroom = {"two_branch", "residual_block", "inception_cell", "tiny_cnn"};
+    auto rank = [](const std::string& name) {
+      return std::find(kClassroom.begin(), kClassroom.end(), name) - kClassroom.begin();
+    };
     std::vector<const Example*> out;
     for (const Example& ex : builtin_examples()) {
       const auto doc = nlohmann::json::parse(ex.json, nullptr, /*allow_exceptions=*/false);
       if (doc.is_object() && doc.value("format", "") == "arenaplan-graph") out.push_back(&ex);
     }
-    std::stable_sort(out.begin(), out.end(), [](const Example* a, const Example* b) {
-      return std::make_pair(a->name != "two_branch", a->name) < std::make_pair(b->name != "two_branch", b->name);
+    std::stable_sort(out.begin(), out.end(), [&](const Example* a, const Example* b) {
+      return std::make_pair(rank(a->name), a->name) < std::make_pair(rank(b->name), b->name);
     });
     return out;
   }();
@@ -85,6 +90,8 @@ void draw_menu_bar(AppState& s) {
     // The cache lab is not a graph: it opens its own tab and leaves the graph as it is.
     if (ImGui::MenuItem("Cache lab")) s.requested_panel = "Cache lab";
     record_item_rect(s, "menu.cache_lab");
+    if (ImGui::MenuItem("Exercises")) s.requested_panel = "Exercises";
+    record_item_rect(s, "menu.exercises");
     ImGui::EndMenu();
   }
   record_item_rect(s, "menu.examples");
