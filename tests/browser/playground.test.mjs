@@ -3,7 +3,7 @@
 // and the page working offline once loaded.
 import assert from 'node:assert/strict';
 import zlib from 'node:zlib';
-import { chord, click, clickField, launch, openApp, state, test, typeText, waitFrames } from './harness.mjs';
+import { chord, click, clickField, launch, openApp, screenshot, state, test, typeText, waitFrames } from './harness.mjs';
 
 const KiB = 1024;
 
@@ -225,4 +225,19 @@ test('Examples > Cache lab opens the cache lab and leaves the graph as it is', a
   assert.equal(s.panel, 'Cache lab');
   assert.equal(s.example, 'two_branch');
   assert.equal(s.history.undo, 0);
+});
+
+test('every tab draws a non-blank panel (screenshots kept as CI artifacts)', async (t) => {
+  const { page, errors } = await t.open();
+  const tabs = Object.keys((await state(page)).ui).filter((k) => k.startsWith('tab.')).map((k) => k.slice(4));
+  assert.ok(tabs.length >= 12, `tabs: ${tabs.join(', ')}`);
+  for (const tab of tabs) {
+    await click(page, 'tab.' + tab);
+    await waitFrames(page, 3);
+    const file = 'panel-' + tab.toLowerCase().replace(/[^a-z0-9]+/g, '-');
+    const shot = await screenshot(page, t.artifactDir, file);
+    assert.ok(shot.distinct > 30, `${tab}: ${shot.distinct} colours in ${shot.file}`);
+    assert.equal((await state(page)).error, '', `opening ${tab} reports no error`);
+  }
+  assert.deepEqual(errors, []);
 });
