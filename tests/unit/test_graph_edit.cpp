@@ -385,23 +385,30 @@ std::vector<std::string> pick_names(std::mt19937& rng, const Graph& g, int max) 
   return names;
 }
 
+// Every random choice is drawn up front, in sequence: argument evaluation order differs between
+// compilers, and a failing seed must replay the same edits under g++, clang and em++.
 Graph random_edit(std::mt19937& rng, const Graph& g) {
+  const unsigned kind = rng() % 14;
   const Bytes bytes = Bytes(rng() % 5) * 1000 - 1000;  // includes 0 and negative sizes
-  switch (rng() % 14) {
-    case 0: return add_op(g, {pick_name(rng, g, true), "k", pick_names(rng, g, 3), pick_names(rng, g, 2), 0}, bytes, rng() % 4 != 0);
-    case 1: return remove_op(g, pick_name(rng, g, true), rng() % 2 ? RemoveMode::kCascade : RemoveMode::kRefuseIfRead);
-    case 2: return rename_op(g, pick_name(rng, g, true), pick_name(rng, g, true));
-    case 3: return set_op_kind(g, pick_name(rng, g, true), "kind");
-    case 4: return set_op_scratch(g, pick_name(rng, g, true), bytes);
-    case 5: return set_op_inputs(g, pick_name(rng, g, true), pick_names(rng, g, 3));
-    case 6: return set_op_outputs(g, pick_name(rng, g, true), pick_names(rng, g, 2), bytes);
-    case 7: return add_tensor(g, pick_name(rng, g, false), bytes, rng() % 2);
-    case 8: return remove_tensor(g, pick_name(rng, g, false));
-    case 9: return rename_tensor(g, pick_name(rng, g, false), pick_name(rng, g, false));
-    case 10: return set_tensor_bytes(g, pick_name(rng, g, false), bytes);
-    case 11: return set_graph_input(g, pick_name(rng, g, false), rng() % 2);
-    case 12: return set_graph_output(g, pick_name(rng, g, false), rng() % 2);
-    default: return remove_op(g, pick_name(rng, g, true), RemoveMode::kRefuseIfRead);
+  const std::string op = pick_name(rng, g, true), other_op = pick_name(rng, g, true);
+  const std::string tensor = pick_name(rng, g, false), other_tensor = pick_name(rng, g, false);
+  const std::vector<std::string> reads = pick_names(rng, g, 3), writes = pick_names(rng, g, 2);
+  const bool flag = rng() % 2, often = rng() % 4 != 0;
+  switch (kind) {
+    case 0: return add_op(g, {op, "k", reads, writes, 0}, bytes, often);
+    case 1: return remove_op(g, op, flag ? RemoveMode::kCascade : RemoveMode::kRefuseIfRead);
+    case 2: return rename_op(g, op, other_op);
+    case 3: return set_op_kind(g, op, "kind");
+    case 4: return set_op_scratch(g, op, bytes);
+    case 5: return set_op_inputs(g, op, reads);
+    case 6: return set_op_outputs(g, op, writes, bytes);
+    case 7: return add_tensor(g, tensor, bytes, flag);
+    case 8: return remove_tensor(g, tensor);
+    case 9: return rename_tensor(g, tensor, other_tensor);
+    case 10: return set_tensor_bytes(g, tensor, bytes);
+    case 11: return set_graph_input(g, tensor, flag);
+    case 12: return set_graph_output(g, tensor, flag);
+    default: return remove_op(g, op, RemoveMode::kRefuseIfRead);
   }
 }
 
