@@ -100,7 +100,7 @@ int run_check(const Args& args) {
   if (args.flag("json")) {
     std::cout << JsonOut{{"exercise", ex.name}, {"kind", exercise_kind_name(ex.kind)}, {"answer", *answer},
                          {"correct", check.correct}, {"feedback", check.feedback}, {"points", ex.points}}
-                     .dump(2)
+                     .dump(2, ' ', false, JsonOut::error_handler_t::replace)  // the answer may be any bytes
               << "\n";
   } else {
     std::cout << (check.correct ? "Correct: " : "Not yet: ") << check.feedback << "\n";

@@ -70,9 +70,17 @@ std::string join_and(const std::vector<std::string>& items) {
   return out;
 }
 
+// At most `n` bytes of `text`, never cutting a UTF-8 character in half (feedback and progress
+// records end up in JSON, which must stay valid UTF-8).
+std::string utf8_prefix(std::string_view text, size_t n) {
+  if (text.size() <= n) return std::string(text);
+  while (n > 0 && (static_cast<unsigned char>(text[n]) & 0xC0) == 0x80) --n;
+  return std::string(text.substr(0, n));
+}
+
 // Quotes the student's text in feedback, cut short so a pasted essay stays readable.
 std::string quote_answer(const std::string& text) {
-  return "\"" + (text.size() > 40 ? text.substr(0, 40) + "..." : text) + "\"";
+  return "\"" + (text.size() > 40 ? utf8_prefix(text, 40) + "..." : text) + "\"";
 }
 
 // ---- reading the file ----------------------------------------------------------------------------
@@ -246,7 +254,9 @@ std::vector<Bytes> offsets_from_plan(const LayoutProblem& problem) {
   return plan.offsets;
 }
 
-std::vector<Bytes> offsets_from_object(const ExercisePlacement& p, const Json& j) {
+// Every offset must leave its buffer inside the limit: a buffer past it leaves no answer anyway,
+// and the bound keeps offset + size far from overflowing.
+std::vector<Bytes> offsets_from_object(const ExercisePlacement& p, const Json& j, Bytes limit) {
   std::vector<Bytes> out(p.problem.buffers.size(), -1);
   std::string names;
   for (const LayoutBuffer& b : p.problem.buffers) names += (names.empty() ? "" : ", ") + b.name;
@@ -258,6 +268,9 @@ std::vector<Bytes> offsets_from_object(const ExercisePlacement& p, const Json& j
     const int i = static_cast<int>(b - p.problem.buffers.begin());
     if (i == p.placed) throw InputError(where, "this is the buffer the student places; leave it out");
     out[i] = get_size(*it, where, /*allow_zero=*/true);
+    if (out[i] > limit - b->size)
+      throw InputError(where, "buffer " + b->name + " (" + format_bytes(b->size) + ") at " + format_bytes(out[i]) +
+                                  " ends past arena_at_most (" + format_bytes(limit) + ")");
   }
   for (size_t i = 0; i < out.size(); ++i)
     if (out[i] < 0 && static_cast<int>(i) != p.placed)
@@ -285,7 +298,7 @@ ExercisePlacement read_placement(const Exercise& ex, const Json& doc) {
     p.offsets = offsets_from_plan(p.problem);
     p.from_plan = true;
   } else if (fixed.is_object()) {
-    p.offsets = offsets_from_object(p, fixed);
+    p.offsets = offsets_from_object(p, fixed, ex.limit_bytes);
   } else {
     throw InputError("/fixed", "expected \"from_plan\" or an object of buffer name -> offset, found " + kind_of(fixed));
   }
@@ -323,7 +336,7 @@ void read_graph_kind(Exercise& ex, const Json& doc) {
 }
 
 void read_cache_kind(Exercise& ex, const Json& doc) {
-  ex.cache.lines = static_cast<int>(get_int_in(require(doc, "capacity", ""), "/capacity", 1, 65536));
+  ex.cache.lines = static_cast<int>(get_int_in(require(doc, "capacity", ""), "/capacity", 1, kMaxExerciseCacheLines));
   if (doc.contains("ways")) ex.cache.ways = static_cast<int>(get_int_in(doc["ways"], "/ways", 0, ex.cache.lines));
   if (doc.contains("policy")) ex.cache.policy = policy_from_name(get_string(doc["policy"], "/policy"), "/policy");
   if (doc.contains("stride") == doc.contains("blocks"))
@@ -333,11 +346,12 @@ void read_cache_kind(Exercise& ex, const Json& doc) {
   } else {
     const Json& b = doc["blocks"];
     if (!b.is_array() || b.empty()) throw InputError("/blocks", "expected a non-empty array of block numbers");
-    if (b.size() > 1000000) throw InputError("/blocks", "at most 1000000 requests");
+    if (b.size() > size_t(kMaxExerciseRequests))
+      throw InputError("/blocks", "at most " + std::to_string(kMaxExerciseRequests) + " requests");
     for (size_t i = 0; i < b.size(); ++i) ex.blocks.push_back(get_int_in(b[i], ptr("/blocks", i), 0, INT64_MAX));
   }
   // A list stream defaults to all of its requests; a strided stream is endless, so say how many.
-  if (ex.stride) ex.requests = get_int_in(require(doc, "requests", ""), "/requests", 1, 1000000);
+  if (ex.stride) ex.requests = get_int_in(require(doc, "requests", ""), "/requests", 1, kMaxExerciseRequests);
   else ex.requests = doc.contains("requests") ? get_int_in(doc["requests"], "/requests", 1, int64_t(ex.blocks.size()))
                                               : int64_t(ex.blocks.size());
   try {
@@ -616,7 +630,7 @@ AnswerCheck submit_answer(const Exercise& ex, ExerciseProgress& progress, std::s
   progress.attempts = std::min(progress.attempts + 1, kMaxCount);
   if (!check.correct) progress.wrong = std::min(progress.wrong + 1, kMaxCount);
   progress.solved = check.correct;
-  progress.last_answer = std::string(answer.substr(0, kMaxAnswerChars));
+  progress.last_answer = utf8_prefix(answer, kMaxAnswerChars);
   return check;
 }
 

@@ -107,9 +107,12 @@ struct Exercise {
   bool uses_graph() const { return kind != ExerciseKind::kCacheMisses; }
 };
 
-// Limits: a file bigger than this or with more hints is refused.
+// Limits: a file bigger than this or with more hints is refused. A cache exercise is a classroom
+// toy: the lab keeps every request's line contents, so lines x requests stays small (< 20 MiB).
 constexpr size_t kMaxExerciseJsonBytes = size_t{16} << 20;
 constexpr size_t kMaxExerciseHints = 20;
+constexpr int kMaxExerciseCacheLines = 256;
+constexpr int64_t kMaxExerciseRequests = 10000;
 
 // Throws InputError whose where() is a JSON pointer ("/fixed/B", "/graph/tensors/A/bytes") or
 // "line L, column C"; unknown kinds and keys are refused, and so are exercises without an answer.
