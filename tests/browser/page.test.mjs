@@ -129,6 +129,7 @@ test('the JS API sets an order and refuses a non-topological one', async (t) => 
 
 test('clicking a bar selects that step and the live set follows', async (t) => {
   const { page } = await t.open();
+  await click(page, 'tab.Live bytes');
   await click(page, 'live.bar.3');
   const s = await state(page);
   assert.equal(s.step, 3);
