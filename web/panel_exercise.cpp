@@ -76,7 +76,16 @@ void open_exercise(AppState& s, ExercisesView& v, const Exercise& ex) {
   v.open = ex.name;
   if (!ex.uses_graph()) return;
   const bool loaded = ex.graph.example.empty() ? load_graph_json(s, ex.graph.json) : load_example(s, ex.graph.example);
-  if (loaded && !ex.order.empty()) set_order_csv(s, order_names(ex.graph.graph, ex.order));
+  // A peak to predict stays off the other panels (they would show the answer) until it is solved.
+  if (loaded && !ex.order.empty() && ex.kind != ExerciseKind::kPredictPeak)
+    set_order_csv(s, order_names(ex.graph.graph, ex.order));
+}
+
+// Once a peak is predicted, the order in question goes to the other panels to see why.
+void draw_show_in_panels(AppState& s, const ExerciseSession& session, const Exercise& ex) {
+  if (ex.kind != ExerciseKind::kPredictPeak || !session.progress.solved) return;
+  if (ImGui::Button("Show this order in the panels")) set_order_csv(s, order_names(ex.graph.graph, ex.order));
+  record_item_rect(s, "exercise.show");
 }
 
 void check(ExerciseSession& session, const Exercise& ex) {
@@ -115,7 +124,7 @@ void draw_given(const Exercise& ex) {
   const JsonOut j = exercise_json(ex);
   switch (ex.kind) {
     case ExerciseKind::kPredictPeak:
-      ImGui::TextWrapped("Graph %s, order %s (shown in the other panels too)", j["graph"].get<std::string>().c_str(),
+      ImGui::TextWrapped("Graph %s, order %s (the other panels show it once you have answered)", j["graph"].get<std::string>().c_str(),
                   order_names(ex.graph.graph, ex.order).c_str());
       break;
     case ExerciseKind::kFindOrder:
@@ -216,6 +225,7 @@ void draw_exercise(AppState& s, ExercisesView& v, const Exercise& ex) {
   draw_answer(s, session, ex);
   draw_feedback(session);
   draw_hints(session, ex);
+  draw_show_in_panels(s, session, ex);
   ImGui::Separator();
   draw_score(session, ex);
 }

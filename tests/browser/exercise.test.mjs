@@ -41,7 +41,8 @@ test('exercise: predict the peak of ABDCEF, wrong then a hint then right; the sh
   await click(page, 'exercise.select.exercise_predict_peak');
   let s = await state(page);
   assert.equal(s.exercise.open, 'exercise_predict_peak');
-  assert.deepEqual(s.order, ['A', 'B', 'D', 'C', 'E', 'F'], 'opening the exercise loads its order');
+  assert.deepEqual(s.order, ['A', 'B', 'C', 'D', 'E', 'F'], 'the order in question stays hidden (its peak is the answer)');
+  assert.notEqual(s.peak_bytes, 192 * KiB);
   assert.equal(s.exercise.score, 0);
   assert.equal(s.exercise.worth, 10);
 
@@ -67,6 +68,10 @@ test('exercise: predict the peak of ABDCEF, wrong then a hint then right; the sh
   s = await state(page);
   assert.equal(s.exercise.total_score, 5);
   assert.equal(s.exercise.total_points, 40);
+  await click(page, 'exercise.show');
+  s = await state(page);
+  assert.deepEqual(s.order, ['A', 'B', 'D', 'C', 'E', 'F'], 'once solved, the order goes to the panels');
+  assert.equal(s.peak_bytes, 192 * KiB);
   const shot = await screenshot(page, t.artifactDir, 'exercise-predict-peak-solved');
   assert.ok(shot.distinct > 12, `screenshot has only ${shot.distinct} colours`);
 
