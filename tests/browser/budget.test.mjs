@@ -1,7 +1,7 @@
 // The budget panel of issue 5: the article's budget in the browser (same core JSON as the CLI),
 // recomputed when the order or a reservation changes through real mouse and keyboard input.
 import assert from 'node:assert/strict';
-import { click, clickField, screenshot, state, test, typeText, waitFrames } from './harness.mjs';
+import { chord, click, clickField, screenshot, state, test, typeText, waitFrames } from './harness.mjs';
 
 const KiB = 1024;
 
@@ -39,8 +39,7 @@ test('budget: editing a reservation replans (persistent 24 -> 56 KiB fills the b
   await click(page, 'tab.Budget');
   const before = (await state(page)).budget.board_version;
   await clickField(page, 'budget.reservation.0.kib');
-  await page.keyboard.press('Control+a');
-  await waitFrames(page, 1);
+  await chord(page, 'Control+a');  // held across frames: a same-frame press can be missed
   await typeText(page, '56');
   await page.keyboard.press('Enter');
   await waitFrames(page, 3);
@@ -51,8 +50,7 @@ test('budget: editing a reservation replans (persistent 24 -> 56 KiB fills the b
   assert.equal(s.budget.report.regions[0].free_bytes, 0);
   assert.equal(s.budget.report.fits, true);
   await clickField(page, 'budget.reservation.0.kib');
-  await page.keyboard.press('Control+a');
-  await waitFrames(page, 1);
+  await chord(page, 'Control+a');  // held across frames: a same-frame press can be missed
   await typeText(page, '57');
   await page.keyboard.press('Enter');
   await waitFrames(page, 3);

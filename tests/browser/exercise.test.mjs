@@ -2,15 +2,14 @@
 // the score, and the share link carrying the open exercise and its progress.
 import assert from 'node:assert/strict';
 import zlib from 'node:zlib';
-import { click, screenshot, sleep, state, test, waitFrames } from './harness.mjs';
+import { chord, click, openAt, screenshot, sleep, state, test, waitFrames } from './harness.mjs';
 
 const KiB = 1024;
 
 // Focuses the answer field, clears it and types `text` (ImGui reads the queued characters per frame).
 async function typeAnswer(page, text) {
   await click(page, 'exercise.answer');
-  await page.keyboard.press('Control+a');
-  await waitFrames(page, 1);
+  await chord(page, 'Control+a');  // held across frames: a same-frame press can be missed
   await page.keyboard.press('Backspace');
   await waitFrames(page, 1);
   await page.keyboard.type(text, { delay: 30 });
@@ -23,16 +22,6 @@ async function answer(page, text) {
   assert.equal((await state(page)).exercise.draft, text, 'the typed answer reached the field');
   await click(page, 'exercise.check');
   return (await state(page)).exercise;
-}
-
-async function openAt(t, fragment) {
-  const { page, errors } = await t.open();
-  await page.evaluate((f) => { location.hash = f; }, fragment);
-  await page.reload({ waitUntil: 'load' });
-  await page.waitForFunction(() => window.arenaplan || window.arenaplanFailure, null, { timeout: 60000 });
-  await page.evaluate(() => window.arenaplan.redraw(5));
-  await waitFrames(page, 3);
-  return { page, errors };
 }
 
 test('exercise: predict the peak of ABDCEF, wrong then a hint then right; the share link keeps the progress', async (t) => {

@@ -2,25 +2,13 @@
 // panel draws all its bars in one draw call, and 10,000 more with the stress switch.
 import assert from 'node:assert/strict';
 import path from 'node:path';
-import { click, screenshot, sleep, state, test, waitFrames } from './harness.mjs';
+import { click, pngInfo, screenshot, sleep, state, test, waitFrames } from './harness.mjs';
 
 // Distinct colours inside a widget's rectangle (a clipped screenshot decoded page-side).
 async function coloursIn(page, rect, file) {
   const clip = { x: rect[0], y: rect[1], width: rect[2] - rect[0], height: rect[3] - rect[1] };
   const png = await page.screenshot({ clip, path: file });
-  return page.evaluate(async (b64) => {
-    const img = new Image();
-    img.src = 'data:image/png;base64,' + b64;
-    await img.decode();
-    const c = document.createElement('canvas');
-    c.width = img.width; c.height = img.height;
-    const g = c.getContext('2d');
-    g.drawImage(img, 0, 0);
-    const d = g.getImageData(0, 0, c.width, c.height).data;
-    const seen = new Set();
-    for (let i = 0; i < d.length; i += 4) seen.add((d[i] << 16) | (d[i + 1] << 8) | d[i + 2]);
-    return seen.size;
-  }, png.toString('base64'));
+  return (await pngInfo(page, png.toString('base64'), 1)).colours;
 }
 
 test('the Lifetimes panel draws every buffer in one instanced draw call', async (t) => {

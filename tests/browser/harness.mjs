@@ -94,9 +94,8 @@ export async function widgetCenter(page, key) {
   return { x: (r[0] + r[2]) / 2, y: (r[1] + r[3]) / 2 };
 }
 
-// A real mouse click; ImGui needs a frame between press and release.
-export async function click(page, key) {
-  const { x, y } = await widgetCenter(page, key);
+// A real mouse click at a point; ImGui needs a frame between press and release.
+export async function clickAt(page, x, y) {
   await page.mouse.move(x, y);
   await waitFrames(page, 1);
   await page.mouse.down();
@@ -104,6 +103,12 @@ export async function click(page, key) {
   await waitFrames(page, 1);
   await page.mouse.up();
   await waitFrames(page, 2);
+}
+
+// A real mouse click on a widget the app recorded.
+export async function click(page, key) {
+  const { x, y } = await widgetCenter(page, key);
+  await clickAt(page, x, y);
 }
 
 // Presses a key chord (e.g. "Alt+ArrowDown") with a frame between down and up.
@@ -116,24 +121,34 @@ export async function chord(page, keys) {
   await waitFrames(page, 2);
 }
 
-// Screenshot saved as an artifact; returns how many distinct colours it has (a blank or
-// uniform canvas has 1 or 2), counted page-side by decoding the PNG into a 2D canvas.
-export async function screenshot(page, artifactDir, name) {
-  const file = path.join(artifactDir, name + '.png');
-  const png = await page.screenshot({ path: file });
-  const distinct = await page.evaluate(async (b64) => {
+// Distinct colours of a PNG (base64), decoded page-side into a 2D canvas, sampling every
+// `stride`-th pixel. Returns {colours, width, height}.
+export async function pngInfo(page, b64, stride = 7) {
+  return page.evaluate(async ([data, step]) => {
     const img = new Image();
-    img.src = 'data:image/png;base64,' + b64;
+    img.src = 'data:image/png;base64,' + data;
     await img.decode();
     const c = document.createElement('canvas');
     c.width = img.width; c.height = img.height;
     const g = c.getContext('2d');
     g.drawImage(img, 0, 0);
-    const data = g.getImageData(0, 0, c.width, c.height).data;
+    const px = g.getImageData(0, 0, c.width, c.height).data;
     const seen = new Set();
-    for (let i = 0; i < data.length; i += 4 * 7) seen.add((data[i] << 16) | (data[i + 1] << 8) | data[i + 2]);
-    return seen.size;
-  }, png.toString('base64'));
+    for (let i = 0; i < px.length; i += 4 * step) seen.add((px[i] << 16) | (px[i + 1] << 8) | px[i + 2]);
+    return { colours: seen.size, width: img.width, height: img.height };
+  }, [b64, stride]);
+}
+
+export async function pngColours(page, b64) {
+  return (await pngInfo(page, b64)).colours;
+}
+
+// Screenshot saved as an artifact; returns how many distinct colours it has (a blank or
+// uniform canvas has 1 or 2), counted page-side by decoding the PNG into a 2D canvas.
+export async function screenshot(page, artifactDir, name) {
+  const file = path.join(artifactDir, name + '.png');
+  const png = await page.screenshot({ path: file });
+  const distinct = await pngColours(page, png.toString('base64'));
   return { file, distinct };
 }
 
@@ -141,13 +156,7 @@ export async function screenshot(page, artifactDir, name) {
 export async function clickField(page, key) {
   const r = (await state(page)).ui[key];
   if (!r) throw new Error(`no widget "${key}"`);
-  await page.mouse.move(r[0] + 12, (r[1] + r[3]) / 2);
-  await waitFrames(page, 1);
-  await page.mouse.down();
-  await sleep(50);
-  await waitFrames(page, 1);
-  await page.mouse.up();
-  await waitFrames(page, 2);
+  await clickAt(page, r[0] + 12, (r[1] + r[3]) / 2);
 }
 
 // Types text key by key with a frame between each down and up (ImGui reads input per frame).
@@ -159,4 +168,15 @@ export async function typeText(page, text) {
     await page.keyboard.up(ch);
     await waitFrames(page, 1);
   }
+}
+
+// Opens the app at a share-link fragment (a reload with the fragment, as a pasted link does).
+export async function openAt(t, fragment) {
+  const { page, errors } = await t.open();
+  await page.evaluate((f) => { location.hash = f; }, fragment);
+  await page.reload({ waitUntil: 'load' });
+  await page.waitForFunction(() => window.arenaplan || window.arenaplanFailure, null, { timeout: 60000 });
+  await page.evaluate(() => window.arenaplan.redraw(5));
+  await waitFrames(page, 3);
+  return { page, errors };
 }

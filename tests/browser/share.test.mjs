@@ -1,19 +1,9 @@
 // Share links (issue 9): the state travels in the URL fragment and comes back with the same
 // numbers and view; a corrupt, truncated or future-version link shows a message and the default.
 import assert from 'node:assert/strict';
-import { click, screenshot, state, test, waitFrames } from './harness.mjs';
+import { click, openAt, screenshot, state, test, waitFrames } from './harness.mjs';
 
 const KiB = 1024;
-
-async function openAt(t, fragment) {
-  const { page, errors } = await t.open();
-  await page.evaluate((f) => { location.hash = f; }, fragment);
-  await page.reload({ waitUntil: 'load' });
-  await page.waitForFunction(() => window.arenaplan || window.arenaplanFailure, null, { timeout: 60000 });
-  await page.evaluate(() => window.arenaplan.redraw(5));
-  await waitFrames(page, 3);
-  return { page, errors };
-}
 
 test('share link round trip: order, step, open panel and cache-lab settings come back', async (t) => {
   const { page } = await t.open();
