@@ -3,6 +3,7 @@
 // dense arena view; a stress switch draws 10,000 extra rectangles to check it stays smooth
 // (bench/page_bench.mjs measures the frame rate).
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <vector>
 
@@ -67,10 +68,16 @@ void draw_lifetimes_panel(AppState& s) {
   const ImVec2 plot_min(origin.x + label_w, origin.y + line);
   const ImVec2 plot_max(origin.x + width, origin.y + height);
   const float col_w = (plot_max.x - plot_min.x) / float(steps);
-  for (int t = 0; t < steps; ++t) {
-    char label[16];
-    std::snprintf(label, sizeof label, "%d %s", t, s.graph.ops[a.steps[t].op].name.c_str());
+  // Column labels: op names while they fit, else step numbers every few columns, never overlapping.
+  const bool names_fit = col_w >= ImGui::CalcTextSize("000 MMMMMM").x;
+  const int every = names_fit ? 1 : std::max(1, int(std::ceil(ImGui::CalcTextSize("00000").x / col_w)));
+  for (int t = 0; t < steps; t += every) {
+    char label[48];
+    if (names_fit) std::snprintf(label, sizeof label, "%d %s", t, s.graph.ops[a.steps[t].op].name.c_str());
+    else std::snprintf(label, sizeof label, "%d", t);
+    dl->PushClipRect(ImVec2(plot_min.x + col_w * float(t), origin.y), ImVec2(plot_min.x + col_w * float(t + every), plot_min.y), true);
     dl->AddText(ImVec2(plot_min.x + col_w * float(t) + 3, origin.y), kTextColor, label);
+    dl->PopClipRect();
   }
 
   std::vector<RectInstance> rects;
@@ -84,7 +91,11 @@ void draw_lifetimes_panel(AppState& s) {
     char label[64];
     // "*" marks buffers live at the peak step (a text mark, not only a colour).
     std::snprintf(label, sizeof label, "%s%s %s", at_peak ? "*" : " ", buf.name.c_str(), format_bytes(buf.size).c_str());
-    dl->AddText(ImVec2(origin.x, plot_min.y + line * float(b)), kTextColor, label);
+    // Clipped to the label column: long tensor names never run into the bars.
+    const ImVec2 row(origin.x, plot_min.y + line * float(b));
+    dl->PushClipRect(row, ImVec2(plot_min.x - 4, row.y + line), true);
+    dl->AddText(row, kTextColor, label);
+    dl->PopClipRect();
     rects.push_back({float(buf.first), float(b) + 0.15f, float(buf.last + 1), float(b) + 0.85f, color_of(buf.category)});
   }
   if (g_stress) {
