@@ -108,11 +108,13 @@ bool load_graph_text(AppState& s, const std::string& text, const std::string& ex
     Schedule order = preferred.empty() ? g.file_order() : order_near(g, preferred);
     check_order(g, order);
     Derived d = derive(g, order);
-    const bool same_graph = text == s.graph_json;
+    // The selection follows the op by name across edits, undo and redo (gone: none).
+    const std::string selected = s.selected_op >= 0 ? s.graph.ops[s.selected_op].name : "";
     s.graph = std::move(g);
     s.graph_json = text;
     s.example_name = example_name;
-    if (!same_graph) s.selected_op = -1;
+    const auto still_there = s.graph.find_op(selected);
+    s.selected_op = still_there ? *still_there : -1;
     if (preferred.empty()) s.step = 0;
     commit(s, std::move(order), std::move(d));
     return true;

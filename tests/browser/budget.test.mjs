@@ -41,7 +41,7 @@ test('budget: editing a reservation replans (persistent 24 -> 56 KiB fills the b
   await clickField(page, 'budget.reservation.0.kib');
   await chord(page, 'Control+a');  // held across frames: a same-frame press can be missed
   await typeText(page, '56');
-  await page.keyboard.press('Enter');
+  await chord(page, 'Enter');
   await waitFrames(page, 3);
   let s = await state(page);
   assert.ok(s.budget.board_version > before, 'the edit reached the board');
@@ -52,7 +52,7 @@ test('budget: editing a reservation replans (persistent 24 -> 56 KiB fills the b
   await clickField(page, 'budget.reservation.0.kib');
   await chord(page, 'Control+a');  // held across frames: a same-frame press can be missed
   await typeText(page, '57');
-  await page.keyboard.press('Enter');
+  await chord(page, 'Enter');
   await waitFrames(page, 3);
   s = await state(page);
   assert.equal(s.budget.report.fits, false);

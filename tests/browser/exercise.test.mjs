@@ -10,7 +10,7 @@ const KiB = 1024;
 async function typeAnswer(page, text) {
   await click(page, 'exercise.answer');
   await chord(page, 'Control+a');  // held across frames: a same-frame press can be missed
-  await page.keyboard.press('Backspace');
+  await chord(page, 'Backspace');
   await waitFrames(page, 1);
   await page.keyboard.type(text, { delay: 30 });
   await sleep(50);
