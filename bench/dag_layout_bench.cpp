@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "core/dag_layout.h"
+#include "core/schedule_generators.h"
 #include "core/tflite_import.h"
 
 using namespace arenaplan;
@@ -23,38 +24,6 @@ namespace {
 
 double now_ms() {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
-
-// Mostly a chain with branches and skip connections reaching `reach` tensors back, like the
-// residual and multi-head networks people import.
-Graph random_network(int ops, int reach, unsigned seed) {
-  std::mt19937 rng(seed);
-  Graph g;
-  g.name = "random";
-  auto tensor = [&](const std::string& name) {
-    Tensor t;
-    t.name = name;
-    t.bytes = 1024;
-    g.tensors.push_back(t);
-    return TensorId(g.tensors.size() - 1);
-  };
-  g.inputs.push_back(tensor("in"));
-  for (int o = 0; o < ops; ++o) {
-    Op op;
-    op.name = "op" + std::to_string(o);
-    const int reads = 1 + int(rng() % 3);
-    for (int r = 0; r < reads; ++r) {
-      const int back = 1 + int(rng() % reach);
-      const TensorId t = TensorId(std::max<int>(0, int(g.tensors.size()) - back));
-      if (std::find(op.inputs.begin(), op.inputs.end(), t) == op.inputs.end()) op.inputs.push_back(t);
-    }
-    op.outputs.push_back(tensor("t" + std::to_string(o)));
-    g.ops.push_back(op);
-  }
-  link_tensors(g);
-  for (size_t t = 0; t < g.tensors.size(); ++t)
-    if (g.tensors[t].producer >= 0 && g.tensors[t].consumers.empty()) g.outputs.push_back(TensorId(t));
-  return g;
 }
 
 void report(const char* name, const Graph& g, int repeat) {
@@ -81,9 +50,9 @@ int main(int argc, char** argv) {
   }
   for (int r : {2, reach, 4 * reach}) {
     const std::string name = "random, skips up to " + std::to_string(r) + " back";
-    report(name.c_str(), random_network(ops, r, 1), repeat);
+    report(name.c_str(), skip_chain_graph(ops, r, 1), repeat);
   }
-  report("random, 5x ops", random_network(5 * ops, reach, 2), repeat);
+  report("random, 5x ops", skip_chain_graph(5 * ops, reach, 2), repeat);
   const std::filesystem::path models = std::filesystem::path(AP_SOURCE_DIR) / ".cache" / "models";
   if (!std::filesystem::exists(models)) return 0;
   for (const auto& entry : std::filesystem::directory_iterator(models)) {

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "core/layout.h"
+#include "core/layout_generators.h"
 #include "core/minimalloc_csv.h"
 #include "core/planner_exact.h"
 
@@ -45,31 +46,6 @@ bool read_text(const std::string& path, std::string* out) {
   ss << in.rdbuf();
   *out = ss.str();
   return true;
-}
-
-// Random instances of two kinds. "nn": one op per step, as in a real network: most tensors live
-// 1-3 steps, some skip connections 4-20, a few 50-500 (a handful live at once, like MCU models).
-// "dense": two buffers per step and much longer lives (about 60 live at once, some for 2000
-// steps), a stress case for the conflict graph. Sizes 16 B .. 64 KiB in 16-byte units.
-LayoutProblem random_instance(int n, uint32_t seed, bool dense) {
-  std::mt19937 rng(seed);
-  LayoutProblem p;
-  p.buffers.reserve(n);
-  const int steps = dense ? n / 2 : n;
-  for (int i = 0; i < n; ++i) {
-    LayoutBuffer b;
-    b.name = "t" + std::to_string(i);
-    b.size = 16 * (1 + static_cast<Bytes>(rng() % 4096));
-    b.first = dense ? static_cast<Step>(rng() % steps) : i;
-    const uint32_t kind = rng() % 1000;
-    int len;
-    if (dense) len = kind < 800 ? 1 + rng() % 3 : kind < 980 ? 4 + rng() % 60 : 200 + rng() % 2000;
-    else len = kind < 900 ? 1 + rng() % 3 : kind < 995 ? 4 + rng() % 17 : 50 + rng() % 451;
-    b.last = std::min<Step>(steps - 1, b.first + len - 1);
-    b.alignment = 16;
-    p.buffers.push_back(b);
-  }
-  return p;
 }
 
 }  // namespace
@@ -117,7 +93,7 @@ int main(int argc, char** argv) {
   if (random) {
     std::printf("random NN-like instances: portfolio vs tflm-greedy (same run)\n");
     for (auto [n, dense] : {std::pair{10000, false}, {100000, false}, {100000, true}}) {
-      LayoutProblem p = random_instance(n, 42 + n, dense);
+      LayoutProblem p = random_layout_problem(n, 42 + n, dense);
       double t0 = now();
       ArenaPlan tflm = plan_arena(p, {"tflm-greedy", 1});
       double t_tflm = now() - t0;

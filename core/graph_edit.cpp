@@ -414,19 +414,23 @@ Graph set_tensor_bytes(const Graph& g, const std::string& name, Bytes bytes) {
   return check_edited_graph(std::move(out));
 }
 
+// Adds `t` to or removes it from the graph's input or output list (kept in order, no duplicates).
+static void set_membership(std::vector<TensorId>& list, TensorId t, bool member) {
+  if (!member) std::erase(list, t);
+  else if (std::find(list.begin(), list.end(), t) == list.end()) list.push_back(t);
+}
+
 Graph set_graph_input(const Graph& g, const std::string& name, bool is_input) {
   const TensorId t = tensor_named(g, name, "tensor " + name);
   Graph out = g;
-  if (!is_input) std::erase(out.inputs, t);
-  else if (!out.is_input(t)) out.inputs.push_back(t);
+  set_membership(out.inputs, t, is_input);
   return check_edited_graph(std::move(out));
 }
 
 Graph set_graph_output(const Graph& g, const std::string& name, bool is_output) {
   const TensorId t = tensor_named(g, name, "tensor " + name);
   Graph out = g;
-  if (!is_output) std::erase(out.outputs, t);
-  else if (!out.is_output(t)) out.outputs.push_back(t);
+  set_membership(out.outputs, t, is_output);
   if (out.outputs.empty())
     throw InputError("tensor " + name, "is the only graph output; mark another tensor as output first");
   return check_edited_graph(std::move(out));

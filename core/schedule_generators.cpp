@@ -1,6 +1,7 @@
 #include "core/schedule_generators.h"
 
 #include <algorithm>
+#include <random>
 #include <string>
 
 namespace arenaplan {
@@ -284,6 +285,37 @@ Graph wide_random_dag(int ops, uint64_t seed) {
     made.push_back(b.op(inputs.size() > 1 ? "add" : "conv", inputs, size()));
   }
   return b.finish();
+}
+
+Graph skip_chain_graph(int ops, int reach, uint64_t seed) {
+  std::mt19937 rng(seed);
+  Graph g;
+  g.name = "random";
+  auto tensor = [&](const std::string& name) {
+    Tensor t;
+    t.name = name;
+    t.bytes = 1024;
+    g.tensors.push_back(t);
+    return TensorId(g.tensors.size() - 1);
+  };
+  g.inputs.push_back(tensor("in"));
+  for (int o = 0; o < ops; ++o) {
+    Op op;
+    op.name = "op" + std::to_string(o);
+    const int reads = 1 + int(rng() % 3);
+    for (int r = 0; r < reads; ++r) {
+      const int back = 1 + int(rng() % reach);
+      const TensorId t = TensorId(std::max<int>(0, int(g.tensors.size()) - back));
+      if (std::find(op.inputs.begin(), op.inputs.end(), t) == op.inputs.end()) op.inputs.push_back(t);
+    }
+    op.outputs.push_back(tensor("t" + std::to_string(o)));
+    g.ops.push_back(op);
+  }
+  link_tensors(g);
+  for (size_t t = 0; t < g.tensors.size(); ++t)
+    if (g.tensors[t].producer >= 0 && g.tensors[t].consumers.empty()) g.outputs.push_back(TensorId(t));
+  validate_graph(g);
+  return g;
 }
 
 }  // namespace arenaplan

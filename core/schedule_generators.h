@@ -34,6 +34,11 @@ Graph inception_graph(int cells, uint64_t seed);
 // `target_ops` ops in total.
 Graph nas_cells_graph(int target_ops, uint64_t seed);
 
+// Mostly a chain with branches and skip connections: each op reads 1-3 tensors at most `reach`
+// tensors back (like the residual and multi-head networks people import); 1 KiB tensors, the
+// unread ones become graph outputs. For the graph view's layout tests and benchmark.
+Graph skip_chain_graph(int ops, int reach, uint64_t seed);
+
 // A wide random layered DAG of `ops` ops where most ops read two or three earlier tensors
 // (recent layers mostly, some long skips); sizes log-uniform between 1 and 64 KiB.
 Graph wide_random_dag(int ops, uint64_t seed);

@@ -5,6 +5,7 @@
 
 #include "core/dag_layout.h"
 #include "core/graph_edit.h"
+#include "core/schedule_generators.h"
 #include "test_support.h"
 
 using namespace arenaplan;
@@ -51,36 +52,6 @@ void check_layout_invariants(const Graph& g, const DagLayout& d) {
   for (const DagSegment& s : d.segments) CHECK(d.nodes[s.lower].layer == d.nodes[s.upper].layer + 1);
   CHECK(d.crossings <= d.crossings_initial);
   CHECK(count_crossings(d) == d.crossings);
-}
-
-// A random DAG like an imported network: mostly a chain with branches and skips.
-Graph random_dag(std::mt19937& rng, int ops, int reach) {
-  Graph g;
-  g.name = "random";
-  auto tensor = [&](const std::string& name) {
-    Tensor t;
-    t.name = name;
-    t.bytes = 1024;
-    g.tensors.push_back(t);
-    return TensorId(g.tensors.size() - 1);
-  };
-  g.inputs.push_back(tensor("in"));
-  for (int o = 0; o < ops; ++o) {
-    Op op;
-    op.name = "op" + std::to_string(o);
-    const int reads = 1 + int(rng() % 3);
-    for (int r = 0; r < reads; ++r) {
-      const int back = 1 + int(rng() % reach);
-      const TensorId t = TensorId(std::max<int>(0, int(g.tensors.size()) - back));
-      if (!std::count(op.inputs.begin(), op.inputs.end(), t)) op.inputs.push_back(t);
-    }
-    op.outputs.push_back(tensor("t" + std::to_string(o)));
-    g.ops.push_back(op);
-  }
-  link_tensors(g);
-  for (size_t t = 0; t < g.tensors.size(); ++t)
-    if (g.tensors[t].producer >= 0 && g.tensors[t].consumers.empty()) g.outputs.push_back(TensorId(t));
-  return check_edited_graph(g);
 }
 
 }  // namespace
@@ -164,7 +135,7 @@ TEST_CASE("dag layout: random DAGs keep every invariant and sweeps never add cro
     std::mt19937 rng(seed);
     const int ops = 5 + int(rng() % 120);  // drawn in sequence: the same DAG under every compiler
     const int reach = 1 + int(rng() % 12);
-    const Graph g = random_dag(rng, ops, reach);
+    const Graph g = skip_chain_graph(ops, reach, rng());
     CAPTURE(seed);
     const DagLayout d = layout_dag(g);
     check_layout_invariants(g, d);

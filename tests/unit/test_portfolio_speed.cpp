@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "core/layout.h"
+#include "core/layout_generators.h"
 
 using namespace arenaplan;
 
@@ -134,29 +135,6 @@ ReferencePlan portfolio(const LayoutProblem& p) {
   return best;
 }
 
-// Lifetimes like bench/layout_bench.cpp's random instances, scaled down. "dense": two buffers start
-// per step and some live hundreds of steps (tens live at once); otherwise one per step, mostly
-// living 1-3 steps. Sizes in 16-byte units.
-LayoutProblem random_instance(int n, uint32_t seed, bool dense) {
-  std::mt19937 rng(seed);
-  LayoutProblem p;
-  const int steps = dense ? n / 2 : n;
-  for (int i = 0; i < n; ++i) {
-    LayoutBuffer b;
-    b.name = "t" + std::to_string(i);
-    b.size = 16 * (1 + static_cast<Bytes>(rng() % 4096));
-    b.first = dense ? static_cast<Step>(rng() % steps) : i;
-    const uint32_t kind = rng() % 1000;
-    int len;
-    if (dense) len = kind < 800 ? 1 + rng() % 3 : kind < 980 ? 4 + rng() % 60 : 100 + rng() % 600;
-    else len = kind < 900 ? 1 + rng() % 3 : kind < 995 ? 4 + rng() % 17 : 50 + rng() % 451;
-    b.last = std::min<Step>(steps - 1, b.first + len - 1);
-    b.alignment = 16;
-    p.buffers.push_back(b);
-  }
-  return p;
-}
-
 // The awkward cases: sizes not multiples of the alignment, zero sizes (a zero-size buffer still
 // marks a boundary in the walk), alignments 1..40, and some buffers fixed where the naive plan
 // put them (valid: the naive plan never overlaps).
@@ -199,8 +177,8 @@ void check_same_as_reference(const LayoutProblem& p) {
 TEST_CASE("portfolio: the indexed greedy places exactly like the plain walk on dense and sparse random instances") {
   for (uint32_t seed : {1u, 2u}) {
     CAPTURE(seed);
-    check_same_as_reference(random_instance(2500, seed, /*dense=*/true));
-    check_same_as_reference(random_instance(3000, 100 + seed, /*dense=*/false));
+    check_same_as_reference(random_layout_problem(2500, seed, /*dense=*/true, 100, 600));
+    check_same_as_reference(random_layout_problem(3000, 100 + seed, /*dense=*/false));
   }
 }
 
