@@ -95,7 +95,8 @@ async function frameRates(url) {
     const cpu = (await page.evaluate(() => window.arenaplan.state().perf));
     console.log(`frames    bare WebGL2 canvas ${baseline.toFixed(1)} fps (the compositor's ceiling here)`);
     console.log(`frames    app ${idle.toFixed(1)} fps (${(idle / baseline).toFixed(2)} of the ceiling); ` +
-                `with ${st.gpu_rects.drawn_rects} rectangles in ${st.gpu_rects.draw_calls} draw call(s) ` +
+                `with ${st.gpu_rects.queued_rects} rectangles (${st.gpu_rects.drawn_rects} after merging sub-pixel ones) ` +
+                `in ${st.gpu_rects.draw_calls} draw call(s) ` +
                 `${stress.toFixed(1)} fps (${(stress / baseline).toFixed(2)} of the ceiling); ` +
                 `main-thread frame ${cpu.frame_cpu_ms.toFixed(2)} ms, of which UI ${cpu.frame_ui_ms.toFixed(2)} ms ` +
                 `(goal 60 fps: ${stress >= 60 ? 'met' : 'NOT met'})`);
