@@ -3,6 +3,7 @@
 #include "web/app.h"
 
 #include <algorithm>
+#include <cstddef>
 #include <exception>
 #include <queue>
 #include <utility>
@@ -132,7 +133,19 @@ bool same_input(const InputSnapshot& a, const InputSnapshot& b) {
   return a.example_name == b.example_name && a.graph_json == b.graph_json && a.order == b.order;
 }
 
-constexpr size_t kUndoDepth = 200;  // snapshots hold the graph text: bounded for big models
+// Snapshots hold the graph text: bounded in count and in bytes (a big imported model's JSON is
+// megabytes; 200 of them would not fit a browser tab).
+constexpr size_t kUndoDepth = 200;
+constexpr size_t kUndoBytes = size_t{64} << 20;
+
+void trim_history(std::vector<InputSnapshot>& stack) {
+  size_t bytes = 0;
+  for (const InputSnapshot& snap : stack) bytes += snap.graph_json.size();
+  size_t drop = 0;
+  while (stack.size() - drop > 1 && (stack.size() - drop > kUndoDepth || bytes > kUndoBytes))
+    bytes -= stack[drop++].graph_json.size();
+  stack.erase(stack.begin(), stack.begin() + static_cast<std::ptrdiff_t>(drop));
+}
 
 // Runs an edit of the input; when it was accepted and changed something, the state before it
 // goes on the undo stack (labelled `what`) and the redo side is dropped. Nothing is recorded
@@ -143,7 +156,7 @@ bool undoable(AppState& s, const std::string& what, Edit&& edit) {
   const bool ok = edit();
   if (ok && !before.graph_json.empty() && !same_input(before, snapshot(s))) {
     s.undo_stack.push_back(std::move(before));
-    if (s.undo_stack.size() > kUndoDepth) s.undo_stack.erase(s.undo_stack.begin());
+    trim_history(s.undo_stack);
     s.redo_stack.clear();
   }
   return redraw_after(s, ok);

@@ -221,3 +221,15 @@ test('every tab draws a non-blank panel (screenshots kept as CI artifacts)', asy
   }
   assert.deepEqual(errors, []);
 });
+
+test('the undo history is bounded: 205 order edits keep the last 200', async (t) => {
+  const { page } = await t.open();
+  const undo = await page.evaluate(() => {
+    for (let i = 0; i < 205; ++i) window.arenaplan.setOrder(i % 2 ? 'A,B,C,D,E,F' : 'A,B,D,C,E,F');
+    return window.arenaplan.state().history;
+  });
+  assert.equal(undo.undo, 200);
+  assert.equal(undo.redo, 0);
+  assert.equal(await page.evaluate(() => window.arenaplan.undo()), '');
+  assert.equal((await state(page)).history.redo, 1);
+});
