@@ -15,6 +15,7 @@
 #include "core/planner_exact.h"
 #include "imgui.h"
 #include "web/app.h"
+#include "web/panel_common.h"
 #include "web/rect_renderer.h"
 #include "web/ui_style.h"
 
@@ -42,12 +43,6 @@ struct ArenaView {
 };
 
 ArenaView g_arena;
-
-std::string kib(Bytes b) {
-  char text[32];
-  std::snprintf(text, sizeof text, b % 1024 ? "%.1f KiB" : "%.0f KiB", double(b) / 1024);
-  return text;
-}
 
 void refresh(const AppState& s) {
   if (g_arena.revision == s.revision) return;
@@ -82,7 +77,7 @@ void finish_exact() {
 
 void draw_planner_table(AppState& s) {
   const Bytes bound = g_arena.rows.empty() ? 0 : g_arena.rows[0].plan.lower_bound_bytes;
-  ImGui::Text("Lower bound (peak live bytes): %s (%lld B)", kib(bound).c_str(), (long long)bound);
+  ImGui::Text("Lower bound (peak live bytes): %s (%lld B)", kib_text(bound).c_str(), (long long)bound);
   if (!ImGui::BeginTable("planners", 5, ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingFixedFit))
     return;
   ImGui::TableSetupColumn("show");
@@ -102,10 +97,10 @@ void draw_planner_table(AppState& s) {
     ImGui::TableNextColumn();
     ImGui::TextUnformatted(r.name.c_str());
     ImGui::TableNextColumn();
-    ImGui::Text("%s", kib(r.plan.arena_bytes).c_str());
+    ImGui::Text("%s", kib_text(r.plan.arena_bytes).c_str());
     ImGui::TableNextColumn();
     const Bytes over = r.plan.arena_bytes - bound;
-    ImGui::Text("%s (%.1f %%)", kib(over).c_str(), bound > 0 ? 100.0 * double(over) / double(bound) : 0.0);
+    ImGui::Text("%s (%.1f %%)", kib_text(over).c_str(), bound > 0 ? 100.0 * double(over) / double(bound) : 0.0);
     ImGui::TableNextColumn();
     ImGui::Text("%s%s", r.plan.verified ? "verified" : "NOT VERIFIED", r.plan.proven_optimal ? ", optimal" : "");
   }
@@ -135,8 +130,8 @@ void draw_exact_controls(AppState& s) {
   record_item_rect(s, "arena.stop");
   ImGui::SameLine();
   char overlay[128];
-  std::snprintf(overlay, sizeof overlay, "best %s, bound %s, trying %s, %lld nodes", kib(x.best_arena_bytes()).c_str(),
-                kib(x.lower_bound_bytes()).c_str(), kib(x.trying_capacity()).c_str(), (long long)x.nodes());
+  std::snprintf(overlay, sizeof overlay, "best %s, bound %s, trying %s, %lld nodes", kib_text(x.best_arena_bytes()).c_str(),
+                kib_text(x.lower_bound_bytes()).c_str(), kib_text(x.trying_capacity()).c_str(), (long long)x.nodes());
   ImGui::ProgressBar(static_cast<float>(x.progress()), ImVec2(-1, 0), overlay);
   if (stop) x.cancel();
   if (x.done()) {
@@ -211,13 +206,13 @@ void draw_picture(AppState& s, const ArenaPlan& plan) {
   const float xb = x_of(plan.lower_bound_bytes);
   for (float y = top; y < y_of(steps); y += 8) dl->AddLine(ImVec2(xb, y), ImVec2(xb, std::min(y + 4, y_of(steps))), kPeakColor, 2);
   char axis[96];
-  std::snprintf(axis, sizeof axis, "0 .. %s (arena)   | bound %s", kib(plan.arena_bytes).c_str(), kib(plan.lower_bound_bytes).c_str());
+  std::snprintf(axis, sizeof axis, "0 .. %s (arena)   | bound %s", kib_text(plan.arena_bytes).c_str(), kib_text(plan.lower_bound_bytes).c_str());
   dl->AddText(ImVec2(left, y_of(steps) + 0.3f * line), kTextColor, axis);
   if (hovered >= 0) {
     const LayoutBuffer& b = p.buffers[hovered];
     ImGui::BeginTooltip();
     ImGui::Text("%s (%s)", b.name.c_str(), category_name(b.category));
-    ImGui::Text("size %s (%lld B), offset %lld", kib(b.size).c_str(), (long long)b.size, (long long)plan.offsets[hovered]);
+    ImGui::Text("size %s (%lld B), offset %lld", kib_text(b.size).c_str(), (long long)b.size, (long long)plan.offsets[hovered]);
     ImGui::Text("live steps %d..%d", b.first, b.last);
     ImGui::EndTooltip();
   } else if (ImGui::IsItemHovered() && mouse.y >= top && mouse.y < y_of(steps)) {
@@ -225,7 +220,7 @@ void draw_picture(AppState& s, const ArenaPlan& plan) {
     const std::vector<Hole> holes = holes_at(p, plan.offsets, plan.arena_bytes, t);
     Bytes largest = 0;
     for (const Hole& h : holes) largest = std::max(largest, h.bytes());
-    ImGui::SetTooltip("step %d: %zu holes, largest %s (click: make current)", t, holes.size(), kib(largest).c_str());
+    ImGui::SetTooltip("step %d: %zu holes, largest %s (click: make current)", t, holes.size(), kib_text(largest).c_str());
   }
   if (clicked && mouse.y >= top && mouse.y < y_of(steps))
     set_step(s, std::clamp(static_cast<Step>((mouse.y - top) / row_h), 0, steps - 1));
@@ -245,7 +240,7 @@ void draw_arena(AppState& s) {
   Bytes largest = 0;
   for (const Hole& h : holes) largest = std::max(largest, h.bytes());
   ImGui::Text("Showing %s: %s. During step %d: %zu holes, largest %s.", g_arena.rows[g_arena.shown].name.c_str(),
-              kib(plan.arena_bytes).c_str(), s.step, holes.size(), kib(largest).c_str());
+              kib_text(plan.arena_bytes).c_str(), s.step, holes.size(), kib_text(largest).c_str());
   draw_picture(s, plan);
 }
 

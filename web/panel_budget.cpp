@@ -15,6 +15,7 @@
 #include "core/examples.h"
 #include "imgui.h"
 #include "web/app.h"
+#include "web/panel_common.h"
 #include "web/ui_style.h"
 
 namespace arenaplan::web {
@@ -103,22 +104,15 @@ void replan(const AppState& s) {
   }
 }
 
-std::string kib(Bytes b) {
-  char buf[48];
-  if (b % 1024 == 0) std::snprintf(buf, sizeof buf, "%lld KiB", (long long)(b / 1024));
-  else std::snprintf(buf, sizeof buf, "%.1f KiB", double(b) / 1024.0);
-  return buf;
-}
-
 // One region as a stacked bar: items in memory-map order, then free space or the overflow in red
 // past a marker at the region's end.
 void draw_region_bar(AppState& s, const JsonOut& region, int index) {
   const Bytes size = region["size_bytes"].get<Bytes>();
   const Bytes used = region["used_bytes"].get<Bytes>();
   const Bytes free = region["free_bytes"].get<Bytes>();
-  ImGui::Text("%s  %s at %s: used %s, %s", region["name"].get<std::string>().c_str(), kib(size).c_str(),
-              region["base"].get<std::string>().c_str(), kib(used).c_str(),
-              free >= 0 ? ("free " + kib(free)).c_str() : ("OVER by " + kib(-free)).c_str());
+  ImGui::Text("%s  %s at %s: used %s, %s", region["name"].get<std::string>().c_str(), kib_text(size).c_str(),
+              region["base"].get<std::string>().c_str(), kib_text(used).c_str(),
+              free >= 0 ? ("free " + kib_text(free)).c_str() : ("OVER by " + kib_text(-free)).c_str());
   const float line = ImGui::GetTextLineHeight();
   const ImVec2 origin = ImGui::GetCursorScreenPos();
   const float width = std::max(ImGui::GetContentRegionAvail().x, 200.0f);
@@ -143,7 +137,7 @@ void draw_region_bar(AppState& s, const JsonOut& region, int index) {
     const ImVec2 p0(x_of(off), y0), p1(x_of(off + bytes), y1);
     dl->AddRectFilled(p0, p1, kind_color(it["kind"].get<std::string>()));
     dl->AddRect(p0, p1, IM_COL32(0, 0, 0, 0xFF));
-    const std::string label = it["owner"].get<std::string>() + " " + kib(bytes);
+    const std::string label = it["owner"].get<std::string>() + " " + kib_text(bytes);
     const ImVec2 ts = ImGui::CalcTextSize(label.c_str());
     if (ts.x + 6 < p1.x - p0.x) dl->AddText(ImVec2(p0.x + 3, y0 + 2), IM_COL32(0, 0, 0, 0xFF), label.c_str());
     if (hovered && mouse.x >= p0.x && mouse.x < p1.x && mouse.y >= y0 && mouse.y < y1)
@@ -291,8 +285,8 @@ void draw_budget_panel(AppState& s) {
   ImGui::TextColored(fits ? ImVec4(0.0f, 0.62f, 0.45f, 1.0f) : ImVec4(0.84f, 0.24f, 0.0f, 1.0f), "%s",
                      fits ? "FITS" : "DOES NOT FIT");
   ImGui::SameLine();
-  ImGui::Text("tensor arena %s + outside the arena %s (order %s)", kib(j["arena_bytes"].get<Bytes>()).c_str(),
-              kib(j["outside_arena_bytes"].get<Bytes>()).c_str(), order_names(s.graph, s.order).c_str());
+  ImGui::Text("tensor arena %s + outside the arena %s (order %s)", kib_text(j["arena_bytes"].get<Bytes>()).c_str(),
+              kib_text(j["outside_arena_bytes"].get<Bytes>()).c_str(), order_names(s.graph, s.order).c_str());
   if (!fits) ImGui::TextWrapped("Reason: %s", j["reason"].get<std::string>().c_str());
   for (const auto& w : j["warnings"]) ImGui::TextDisabled("warning: %s", w.get<std::string>().c_str());
 
@@ -307,16 +301,16 @@ void draw_budget_panel(AppState& s) {
     const JsonOut& c = j["coexist"];
     std::string peak;
     for (const auto& n : c.value("peak_buffers", JsonOut::array())) peak += (peak.empty() ? "" : " + ") + n.get<std::string>();
-    ImGui::Text("1. Which data coexist: peak %s during %s (%s)", kib(c["peak_bytes"].get<Bytes>()).c_str(),
+    ImGui::Text("1. Which data coexist: peak %s during %s (%s)", kib_text(c["peak_bytes"].get<Bytes>()).c_str(),
                 c.value("peak_op", std::string("-")).c_str(), peak.c_str());
     ImGui::Text("2. Where they are placed:");
     for (const auto& p : j["placement"])
       ImGui::BulletText("%s: %s %s, %s%s", p["name"].get<std::string>().c_str(),
                         p["region"].is_null() ? "no region" : p["region"].get<std::string>().c_str(),
-                        p["address"].get<std::string>().c_str(), kib(p["size"].get<Bytes>()).c_str(),
+                        p["address"].get<std::string>().c_str(), kib_text(p["size"].get<Bytes>()).c_str(),
                         p.value("separate", false) ? " (separate reservation)" : "");
-    ImGui::Text("3. Room left: %s of %s", kib(j["room"]["free_bytes"].get<Bytes>()).c_str(),
-                kib(j["room"]["total_bytes"].get<Bytes>()).c_str());
+    ImGui::Text("3. Room left: %s of %s", kib_text(j["room"]["free_bytes"].get<Bytes>()).c_str(),
+                kib_text(j["room"]["total_bytes"].get<Bytes>()).c_str());
     const JsonOut& m = j["measurement"];
     ImGui::TextDisabled("Measurement record: model %s, alignment %lld, planner %s, arenaplan %s",
                         m["model_hash"].get<std::string>().c_str(), (long long)m["alignment"].get<Bytes>(),

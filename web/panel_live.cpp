@@ -6,36 +6,12 @@
 #include <string>
 
 #include "imgui.h"
-#include "imgui_internal.h"  // NavMoveRequestCancel
 #include "web/app.h"
+#include "web/panel_common.h"
 #include "web/ui_style.h"
 
 namespace arenaplan::web {
 namespace {
-
-// Bar labels are in KiB (the unit of the article); one decimal only when not a whole KiB.
-std::string kib_label(Bytes b) {
-  char buf[32];
-  if (b % 1024 == 0)
-    std::snprintf(buf, sizeof buf, "%lld KiB", (long long)(b / 1024));
-  else
-    std::snprintf(buf, sizeof buf, "%.1f KiB", double(b) / 1024.0);
-  return buf;
-}
-
-// Alt+Left / Alt+Right step through the schedule while this panel has focus.
-void handle_step_keys(AppState& s) {
-  if (!ImGui::IsWindowFocused(ImGuiFocusedFlags_RootAndChildWindows)) return;
-  const ImGuiIO& io = ImGui::GetIO();
-  if (!io.KeyAlt || io.KeyCtrl) return;
-  const int left = ImGui::GetKeyIndex(ImGuiKey_LeftArrow), right = ImGui::GetKeyIndex(ImGuiKey_RightArrow);
-  if (!ImGui::IsKeyDown(left) && !ImGui::IsKeyDown(right)) return;
-  ImGui::NavMoveRequestCancel();  // the held arrow is ours, not a focus move (see panel_order.cpp)
-  ImGui::GetCurrentContext()->NavWindowingToggleLayer = false;
-  // No auto-repeat: slow frames (software WebGL) would turn a tap into several steps.
-  if (ImGui::IsKeyPressed(left, false)) set_step(s, s.step - 1);
-  if (ImGui::IsKeyPressed(right, false)) set_step(s, s.step + 1);
-}
 
 void draw_step_controls(AppState& s) {
   const Step n = Step(s.live.steps.size());
@@ -52,7 +28,7 @@ void draw_step_controls(AppState& s) {
   if (n > 0) {
     const StepLive& cur = s.live.steps[s.step];
     ImGui::Text("Step %d (0..%d): op %s, %s live   (Alt+Left / Alt+Right)", s.step, n - 1,
-                s.graph.ops[cur.op].name.c_str(), kib_label(cur.live_bytes).c_str());
+                s.graph.ops[cur.op].name.c_str(), kib_text(cur.live_bytes).c_str());
   }
 }
 
@@ -87,7 +63,7 @@ void draw_bar_chart(AppState& s, float height) {
     const Bytes b = a.peak_bytes * q / 4;
     const float y = y_of(b);
     dl->AddLine(ImVec2(left, y), ImVec2(origin.x + width, y), kGridColor);
-    const std::string label = kib_label(b);
+    const std::string label = kib_text(b);
     dl->AddText(ImVec2(origin.x, y - line * 0.5f), kTextColor, label.c_str());
   }
 
@@ -100,7 +76,7 @@ void draw_bar_chart(AppState& s, float height) {
     dl->AddRectFilled(p0, p1, is_peak ? kPeakColor : kBarColor);
     if (t == s.step) dl->AddRect(ImVec2(p0.x - 2, p0.y - 2), ImVec2(p1.x + 2, p1.y + 2), kCurrentColor, 0, 0, 2.0f);
 
-    const std::string value = kib_label(st.live_bytes);
+    const std::string value = kib_text(st.live_bytes);
     const float vw = ImGui::CalcTextSize(value.c_str()).x;
     dl->AddText(ImVec2(cx - vw * 0.5f, p0.y - line - 2), kTextColor, value.c_str());
     if (is_peak) {
@@ -122,7 +98,7 @@ void draw_live_set(const AppState& s) {
   if (s.live.steps.empty()) return;
   const StepLive& cur = s.live.steps[s.step];
   ImGui::Text("Live during step %d (%s): %s", s.step, s.graph.ops[cur.op].name.c_str(),
-              kib_label(cur.live_bytes).c_str());
+              kib_text(cur.live_bytes).c_str());
   const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_SizingFixedFit;
   if (ImGui::BeginTable("liveset", 4, flags)) {
     ImGui::TableSetupColumn("Buffer");
@@ -136,7 +112,7 @@ void draw_live_set(const AppState& s) {
       ImGui::TableNextColumn();
       ImGui::TextUnformatted(buf.name.c_str());
       ImGui::TableNextColumn();
-      ImGui::TextUnformatted(kib_label(buf.size).c_str());
+      ImGui::TextUnformatted(kib_text(buf.size).c_str());
       ImGui::TableNextColumn();
       ImGui::Text("%d..%d", buf.first, buf.last);
       ImGui::TableNextColumn();
@@ -153,7 +129,7 @@ void draw_live_panel(AppState& s) {
   handle_step_keys(s);
   const LiveAnalysis& a = s.live;
   if (!a.steps.empty())
-    ImGui::Text("Peak %s (%lld bytes) at step %d (%s); order %s", kib_label(a.peak_bytes).c_str(),
+    ImGui::Text("Peak %s (%lld bytes) at step %d (%s); order %s", kib_text(a.peak_bytes).c_str(),
                 (long long)a.peak_bytes, a.peak_step, s.graph.ops[a.steps[a.peak_step].op].name.c_str(),
                 order_names(s.graph, s.order).c_str());
   draw_step_controls(s);

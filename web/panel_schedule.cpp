@@ -13,8 +13,8 @@
 #include "core/schedule.h"
 #include "core/schedule_json.h"
 #include "imgui.h"
-#include "imgui_internal.h"  // NavMoveRequestCancel
 #include "web/app.h"
+#include "web/panel_common.h"
 
 namespace arenaplan::web {
 namespace {
@@ -40,12 +40,6 @@ struct ScheduleView {
 };
 
 ScheduleView g_view;
-
-std::string kib(Bytes b) {
-  char text[32];
-  std::snprintf(text, sizeof text, b % 1024 ? "%.1f KiB" : "%.0f KiB", double(b) / 1024);
-  return text;
-}
 
 void set_compare(const AppState& s, const Schedule& order, const std::string& label) {
   g_view.compare = order;
@@ -77,19 +71,6 @@ void refresh(AppState& s) {
   } catch (const std::exception& e) {
     g_view.error = e.what();
   }
-}
-
-// Alt+Left / Alt+Right step through the current order while this panel has focus.
-void handle_step_keys(AppState& s) {
-  if (!ImGui::IsWindowFocused(ImGuiFocusedFlags_RootAndChildWindows)) return;
-  const ImGuiIO& io = ImGui::GetIO();
-  if (!io.KeyAlt || io.KeyCtrl) return;
-  const int left = ImGui::GetKeyIndex(ImGuiKey_LeftArrow), right = ImGui::GetKeyIndex(ImGuiKey_RightArrow);
-  if (!ImGui::IsKeyDown(left) && !ImGui::IsKeyDown(right)) return;
-  ImGui::NavMoveRequestCancel();
-  ImGui::GetCurrentContext()->NavWindowingToggleLayer = false;
-  if (ImGui::IsKeyPressed(left, false)) set_step(s, s.step - 1);
-  if (ImGui::IsKeyPressed(right, false)) set_step(s, s.step + 1);
 }
 
 // Histogram of peaks over the listed orders: one bar per distinct peak (binned when many).
@@ -124,8 +105,8 @@ void draw_histogram(AppState& s) {
     dl->AddText(ImVec2(p0.x + b * bar + 2, p0.y + height - h - 14 < p0.y ? p0.y : p0.y + height - h - 14),
                 IM_COL32(240, 240, 240, 255), label);
   }
-  dl->AddText(ImVec2(p0.x, p0.y + height + 2), IM_COL32(200, 200, 200, 255), kib(lo).c_str());
-  const std::string hi_text = kib(hi);
+  dl->AddText(ImVec2(p0.x, p0.y + height + 2), IM_COL32(200, 200, 200, 255), kib_text(lo).c_str());
+  const std::string hi_text = kib_text(hi);
   dl->AddText(ImVec2(p0.x + width - ImGui::CalcTextSize(hi_text.c_str()).x, p0.y + height + 2),
               IM_COL32(200, 200, 200, 255), hi_text.c_str());
 }
@@ -137,8 +118,8 @@ void draw_orders(AppState& s) {
     return;
   }
   ImGui::SameLine();
-  ImGui::TextDisabled("  peaks %s .. %s, sorted by peak", kib(g_view.orders.front().peak_bytes).c_str(),
-                      kib(g_view.orders.back().peak_bytes).c_str());
+  ImGui::TextDisabled("  peaks %s .. %s, sorted by peak", kib_text(g_view.orders.front().peak_bytes).c_str(),
+                      kib_text(g_view.orders.back().peak_bytes).c_str());
   draw_histogram(s);
   ImGui::BeginChild("##orders", ImVec2(0, 7 * ImGui::GetTextLineHeightWithSpacing()), true);
   ImGuiListClipper clipper;
@@ -146,7 +127,7 @@ void draw_orders(AppState& s) {
   while (clipper.Step())
     for (int i = clipper.DisplayStart; i < clipper.DisplayEnd; ++i) {
       const OrderPeak& o = g_view.orders[i];
-      const std::string label = kib(o.peak_bytes) + "   " + order_names(s.graph, o.order, "-");
+      const std::string label = kib_text(o.peak_bytes) + "   " + order_names(s.graph, o.order, "-");
       ImGui::PushID(i);
       if (ImGui::Selectable(label.c_str(), o.order == s.order)) set_order(s, o.order);
       record_item_rect(s, "schedule.order." + std::to_string(i));
@@ -178,8 +159,8 @@ void draw_optimiser(AppState& s) {
     record_item_rect(s, "schedule.cancel");
     ImGui::SameLine();
     char overlay[96];
-    std::snprintf(overlay, sizeof overlay, "best %s, lower bound %s", kib(g_view.search->best_peak()).c_str(),
-                  kib(g_view.search->lower_bound()).c_str());
+    std::snprintf(overlay, sizeof overlay, "best %s, lower bound %s", kib_text(g_view.search->best_peak()).c_str(),
+                  kib_text(g_view.search->lower_bound()).c_str());
     ImGui::ProgressBar(static_cast<float>(g_view.search->progress()), ImVec2(-1, 0), overlay);
     if (g_view.search->done()) {
       g_view.result = g_view.search->result();
@@ -192,8 +173,8 @@ void draw_optimiser(AppState& s) {
   if (g_view.has_result) {
     const ScheduleResult& r = g_view.result;
     ImGui::SameLine();
-    ImGui::Text("%s (%s) vs file order %s; lower bound %s; %s; %lld states, %.3f s", kib(r.peak_bytes).c_str(),
-                r.method.c_str(), kib(r.baseline_peak_bytes).c_str(), kib(r.lower_bound_bytes).c_str(),
+    ImGui::Text("%s (%s) vs file order %s; lower bound %s; %s; %lld states, %.3f s", kib_text(r.peak_bytes).c_str(),
+                r.method.c_str(), kib_text(r.baseline_peak_bytes).c_str(), kib_text(r.lower_bound_bytes).c_str(),
                 r.proven_optimal ? "proven optimal" : "not proven", (long long)r.states_explored, r.seconds);
     if (ImGui::Button("Use the optimised order")) set_order(s, r.order);
     record_item_rect(s, "schedule.use");
@@ -211,7 +192,7 @@ void draw_side_by_side(AppState& s) {
   if (a.steps.empty() || b.steps.size() != a.steps.size()) return;
   const Bytes top = std::max(a.peak_bytes, b.peak_bytes);
   ImGui::Text("Current order (peak %s) vs %s (peak %s).  Step %d; Alt+Left / Alt+Right to step.",
-              kib(a.peak_bytes).c_str(), g_view.compare_label.c_str(), kib(b.peak_bytes).c_str(), s.step);
+              kib_text(a.peak_bytes).c_str(), g_view.compare_label.c_str(), kib_text(b.peak_bytes).c_str(), s.step);
   const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_ScrollY |
                                 ImGuiTableFlags_SizingStretchProp;
   if (!ImGui::BeginTable("##sbs", 5, flags, ImVec2(0, std::max(140.0f, ImGui::GetContentRegionAvail().y)))) return;
@@ -240,7 +221,7 @@ void draw_side_by_side(AppState& s) {
     };
     bar(0, h / 2 - 1, a.steps[i].live_bytes, static_cast<Step>(i) == a.peak_step);
     bar(h / 2, h - 1, b.steps[i].live_bytes, static_cast<Step>(i) == b.peak_step);
-    ImGui::Text("%s | %s", kib(a.steps[i].live_bytes).c_str(), kib(b.steps[i].live_bytes).c_str());
+    ImGui::Text("%s | %s", kib_text(a.steps[i].live_bytes).c_str(), kib_text(b.steps[i].live_bytes).c_str());
     ImGui::TableNextColumn();
     ImGui::TextUnformatted(s.graph.ops[b.steps[i].op].name.c_str());
     ImGui::TableNextColumn();

@@ -13,6 +13,7 @@
 #include "core/whatif.h"
 #include "imgui.h"
 #include "web/app.h"
+#include "web/panel_common.h"
 
 namespace arenaplan::web {
 namespace {
@@ -68,24 +69,18 @@ void recompute(const AppState& s) {
   }
 }
 
-std::string kib(Bytes b) {
-  char text[32];
-  std::snprintf(text, sizeof text, b % 1024 ? "%.2f KiB" : "%.0f KiB", double(b) / 1024);
-  return text;
-}
-
 void figures_row(const char* label, const PlanFigures& f, const PlanFigures* before) {
   ImGui::TableNextRow();
   ImGui::TableNextColumn();
   ImGui::TextUnformatted(label);
   ImGui::TableNextColumn();
-  ImGui::Text("%s", kib(f.peak_bytes).c_str());
+  ImGui::Text("%s", kib_text(f.peak_bytes, 2).c_str());
   if (before && f.peak_bytes != before->peak_bytes) {
     ImGui::SameLine();
     ImGui::TextDisabled("(%+lld)", (long long)(f.peak_bytes - before->peak_bytes) / 1024);
   }
   ImGui::TableNextColumn();
-  ImGui::Text("%s", kib(f.arena_bytes).c_str());
+  ImGui::Text("%s", kib_text(f.arena_bytes, 2).c_str());
   ImGui::TableNextColumn();
   if (f.cycles >= 0) ImGui::Text("%lld", (long long)f.cycles);
   else ImGui::TextDisabled("-");
@@ -180,16 +175,16 @@ void draw_whatif(AppState& s) {
     figures_row("after", r.after, &r.before);
     ImGui::EndTable();
   }
-  ImGui::Text("Peak saving %s (recomputed on the combined graph)", kib(r.peak.combined).c_str());
+  ImGui::Text("Peak saving %s (recomputed on the combined graph)", kib_text(r.peak.combined, 2).c_str());
   if (r.peak.steps_measured_alone > 1) {
-    ImGui::Text("Separately measured savings add up to %s", kib(r.peak.sum_of_separate).c_str());
-    if (r.peak.overstated_by > 0) ImGui::Text("  - the sum overstates the truth by %s", kib(r.peak.overstated_by).c_str());
-    else if (r.peak.overstated_by < 0) ImGui::Text("  - together they save %s more than the sum", kib(-r.peak.overstated_by).c_str());
+    ImGui::Text("Separately measured savings add up to %s", kib_text(r.peak.sum_of_separate, 2).c_str());
+    if (r.peak.overstated_by > 0) ImGui::Text("  - the sum overstates the truth by %s", kib_text(r.peak.overstated_by, 2).c_str());
+    else if (r.peak.overstated_by < 0) ImGui::Text("  - together they save %s more than the sum", kib_text(-r.peak.overstated_by, 2).c_str());
   }
-  ImGui::Text("Arena saving %s", kib(r.arena.combined).c_str());
+  ImGui::Text("Arena saving %s", kib_text(r.arena.combined, 2).c_str());
   if (r.pool)
-    ImGui::Text("Shared pool: partitioned %s, time-shared %s", kib(r.pool->partitioned_bytes).c_str(),
-                kib(r.pool->time_shared_bytes).c_str());
+    ImGui::Text("Shared pool: partitioned %s, time-shared %s", kib_text(r.pool->partitioned_bytes, 2).c_str(),
+                kib_text(r.pool->time_shared_bytes, 2).c_str());
   ImGui::TextWrapped("Outputs: %s (%s)", r.outputs_check.c_str(), r.outputs_note.c_str());
   if (r.after.ops > 0 && ImGui::Button("Load the transformed graph")) {
     load_graph_json(s, graph_to_json(r.result));  // an ordinary edit: refused edits keep the state

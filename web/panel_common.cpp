@@ -1,0 +1,30 @@
+#include "web/panel_common.h"
+
+#include <cstdio>
+
+#include "imgui.h"
+#include "imgui_internal.h"  // NavMoveRequestCancel
+
+namespace arenaplan::web {
+
+std::string kib_text(Bytes b, int decimals) {
+  char text[48];
+  if (b % 1024 == 0) std::snprintf(text, sizeof text, "%lld KiB", static_cast<long long>(b / 1024));
+  else std::snprintf(text, sizeof text, "%.*f KiB", decimals, double(b) / 1024);
+  return text;
+}
+
+void handle_step_keys(AppState& s) {
+  if (!ImGui::IsWindowFocused(ImGuiFocusedFlags_RootAndChildWindows)) return;
+  const ImGuiIO& io = ImGui::GetIO();
+  if (!io.KeyAlt || io.KeyCtrl) return;
+  const int left = ImGui::GetKeyIndex(ImGuiKey_LeftArrow), right = ImGui::GetKeyIndex(ImGuiKey_RightArrow);
+  if (!ImGui::IsKeyDown(left) && !ImGui::IsKeyDown(right)) return;
+  ImGui::NavMoveRequestCancel();  // the held arrow is ours, not a focus move (see panel_order.cpp)
+  ImGui::GetCurrentContext()->NavWindowingToggleLayer = false;
+  // No auto-repeat: slow frames (software WebGL) would turn a tap into several steps.
+  if (ImGui::IsKeyPressed(left, false)) set_step(s, s.step - 1);
+  if (ImGui::IsKeyPressed(right, false)) set_step(s, s.step + 1);
+}
+
+}  // namespace arenaplan::web
