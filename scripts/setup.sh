@@ -1,11 +1,21 @@
 #!/usr/bin/env bash
 # Installs everything the build and the tests need on a fresh Debian 12 machine (as root) and fills
-# the ignored cache (.cache/): Debian sources of Dear ImGui and SDL2, SDL2 built for Wasm, and the
-# npm packages of the browser tests. Idempotent: every step is skipped when its result is present.
+# the cache: Debian sources of Dear ImGui, SDL2 and zlib, SDL2 built for Wasm, and the model
+# fixtures. Idempotent: every step is skipped when its result is present.
+#
+# The cache lives OUTSIDE the clone ($ARENAPLAN_CACHE, default $HOME/.cache/arenaplan) so that a
+# fresh clone (CI) reuses it; `.cache` in the clone is a symlink to it, which is the path the build
+# and the tests use. Its contents are keyed by version (the folder name below): a change of a pinned
+# version starts a new folder instead of reusing a stale one.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
-cache="$root/.cache"
+cache_version="v1-imgui1.86-sdl2.26.5-emscripten3.1.6-models1"
+cache="${ARENAPLAN_CACHE:-$HOME/.cache/arenaplan}/$cache_version"
 mkdir -p "$cache"
+if [ -d "$root/.cache" ] && [ ! -L "$root/.cache" ]; then
+  rm -rf "$root/.cache"   # an in-tree cache from an older checkout: replaced by the shared one
+fi
+ln -sfn "$cache" "$root/.cache"
 
 log() { printf '[setup] %s\n' "$*"; }
 
