@@ -14,9 +14,9 @@
 #include <string>
 #include <vector>
 
-#include "core/dag_layout.h"
-#include "core/schedule_generators.h"
-#include "core/tflite_import.h"
+#include "core/teach/dag_layout.h"
+#include "core/schedule/schedule_generators.h"
+#include "core/tflite/tflite_import.h"
 
 using namespace arenaplan;
 

@@ -13,10 +13,10 @@
 #include <string>
 #include <vector>
 
-#include "core/layout.h"
-#include "core/layout_generators.h"
-#include "core/minimalloc_csv.h"
-#include "core/planner_exact.h"
+#include "core/layout/layout.h"
+#include "core/layout/layout_generators.h"
+#include "core/layout/minimalloc_csv.h"
+#include "core/layout/planner_exact.h"
 
 using namespace arenaplan;
 

@@ -11,9 +11,9 @@
 #include <string>
 #include <vector>
 
-#include "core/lifetime.h"
-#include "core/schedule.h"
-#include "core/schedule_generators.h"
+#include "core/graph/lifetime.h"
+#include "core/schedule/schedule.h"
+#include "core/schedule/schedule_generators.h"
 
 using namespace arenaplan;
 

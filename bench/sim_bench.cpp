@@ -9,9 +9,9 @@
 #include <random>
 #include <vector>
 
-#include "core/examples.h"
-#include "core/graph_json.h"
-#include "core/sim.h"
+#include "core/graph/examples.h"
+#include "core/graph/graph_json.h"
+#include "core/sim/sim.h"
 
 using namespace arenaplan;
 

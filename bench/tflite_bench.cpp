@@ -9,10 +9,10 @@
 #include <string>
 #include <vector>
 
-#include "core/layout.h"
-#include "core/lifetime.h"
-#include "core/schedule.h"
-#include "core/tflite_import.h"
+#include "core/layout/layout.h"
+#include "core/graph/lifetime.h"
+#include "core/schedule/schedule.h"
+#include "core/tflite/tflite_import.h"
 
 using namespace arenaplan;
 

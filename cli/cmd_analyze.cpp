@@ -3,9 +3,9 @@
 #include <iostream>
 
 #include "cli/command.h"
-#include "core/graph_json.h"
-#include "core/lifetime.h"
-#include "core/report.h"
+#include "core/graph/graph_json.h"
+#include "core/graph/lifetime.h"
+#include "core/graph/report.h"
 
 namespace arenaplan::cli {
 namespace {

@@ -2,11 +2,11 @@
 #include <iostream>
 
 #include "cli/command.h"
-#include "core/board.h"
-#include "core/budget.h"
-#include "core/budget_report.h"
-#include "core/examples.h"
-#include "core/lifetime.h"
+#include "core/budget/board.h"
+#include "core/budget/budget.h"
+#include "core/budget/budget_report.h"
+#include "core/graph/examples.h"
+#include "core/graph/lifetime.h"
 
 namespace arenaplan::cli {
 namespace {

@@ -3,7 +3,7 @@
 #include <sstream>
 
 #include "cli/command.h"
-#include "core/cachelab.h"
+#include "core/teach/cachelab.h"
 
 namespace arenaplan::cli {
 namespace {

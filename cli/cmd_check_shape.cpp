@@ -3,8 +3,8 @@
 #include <iostream>
 
 #include "cli/command.h"
-#include "core/report.h"
-#include "core/shapes.h"
+#include "core/graph/report.h"
+#include "core/budget/shapes.h"
 
 namespace arenaplan::cli {
 namespace {

@@ -1,4 +1,4 @@
-// arenaplan exercise: the guided classroom exercises (core/exercise.h) from the command line.
+// arenaplan exercise: the guided classroom exercises (core/teach/exercise.h) from the command line.
 //   exercise list                       the built-in exercises
 //   exercise show NAME|FILE [--hints]   the question and what the student is given
 //   exercise check NAME|FILE --answer TEXT   exit 0 correct, 1 not yet, 2 bad input
@@ -6,8 +6,8 @@
 #include <iostream>
 
 #include "cli/command.h"
-#include "core/examples.h"
-#include "core/exercise.h"
+#include "core/graph/examples.h"
+#include "core/teach/exercise.h"
 
 namespace arenaplan::cli {
 namespace {

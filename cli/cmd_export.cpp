@@ -2,14 +2,14 @@
 #include <iostream>
 
 #include "cli/command.h"
-#include "core/exports.h"
-#include "core/graph_json.h"
-#include "core/layout.h"
-#include "core/lifetime.h"
-#include "core/schedule.h"
-#include "core/tflite_export.h"
-#include "core/tflite_import.h"
-#include "core/tflite_sha256.h"
+#include "core/tflite/exports.h"
+#include "core/graph/graph_json.h"
+#include "core/layout/layout.h"
+#include "core/graph/lifetime.h"
+#include "core/schedule/schedule.h"
+#include "core/tflite/tflite_export.h"
+#include "core/tflite/tflite_import.h"
+#include "core/tflite/tflite_sha256.h"
 
 namespace arenaplan::cli {
 

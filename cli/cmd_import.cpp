@@ -2,10 +2,10 @@
 #include <iostream>
 
 #include "cli/command.h"
-#include "core/graph_json.h"
-#include "core/lifetime.h"
-#include "core/report.h"
-#include "core/tflite_import.h"
+#include "core/graph/graph_json.h"
+#include "core/graph/lifetime.h"
+#include "core/graph/report.h"
+#include "core/tflite/tflite_import.h"
 
 namespace arenaplan::cli {
 

@@ -2,11 +2,11 @@
 #include <iostream>
 
 #include "cli/command.h"
-#include "core/fragmentation.h"
-#include "core/graph_json.h"
-#include "core/layout.h"
-#include "core/lifetime.h"
-#include "core/minimalloc_csv.h"
+#include "core/layout/fragmentation.h"
+#include "core/graph/graph_json.h"
+#include "core/layout/layout.h"
+#include "core/graph/lifetime.h"
+#include "core/layout/minimalloc_csv.h"
 
 namespace arenaplan::cli {
 

@@ -5,9 +5,9 @@
 #include <sstream>
 
 #include "cli/command.h"
-#include "core/lifetime.h"
-#include "core/schedule.h"
-#include "core/schedule_json.h"
+#include "core/graph/lifetime.h"
+#include "core/schedule/schedule.h"
+#include "core/schedule/schedule_json.h"
 
 namespace arenaplan::cli {
 namespace {

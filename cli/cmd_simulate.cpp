@@ -5,7 +5,7 @@
 #include <iostream>
 
 #include "cli/command.h"
-#include "core/sim.h"
+#include "core/sim/sim.h"
 
 namespace arenaplan::cli {
 namespace {

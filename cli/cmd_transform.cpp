@@ -1,11 +1,11 @@
 // arenaplan transform: apply what-if rewrites to a graph, write the result and/or report the
-// re-planned, re-verified, re-simulated numbers before and after (core/whatif.h).
+// re-planned, re-verified, re-simulated numbers before and after (core/transform/whatif.h).
 #include <iostream>
 
 #include "cli/command.h"
-#include "core/graph_json.h"
-#include "core/transform.h"
-#include "core/whatif.h"
+#include "core/graph/graph_json.h"
+#include "core/transform/transform.h"
+#include "core/transform/whatif.h"
 
 namespace arenaplan::cli {
 namespace {

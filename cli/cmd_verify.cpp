@@ -2,9 +2,9 @@
 #include <iostream>
 
 #include "cli/command.h"
-#include "core/layout.h"
-#include "core/report.h"
-#include "core/verifier_plan.h"
+#include "core/layout/layout.h"
+#include "core/graph/report.h"
+#include "core/layout/verifier_plan.h"
 
 namespace arenaplan::cli {
 

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "core/graph.h"
+#include "core/graph/graph.h"
 
 namespace arenaplan::cli {
 

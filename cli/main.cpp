@@ -6,10 +6,10 @@
 #include <sstream>
 
 #include "cli/command.h"
-#include "core/examples.h"
-#include "core/graph_json.h"
-#include "core/lifetime.h"
-#include "core/tflite_import.h"
+#include "core/graph/examples.h"
+#include "core/graph/graph_json.h"
+#include "core/graph/lifetime.h"
+#include "core/tflite/tflite_import.h"
 
 namespace arenaplan::cli {
 

@@ -2,7 +2,7 @@
 # have the built-in examples without a file system. Run with -DSRC_DIR=... -DOUT=...
 file(GLOB files "${SRC_DIR}/*.json")
 list(SORT files)
-set(body "// Generated from examples/*.json by scripts/embed_examples.cmake. Do not edit.\n#include \"core/examples.h\"\nnamespace arenaplan {\nconst std::vector<Example>& builtin_examples() {\n  static const std::vector<Example> examples = {\n")
+set(body "// Generated from examples/*.json by scripts/embed_examples.cmake. Do not edit.\n#include \"core/graph/examples.h\"\nnamespace arenaplan {\nconst std::vector<Example>& builtin_examples() {\n  static const std::vector<Example> examples = {\n")
 foreach(f ${files})
   get_filename_component(stem "${f}" NAME_WE)
   file(READ "${f}" text)

@@ -8,9 +8,9 @@
 #include <queue>
 #include <utility>
 
-#include "core/examples.h"
-#include "core/graph_json.h"
-#include "core/tflite_import.h"
+#include "core/graph/examples.h"
+#include "core/graph/graph_json.h"
+#include "core/tflite/tflite_import.h"
 
 namespace arenaplan::web {
 

@@ -34,9 +34,9 @@
 #include <string_view>
 #include <vector>
 
-#include "core/graph.h"
-#include "core/lifetime.h"
-#include "core/report.h"
+#include "core/graph/graph.h"
+#include "core/graph/lifetime.h"
+#include "core/graph/report.h"
 
 namespace arenaplan::web {
 
@@ -104,7 +104,7 @@ bool set_order_csv(AppState& s, const std::string& comma_separated_op_names);
 bool move_op(AppState& s, Step step, int delta);
 void set_step(AppState& s, Step step);  // clamped to the schedule
 
-// Replaces the graph by `edited` (built with core/graph_edit.h); the order keeps the surviving
+// Replaces the graph by `edited` (built with core/graph/graph_edit.h); the order keeps the surviving
 // ops in their current relative order, new ops as early as their inputs allow. Recorded for undo
 // under `what` ("rename B to B2"). Refused (false, `error` set, state unchanged) when core
 // rejects the graph.

@@ -6,9 +6,9 @@
 #include <cctype>
 #include <exception>
 
-#include "core/exports.h"
-#include "core/layout.h"
-#include "core/tflite_sha256.h"
+#include "core/tflite/exports.h"
+#include "core/layout/layout.h"
+#include "core/tflite/tflite_sha256.h"
 #include "web/js_api.h"
 
 #ifdef __EMSCRIPTEN__

@@ -10,9 +10,9 @@
 #include <string>
 #include <vector>
 
-#include "core/fragmentation.h"
-#include "core/layout.h"
-#include "core/planner_exact.h"
+#include "core/layout/fragmentation.h"
+#include "core/layout/layout.h"
+#include "core/layout/planner_exact.h"
 #include "imgui.h"
 #include "web/app.h"
 #include "web/panel_common.h"

@@ -9,10 +9,10 @@
 #include <string>
 #include <vector>
 
-#include "core/board.h"
-#include "core/budget.h"
-#include "core/budget_report.h"
-#include "core/examples.h"
+#include "core/budget/board.h"
+#include "core/budget/budget.h"
+#include "core/budget/budget_report.h"
+#include "core/graph/examples.h"
 #include "imgui.h"
 #include "web/app.h"
 #include "web/panel_common.h"

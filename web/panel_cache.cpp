@@ -1,5 +1,5 @@
 // Cache-lab panel: a fully associative (or set-associative) cache of C lines fed by the stride
-// stream k mod s, stepped by the student. The lab itself lives in core (core/cachelab.h); this
+// stream k mod s, stepped by the student. The lab itself lives in core (core/teach/cachelab.h); this
 // panel keeps only the settings and the prediction the student typed, and rebuilds the lab from
 // them, so the same settings always show the same history.
 #include <algorithm>
@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "core/cachelab.h"
-#include "core/graph.h"
+#include "core/teach/cachelab.h"
+#include "core/graph/graph.h"
 #include "imgui.h"
 #include "web/app.h"
 #include "web/ui_style.h"

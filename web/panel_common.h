@@ -3,7 +3,7 @@
 
 #include <string>
 
-#include "core/graph.h"
+#include "core/graph/graph.h"
 #include "web/app.h"
 
 namespace arenaplan::web {

@@ -1,5 +1,5 @@
 // Exercises panel: the built-in guided exercises (examples/exercise_*.json). The student picks one,
-// reads the question, types an answer and checks it; core (core/exercise.h) judges the answer,
+// reads the question, types an answer and checks it; core (core/teach/exercise.h) judges the answer,
 // writes the feedback and keeps the score, so this file only holds what the student typed and
 // their progress. Opening a graph exercise loads its graph and order into the app, so the other
 // panels show the same graph; the cache exercise leaves the graph alone.
@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "core/exercise.h"
-#include "core/graph.h"
+#include "core/teach/exercise.h"
+#include "core/graph/graph.h"
 #include "imgui.h"
 #include "imgui_stdlib.h"
 #include "web/app.h"

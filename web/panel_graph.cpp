@@ -3,7 +3,7 @@
 // tensor and size, the op of the current step marked RUNNING and the tensors live at that step
 // marked LIVE (text as well as colour), pan by dragging, zoom with the wheel, only what is visible
 // drawn so imported networks with hundreds of ops stay smooth. Clicking an op selects it and moves
-// the step to it. The editor: every change is a core/graph_edit.h function (which names the op or
+// the step to it. The editor: every change is a core/graph/graph_edit.h function (which names the op or
 // tensor when it refuses) handed to apply_graph_edit(), so undo/redo and share links see it; a
 // refusal is shown next to the field that caused it and changes nothing.
 #include <algorithm>
@@ -13,9 +13,9 @@
 #include <string>
 #include <vector>
 
-#include "core/dag_layout.h"
-#include "core/graph_edit.h"
-#include "core/graph_json.h"
+#include "core/teach/dag_layout.h"
+#include "core/graph/graph_edit.h"
+#include "core/graph/graph_json.h"
 #include "imgui.h"
 #include "imgui_internal.h"  // ActiveId: which text field owns the draft being typed
 #include "imgui_stdlib.h"

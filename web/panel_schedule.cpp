@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "core/schedule.h"
-#include "core/schedule_json.h"
+#include "core/schedule/schedule.h"
+#include "core/schedule/schedule_json.h"
 #include "imgui.h"
 #include "web/app.h"
 #include "web/panel_common.h"

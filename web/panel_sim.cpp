@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "core/sim.h"
+#include "core/sim/sim.h"
 #include "imgui.h"
 #include "web/app.h"
 #include "web/ui_style.h"

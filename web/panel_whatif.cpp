@@ -7,10 +7,10 @@
 #include <string>
 #include <vector>
 
-#include "core/examples.h"
-#include "core/graph_json.h"
-#include "core/transform.h"
-#include "core/whatif.h"
+#include "core/graph/examples.h"
+#include "core/graph/graph_json.h"
+#include "core/transform/transform.h"
+#include "core/transform/whatif.h"
 #include "imgui.h"
 #include "web/app.h"
 #include "web/panel_common.h"

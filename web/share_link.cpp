@@ -2,8 +2,8 @@
 
 #include <exception>
 
-#include "core/examples.h"
-#include "core/share.h"
+#include "core/graph/examples.h"
+#include "core/teach/share.h"
 #include "web/js_api.h"
 
 #ifdef __EMSCRIPTEN__

@@ -9,7 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/examples.h"
+#include "core/graph/examples.h"
 #include "imgui.h"
 #include "web/app.h"
 #include "web/js_api.h"

@@ -112,7 +112,7 @@ test('exercise: place C names the collision of a wrong offset; the cache exercis
   assert.deepEqual(errors, []);
 });
 
-// "v1." + base64url(zlib(JSON)): the link format of core/share.h, edited here to forge a bad section.
+// "v1." + base64url(zlib(JSON)): the link format of core/teach/share.h, edited here to forge a bad section.
 function editFragment(fragment, edit) {
   const json = JSON.parse(zlib.inflateSync(Buffer.from(fragment.slice(3), 'base64url')).toString('utf8'));
   edit(json);

@@ -3,7 +3,7 @@
 #include <cstdint>
 #include <string_view>
 
-#include "core/board.h"
+#include "core/budget/board.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace arenaplan;

@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <string_view>
 
-#include "core/exercise.h"
+#include "core/teach/exercise.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace arenaplan;

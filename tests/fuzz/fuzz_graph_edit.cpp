@@ -1,4 +1,4 @@
-// libFuzzer target: sequences of structural graph edits (core/graph_edit.h) driven by the input
+// libFuzzer target: sequences of structural graph edits (core/graph/graph_edit.h) driven by the input
 // bytes, starting from the two-branch example. Every edit either returns a graph that passes
 // validation and analysis or throws InputError; nothing crashes.
 #include <cstddef>
@@ -6,10 +6,10 @@
 #include <string>
 #include <vector>
 
-#include "core/examples.h"
-#include "core/graph_edit.h"
-#include "core/graph_json.h"
-#include "core/lifetime.h"
+#include "core/graph/examples.h"
+#include "core/graph/graph_edit.h"
+#include "core/graph/graph_json.h"
+#include "core/graph/lifetime.h"
 
 namespace {
 

@@ -4,9 +4,9 @@
 #include <cstdint>
 #include <string_view>
 
-#include "core/graph_json.h"
-#include "core/layout.h"
-#include "core/lifetime.h"
+#include "core/graph/graph_json.h"
+#include "core/layout/layout.h"
+#include "core/graph/lifetime.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace arenaplan;

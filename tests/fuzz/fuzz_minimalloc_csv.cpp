@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <string_view>
 
-#include "core/minimalloc_csv.h"
+#include "core/layout/minimalloc_csv.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace arenaplan;

@@ -3,8 +3,8 @@
 #include <cstdint>
 #include <string_view>
 
-#include "core/share.h"
-#include "core/graph.h"
+#include "core/teach/share.h"
+#include "core/graph/graph.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace arenaplan;

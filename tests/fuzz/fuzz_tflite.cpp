@@ -6,9 +6,9 @@
 #include <cstdint>
 #include <string_view>
 
-#include "core/lifetime.h"
-#include "core/tflite_export.h"
-#include "core/tflite_import.h"
+#include "core/graph/lifetime.h"
+#include "core/tflite/tflite_export.h"
+#include "core/tflite/tflite_import.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace arenaplan;

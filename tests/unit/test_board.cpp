@@ -1,7 +1,7 @@
 // The arenaplan-board format: regions, reservations, constraints; every error names its place.
 #include <doctest/doctest.h>
 
-#include "core/board.h"
+#include "core/budget/board.h"
 #include "tests/unit/test_support.h"
 
 using namespace arenaplan;

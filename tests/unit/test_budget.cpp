@@ -1,9 +1,9 @@
 // DESIGN.md's budget, end to end: graph -> lifetimes -> plan_arena -> memory map -> budget.
 #include <doctest/doctest.h>
 
-#include "core/board.h"
-#include "core/budget.h"
-#include "core/budget_report.h"
+#include "core/budget/board.h"
+#include "core/budget/budget.h"
+#include "core/budget/budget_report.h"
 #include "tests/unit/test_support.h"
 
 using namespace arenaplan;

@@ -5,8 +5,8 @@
 #include <random>
 #include <set>
 
-#include "core/cachelab.h"
-#include "core/graph.h"
+#include "core/teach/cachelab.h"
+#include "core/graph/graph.h"
 
 using namespace arenaplan;
 

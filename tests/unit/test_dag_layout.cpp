@@ -1,11 +1,11 @@
-// Layered DAG layout (core/dag_layout.h): edges point down one layer at a time (through joints),
+// Layered DAG layout (core/teach/dag_layout.h): edges point down one layer at a time (through joints),
 // no two nodes share a place, sweeps never add crossings, the two-branch graph has none.
 #include <random>
 #include <set>
 
-#include "core/dag_layout.h"
-#include "core/graph_edit.h"
-#include "core/schedule_generators.h"
+#include "core/teach/dag_layout.h"
+#include "core/graph/graph_edit.h"
+#include "core/schedule/schedule_generators.h"
 #include "test_support.h"
 
 using namespace arenaplan;

@@ -1,11 +1,11 @@
-// Guided exercises (core/exercise.h): the built-in ones parse, answers are checked against numbers
+// Guided exercises (core/teach/exercise.h): the built-in ones parse, answers are checked against numbers
 // core computes (and, here, against numbers the test computes by hand), parse errors name the
 // place, the score rule and the progress record.
 #include <doctest/doctest.h>
 
 #include <set>
 
-#include "core/exercise.h"
+#include "core/teach/exercise.h"
 #include "test_support.h"
 
 using namespace arenaplan;

@@ -4,9 +4,9 @@
 #include <fstream>
 #include <sstream>
 
-#include "core/exports.h"
-#include "core/minimalloc_csv.h"
-#include "core/tflite_import.h"
+#include "core/tflite/exports.h"
+#include "core/layout/minimalloc_csv.h"
+#include "core/tflite/tflite_import.h"
 #include "test_support.h"
 
 namespace arenaplan {

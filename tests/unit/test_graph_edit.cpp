@@ -1,4 +1,4 @@
-// Structural graph edits (core/graph_edit.h): each edit on the two-branch graph with the analysis
+// Structural graph edits (core/graph/graph_edit.h): each edit on the two-branch graph with the analysis
 // recomputed and checked against DESIGN.md's lifetime rules (counted independently below), every
 // refusal naming its place and leaving the input alone, renames that keep in-place and async
 // references right, and random edit sequences that end in a valid graph or an InputError.
@@ -6,7 +6,7 @@
 #include <random>
 #include <set>
 
-#include "core/graph_edit.h"
+#include "core/graph/graph_edit.h"
 #include "test_support.h"
 
 using namespace arenaplan;

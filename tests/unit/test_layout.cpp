@@ -7,8 +7,8 @@
 #include <random>
 #include <sstream>
 
-#include "core/layout.h"
-#include "core/minimalloc_csv.h"
+#include "core/layout/layout.h"
+#include "core/layout/minimalloc_csv.h"
 #include "tests/unit/test_support.h"
 
 using namespace arenaplan;

@@ -4,8 +4,8 @@
 #include <functional>
 #include <random>
 
-#include "core/layout.h"
-#include "core/planner_exact.h"
+#include "core/layout/layout.h"
+#include "core/layout/planner_exact.h"
 #include "tests/unit/test_support.h"
 
 using namespace arenaplan;

@@ -1,8 +1,8 @@
 // The article's scratch question (DESIGN.md): 48 KiB of scratch during D in order ABCDEF.
 #include <doctest/doctest.h>
 
-#include "core/fragmentation.h"
-#include "core/layout.h"
+#include "core/layout/fragmentation.h"
+#include "core/layout/layout.h"
 #include "tests/unit/test_support.h"
 
 using namespace arenaplan;

@@ -1,7 +1,7 @@
 // MiniMalloc CSV import/export: half-open lifetimes, located errors, round trip.
 #include <doctest/doctest.h>
 
-#include "core/minimalloc_csv.h"
+#include "core/layout/minimalloc_csv.h"
 
 using namespace arenaplan;
 

@@ -1,5 +1,5 @@
 // The portfolio (and tflm-greedy) planners place through an interval index over time
-// (core/placement_index.h) instead of walking every placed buffer. This pins that the index changes
+// (core/layout/placement_index.h) instead of walking every placed buffer. This pins that the index changes
 // nothing: on seeded random instances, dense and sparse, with zero sizes, odd alignments and fixed
 // offsets, both planners give exactly the offsets, arena and member of a plain O(n^2) version of the
 // same greedy rule written here from the rule's description (layout.h, planner_greedy.h). No timing
@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "core/layout.h"
-#include "core/layout_generators.h"
+#include "core/layout/layout.h"
+#include "core/layout/layout_generators.h"
 
 using namespace arenaplan;
 

@@ -8,9 +8,9 @@
 #include <map>
 #include <set>
 
-#include "core/schedule.h"
-#include "core/schedule_generators.h"
-#include "core/schedule_json.h"
+#include "core/schedule/schedule.h"
+#include "core/schedule/schedule_generators.h"
+#include "core/schedule/schedule_json.h"
 #include "tests/unit/test_support.h"
 
 using namespace arenaplan;

@@ -2,7 +2,7 @@
 // an input shape selects the smallest covering plan, out-of-contract shapes are rejected.
 #include <doctest/doctest.h>
 
-#include "core/shapes.h"
+#include "core/budget/shapes.h"
 #include "tests/unit/test_support.h"
 
 using namespace arenaplan;

@@ -3,7 +3,7 @@
 
 #include <random>
 
-#include "core/share.h"
+#include "core/teach/share.h"
 #include "tests/unit/test_support.h"
 
 using namespace arenaplan;

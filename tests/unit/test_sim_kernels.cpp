@@ -7,7 +7,7 @@
 #include <map>
 #include <random>
 
-#include "core/sim.h"
+#include "core/sim/sim.h"
 #include "tests/unit/test_support.h"
 
 using namespace arenaplan;

@@ -5,7 +5,7 @@
 #include <cstring>
 #include <nlohmann/json.hpp>
 
-#include "core/sim.h"
+#include "core/sim/sim.h"
 #include "tests/unit/test_support.h"
 
 using namespace arenaplan;

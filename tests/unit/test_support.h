@@ -7,10 +7,10 @@
 #include <sstream>
 #include <string>
 
-#include "core/examples.h"
-#include "core/graph_json.h"
-#include "core/layout.h"
-#include "core/lifetime.h"
+#include "core/graph/examples.h"
+#include "core/graph/graph_json.h"
+#include "core/layout/layout.h"
+#include "core/graph/lifetime.h"
 
 namespace arenaplan::test {
 

@@ -7,11 +7,11 @@
 #include <sstream>
 #include <tuple>
 
-#include "core/layout.h"
-#include "core/lifetime.h"
-#include "core/schedule.h"
-#include "core/tflite_export.h"
-#include "core/tflite_import.h"
+#include "core/layout/layout.h"
+#include "core/graph/lifetime.h"
+#include "core/schedule/schedule.h"
+#include "core/tflite/tflite_export.h"
+#include "core/tflite/tflite_import.h"
 #include "tests/unit/test_support.h"
 
 namespace arenaplan {

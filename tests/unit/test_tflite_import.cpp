@@ -8,13 +8,13 @@
 #include <set>
 #include <sstream>
 
-#include "core/graph_json.h"
-#include "core/layout.h"
-#include "core/lifetime.h"
-#include "core/schedule.h"
-#include "core/tflite_import.h"
+#include "core/graph/graph_json.h"
+#include "core/layout/layout.h"
+#include "core/graph/lifetime.h"
+#include "core/schedule/schedule.h"
+#include "core/tflite/tflite_import.h"
 #include "tests/unit/test_support.h"
-#include "core/tflite_sha256.h"
+#include "core/tflite/tflite_sha256.h"
 #include "tflite_schema_generated.h"
 
 namespace arenaplan {

@@ -6,10 +6,10 @@
 #include <cstring>
 #include <random>
 
-#include "core/layout.h"
-#include "core/sim.h"
-#include "core/transform.h"
-#include "core/whatif.h"
+#include "core/layout/layout.h"
+#include "core/sim/sim.h"
+#include "core/transform/transform.h"
+#include "core/transform/whatif.h"
 #include "tests/unit/test_support.h"
 
 using namespace arenaplan;

@@ -3,8 +3,8 @@
 
 #include "tests/unit/test_support.h"
 
-#include "core/layout.h"
-#include "core/verifier_plan.h"
+#include "core/layout/layout.h"
+#include "core/layout/verifier_plan.h"
 
 using namespace arenaplan;
 

@@ -2,7 +2,7 @@
 // step re-planned, re-verified and re-simulated.
 #include <doctest/doctest.h>
 
-#include "core/whatif.h"
+#include "core/transform/whatif.h"
 #include "tests/unit/test_support.h"
 
 using namespace arenaplan;

@@ -1,0 +1,24 @@
+// The budget report, in JSON (CLI --json, the browser's exported state, tests) and as text. It
+// keeps the article's three answers apart: which data coexist (lifetimes), where they are placed
+// (regions and offsets), and how much room is left for the system (per-region free bytes), plus
+// what a real measurement would need to reproduce the numbers.
+#pragma once
+
+#include <string>
+
+#include "core/budget/board.h"
+#include "core/budget/budget.h"
+#include "core/graph/report.h"
+
+namespace arenaplan {
+
+// The `arenaplan budget --json` contract:
+// {"fits", "regions": [{"name", "size_bytes", "used_bytes", "free_bytes", "items": [{"owner",
+//  "bytes", ...}], ...}], "arena_bytes", "outside_arena_bytes", "reason" (only when it does not
+//  fit), "coexist", "placement", "room", "caller_owned", "measurement", "warnings"}.
+JsonOut budget_json(const Graph& g, const LiveAnalysis& live, const MemoryMap& board, const Budget& b);
+
+// Human-readable report for the CLI text mode.
+std::string budget_text(const Graph& g, const LiveAnalysis& live, const MemoryMap& board, const Budget& b);
+
+}  // namespace arenaplan

@@ -1,0 +1,229 @@
+#include "core/graph/lifetime.h"
+
+#include <algorithm>
+#include <numeric>
+#include <sstream>
+
+namespace arenaplan {
+
+const char* category_name(ArenaCategory c) {
+  switch (c) {
+    case ArenaCategory::kHead: return "head";
+    case ArenaCategory::kTemp: return "temp";
+    case ArenaCategory::kTail: return "tail";
+  }
+  return "head";
+}
+
+void check_order(const Graph& g, const Schedule& order) {
+  const size_t n = g.ops.size();
+  std::vector<Step> step_of(n, -1);
+  for (size_t s = 0; s < order.size(); ++s) {
+    OpId o = order[s];
+    if (o < 0 || static_cast<size_t>(o) >= n)
+      throw InputError("order", "step " + std::to_string(s) + " names no op of this graph");
+    if (step_of[o] >= 0)
+      throw InputError("order", "op " + g.ops[o].name + " appears twice (steps " +
+                                    std::to_string(step_of[o]) + " and " + std::to_string(s) + ")");
+    step_of[o] = static_cast<Step>(s);
+  }
+  for (size_t o = 0; o < n; ++o)
+    if (step_of[o] < 0) throw InputError("order", "op " + g.ops[o].name + " is missing from the order");
+  for (size_t s = 0; s < order.size(); ++s) {
+    const Op& op = g.ops[order[s]];
+    for (TensorId t : op.inputs) {
+      OpId p = g.tensors[t].producer;
+      if (p >= 0 && step_of[p] > static_cast<Step>(s))
+        throw InputError("order", "op " + op.name + " runs at step " + std::to_string(s) +
+                                      " before its input " + g.tensors[t].name +
+                                      " exists (produced by op " + g.ops[p].name + " at step " +
+                                      std::to_string(step_of[p]) + ")");
+    }
+    for (const InPlace& ip : op.in_place)
+      for (OpId reader : g.tensors[ip.input].consumers)
+        if (step_of[reader] > static_cast<Step>(s))
+          throw InputError("order", "op " + op.name + " overwrites " + g.tensors[ip.input].name +
+                                        " in place at step " + std::to_string(s) +
+                                        " but op " + g.ops[reader].name + " still reads it at step " +
+                                        std::to_string(step_of[reader]));
+  }
+}
+
+Schedule parse_order(const Graph& g, const std::string& names) {
+  Schedule order;
+  std::stringstream ss(names);
+  std::string name;
+  while (std::getline(ss, name, ',')) {
+    name.erase(0, name.find_first_not_of(" \t"));
+    name.erase(name.find_last_not_of(" \t") + 1);
+    if (name.empty()) continue;
+    auto o = g.find_op(name);
+    if (!o) throw InputError("order", "unknown op \"" + name + "\"");
+    order.push_back(*o);
+  }
+  check_order(g, order);
+  return order;
+}
+
+std::string order_names(const Graph& g, const Schedule& order, const char* sep) {
+  std::string out;
+  for (size_t i = 0; i < order.size(); ++i) out += (i ? sep : "") + g.ops[order[i]].name;
+  return out;
+}
+
+namespace {
+
+struct Span {
+  Step first = 0, last = -1;  // last < first: not in the arena
+};
+
+// The lifetime each tensor would have on its own, before in-place merging.
+std::vector<Span> tensor_spans(const Graph& g, const std::vector<Step>& step_of, Step end) {
+  std::vector<Span> span(g.tensors.size());
+  for (size_t t = 0; t < g.tensors.size(); ++t) {
+    const Tensor& tensor = g.tensors[t];
+    const bool input = g.is_input(static_cast<TensorId>(t));
+    if (tensor.constant) continue;
+    if (input && g.input_policy == InputPolicy::kCallerOwned) continue;
+    if (tensor.persistent) {
+      span[t] = {0, end};
+      continue;
+    }
+    Step first = tensor.producer >= 0 ? step_of[tensor.producer] : 0;
+    if (tensor.producer < 0 && !input) continue;  // unread, unproduced: nothing to hold
+    Step last = first;
+    for (OpId c : tensor.consumers) last = std::max(last, step_of[c]);
+    for (const Op& op : g.ops)
+      for (const AsyncRead& a : op.async_reads)
+        if (a.tensor == static_cast<TensorId>(t))
+          last = std::max(last, std::min<Step>(end, step_of[&op - g.ops.data()] + a.extra_steps));
+    if (tensor.retained || g.is_output(static_cast<TensorId>(t)) ||
+        (input && g.input_policy == InputPolicy::kRetained))
+      last = end;
+    span[t] = {first, last};
+  }
+  return span;
+}
+
+int find_root(std::vector<int>& parent, int x) {
+  while (parent[x] != x) x = parent[x] = parent[parent[x]];
+  return x;
+}
+
+}  // namespace
+
+LiveAnalysis analyze_lifetimes(const Graph& g, const Schedule& order) {
+  check_order(g, order);
+  LiveAnalysis a;
+  a.order = order;
+  const Step n = static_cast<Step>(order.size());
+  if (n == 0) {  // no step runs, so nothing is ever live (e.g. a model folded to constants)
+    a.buffer_of_tensor.assign(g.tensors.size(), -1);
+    return a;
+  }
+  std::vector<Step> step_of(g.ops.size());
+  for (Step s = 0; s < n; ++s) step_of[order[s]] = s;
+  const std::vector<Span> span = tensor_spans(g, step_of, n - 1);
+
+  // In-place outputs share their input's buffer; the input must die exactly where it is overwritten.
+  std::vector<int> parent(g.tensors.size());
+  std::iota(parent.begin(), parent.end(), 0);
+  for (Step s = 0; s < n; ++s) {
+    const Op& op = g.ops[order[s]];
+    for (const InPlace& ip : op.in_place) {
+      const Span& in = span[ip.input];
+      if (in.last < in.first) continue;  // caller-owned input: the output gets its own buffer
+      if (in.last != s)
+        throw InputError("op " + op.name + " in_place",
+                         "input " + g.tensors[ip.input].name + " is still live at step " +
+                             std::to_string(in.last) + ", after this op (step " + std::to_string(s) +
+                             "), so it cannot be overwritten");
+      parent[find_root(parent, ip.output)] = find_root(parent, ip.input);
+    }
+  }
+
+  a.buffer_of_tensor.assign(g.tensors.size(), -1);
+  std::vector<int> buffer_of_root(g.tensors.size(), -1);
+  for (size_t t = 0; t < g.tensors.size(); ++t) {
+    const Span& sp = span[t];
+    if (sp.last < sp.first) continue;
+    int root = find_root(parent, static_cast<int>(t));
+    int& b = buffer_of_root[root];
+    Bytes size = align_up(g.tensors[t].bytes, g.alignment);
+    if (b < 0) {
+      b = static_cast<int>(a.buffers.size());
+      LiveBuffer buf;
+      buf.name = g.tensors[t].name;
+      buf.category = g.tensors[t].persistent ? ArenaCategory::kTail : ArenaCategory::kHead;
+      buf.first = sp.first;
+      buf.last = sp.last;
+      a.buffers.push_back(buf);
+    }
+    LiveBuffer& buf = a.buffers[b];
+    buf.tensors.push_back(static_cast<TensorId>(t));
+    buf.size = std::max(buf.size, size);
+    buf.first = std::min(buf.first, sp.first);
+    buf.last = std::max(buf.last, sp.last);
+    a.buffer_of_tensor[t] = b;
+  }
+  for (const LiveBuffer& b : a.buffers) {
+    if (__builtin_add_overflow(a.total_bytes, b.size, &a.total_bytes))
+      throw InputError("tensors", "total size overflows 64 bits");
+    a.largest_tensor_bytes = std::max(a.largest_tensor_bytes, b.size);
+  }
+  for (Step s = 0; s < n; ++s) {
+    const Op& op = g.ops[order[s]];
+    if (op.scratch_bytes <= 0) continue;
+    LiveBuffer buf;
+    buf.name = op.name + ":scratch";
+    buf.kind = BufferKind::kScratch;
+    buf.category = ArenaCategory::kTemp;
+    buf.scratch_op = order[s];
+    buf.size = align_up(op.scratch_bytes, g.alignment);
+    buf.first = buf.last = s;
+    a.buffers.push_back(buf);
+  }
+
+  // Live bytes per step by a difference array: O(steps + buffers), fine for 100k buffers.
+  std::vector<Bytes> delta(n + 1, 0);
+  a.steps.resize(n);
+  for (size_t b = 0; b < a.buffers.size(); ++b) {
+    const LiveBuffer& buf = a.buffers[b];
+    delta[buf.first] += buf.size;
+    delta[buf.last + 1] -= buf.size;
+    for (Step s = buf.first; s <= buf.last; ++s) a.steps[s].buffers.push_back(static_cast<int>(b));
+  }
+  Bytes live = 0;
+  for (Step s = 0; s < n; ++s) {
+    if (__builtin_add_overflow(live, delta[s], &live))
+      throw InputError("tensors", "live bytes overflow 64 bits");
+    a.steps[s].op = order[s];
+    a.steps[s].live_bytes = live;
+    if (live > a.peak_bytes) {
+      a.peak_bytes = live;
+      a.peak_step = s;
+    }
+  }
+  return a;
+}
+
+std::string timeline_text(const Graph& g, const LiveAnalysis& a) {
+  // One column per buffer: '#' where live, '.' where not; compact enough for logs and tests.
+  std::ostringstream out;
+  size_t op_width = 4;
+  for (OpId o : a.order) op_width = std::max(op_width, g.ops[o].name.size());
+  out << std::string(op_width + 7, ' ');
+  for (const LiveBuffer& b : a.buffers) out << (b.name.empty() ? '?' : b.name[0]);
+  out << "\n";
+  for (size_t s = 0; s < a.steps.size(); ++s) {
+    std::string name = g.ops[a.order[s]].name;
+    out << (s < 10 ? " " : "") << s << "  " << name << std::string(op_width - name.size() + 3, ' ');
+    for (const LiveBuffer& b : a.buffers)
+      out << ((b.first <= static_cast<Step>(s) && static_cast<Step>(s) <= b.last) ? '#' : '.');
+    out << "  " << format_bytes(a.steps[s].live_bytes)
+        << (static_cast<Step>(s) == a.peak_step ? "  <- peak" : "") << "\n";
+  }
+  return out.str();
+}
+
+}  // namespace arenaplan

@@ -1,0 +1,21 @@
+// JSON views of core results. The CLI's --json output, the browser's exported state and the tests
+// all read these, so a number is computed once and spelled the same everywhere.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include "core/graph/graph.h"
+#include "core/graph/lifetime.h"
+
+namespace arenaplan {
+
+using JsonOut = nlohmann::ordered_json;
+
+// {"order": [...], "steps": [{"op", "live", "live_bytes"}], "peak_bytes", "peak_step",
+//  "peak_tensors", "total_bytes", "largest_tensor_bytes"}: the `arenaplan analyze --json` contract.
+JsonOut analysis_json(const Graph& g, const LiveAnalysis& a);
+
+// Op names of a schedule as a JSON array.
+JsonOut order_json(const Graph& g, const Schedule& order);
+
+}  // namespace arenaplan

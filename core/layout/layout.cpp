@@ -1,0 +1,198 @@
+// The layout interface: building a problem from lifetimes, dispatching to a planner, verifying,
+// and the views every front end shares (JSON, ASCII picture, per-category usage).
+#include "core/layout/layout.h"
+
+#include <algorithm>
+#include <chrono>
+#include <set>
+#include <stdexcept>
+
+#include "core/layout/detail/planner_common.h"
+#include "core/layout/planner_exact.h"
+#include "core/layout/planner_greedy.h"
+
+namespace arenaplan {
+
+LayoutProblem layout_problem(const Graph& g, const LiveAnalysis& live) {
+  LayoutProblem p;
+  p.buffers.reserve(live.buffers.size());
+  for (const LiveBuffer& b : live.buffers) {
+    LayoutBuffer lb;
+    lb.name = b.name;
+    lb.size = b.size;
+    lb.alignment = std::max<Bytes>(g.alignment, 1);
+    lb.first = b.first;
+    lb.last = b.last;
+    lb.category = b.category;
+    p.buffers.push_back(std::move(lb));
+  }
+  return p;
+}
+
+const std::vector<std::string>& planner_names() {
+  static const std::vector<std::string> names = {"naive", "linear", "tflm-greedy", "portfolio", "exact", "best"};
+  return names;
+}
+
+Bytes layout_lower_bound(const LayoutProblem& problem) {
+  planner::TimeAxis axis = planner::build_time_axis(problem);
+  Bytes bound = 0;
+  for (Bytes live : axis.live_bytes) bound = std::max(bound, live);
+  for (const LayoutBuffer& b : problem.buffers)
+    if (b.fixed_offset) bound = std::max(bound, *b.fixed_offset + b.size);
+  return bound;
+}
+
+Bytes arena_extent(const LayoutProblem& problem, const std::vector<Bytes>& offsets) {
+  Bytes top = 0;
+  for (size_t i = 0; i < problem.buffers.size() && i < offsets.size(); ++i)
+    top = std::max(top, offsets[i] + problem.buffers[i].size);
+  return top;
+}
+
+ArenaPlan plan_arena(const LayoutProblem& problem, const PlanOptions& options) {
+  const auto& names = planner_names();
+  if (std::find(names.begin(), names.end(), options.planner) == names.end())
+    throw InputError("planner", "unknown planner \"" + options.planner +
+                                    "\" (expected naive, linear, tflm-greedy, portfolio, exact or best)");
+  planner::check_problem(problem);
+  const auto start = std::chrono::steady_clock::now();
+  ArenaPlan plan;
+  plan.planner = options.planner;
+  plan.lower_bound_bytes = layout_lower_bound(problem);
+  planner::GreedyPlan greedy;
+  if (options.planner == "naive") greedy = planner::plan_naive(problem);
+  else if (options.planner == "linear") greedy = planner::plan_linear(problem);
+  else if (options.planner == "tflm-greedy") greedy = planner::plan_tflm_greedy(problem);
+  else greedy = planner::plan_portfolio(problem);
+  plan.offsets = std::move(greedy.offsets);
+  plan.arena_bytes = greedy.arena_bytes;
+  plan.detail = greedy.member;
+  if ((options.planner == "exact" || options.planner == "best") && plan.arena_bytes > plan.lower_bound_bytes) {
+    ExactSolver solver(problem, plan.offsets, plan.arena_bytes);
+    solver.run_for(options.time_limit_seconds -
+                   std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    if (solver.best_arena_bytes() < plan.arena_bytes) {
+      plan.offsets = solver.best_so_far();
+      plan.arena_bytes = solver.best_arena_bytes();
+      plan.detail = "exact";
+    }
+    plan.proven_optimal = solver.proven_optimal();
+    plan.detail += ", exact search: " + solver.status_text();
+  }
+  if (plan.arena_bytes <= plan.lower_bound_bytes) plan.proven_optimal = true;
+  VerifyResult check = verify_plan(problem, plan.offsets, plan.arena_bytes);
+  if (!check.ok())
+    throw std::logic_error(std::string("planner ") + options.planner + " produced a plan that breaks rule " +
+                           verify_rule_name(check.rule) + ": " + check.message);
+  plan.verified = true;
+  plan.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return plan;
+}
+
+std::vector<CategoryUsage> category_usage(const LayoutProblem& problem, const std::vector<Bytes>& offsets) {
+  std::vector<CategoryUsage> out;
+  for (ArenaCategory c : {ArenaCategory::kHead, ArenaCategory::kTemp, ArenaCategory::kTail}) {
+    LayoutProblem part;
+    Bytes lo = 0, hi = 0;
+    for (size_t i = 0; i < problem.buffers.size(); ++i) {
+      if (problem.buffers[i].category != c) continue;
+      const Bytes o = i < offsets.size() ? offsets[i] : 0;
+      lo = part.buffers.empty() ? o : std::min(lo, o);
+      hi = part.buffers.empty() ? o + problem.buffers[i].size : std::max(hi, o + problem.buffers[i].size);
+      part.buffers.push_back(problem.buffers[i]);
+    }
+    CategoryUsage u;
+    u.category = c;
+    u.buffers = static_cast<int>(part.buffers.size());
+    u.peak_live_bytes = layout_lower_bound(part);
+    u.span_bytes = hi - lo;
+    out.push_back(u);
+  }
+  return out;
+}
+
+nlohmann::ordered_json layout_json(const LayoutProblem& problem, const ArenaPlan& plan) {
+  nlohmann::ordered_json out;
+  out["planner"] = plan.planner;
+  out["arena_bytes"] = plan.arena_bytes;
+  out["lower_bound_bytes"] = plan.lower_bound_bytes;
+  out["proven_optimal"] = plan.proven_optimal;
+  out["verified"] = plan.verified;
+  nlohmann::ordered_json buffers = nlohmann::ordered_json::array();
+  for (size_t i = 0; i < problem.buffers.size(); ++i) {
+    const LayoutBuffer& b = problem.buffers[i];
+    buffers.push_back({{"name", b.name},
+                       {"offset", i < plan.offsets.size() ? plan.offsets[i] : -1},
+                       {"size", b.size},
+                       {"first", b.first},
+                       {"last", b.last},
+                       {"category", category_name(b.category)}});
+  }
+  out["buffers"] = buffers;
+  out["seconds"] = plan.seconds;
+  nlohmann::ordered_json categories = nlohmann::ordered_json::array();
+  for (const CategoryUsage& u : category_usage(problem, plan.offsets))
+    categories.push_back({{"category", category_name(u.category)},
+                          {"buffers", u.buffers},
+                          {"peak_live_bytes", u.peak_live_bytes},
+                          {"span_bytes", u.span_bytes}});
+  out["categories"] = categories;
+  out["detail"] = plan.detail;
+  return out;
+}
+
+std::string plan_picture(const LayoutProblem& problem, const std::vector<Bytes>& offsets, int width, int max_rows) {
+  static const char kSymbols[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+  const int nsym = static_cast<int>(sizeof(kSymbols) - 1);
+  width = std::max(width, 8);
+  max_rows = std::max(max_rows, 1);
+  const Bytes arena = std::max<Bytes>(arena_extent(problem, offsets), 1);
+  planner::TimeAxis axis = planner::build_time_axis(problem);
+  // Rows: every step when there are few, else the start of each section, sampled evenly.
+  std::vector<int64_t> rows;
+  if (!axis.points.empty()) {
+    const int64_t t0 = axis.points.front(), t1 = axis.points.back();
+    if (t1 - t0 <= max_rows) {
+      for (int64_t t = t0; t < t1; ++t) rows.push_back(t);
+    } else {
+      const int s = axis.sections();
+      for (int r = 0; r < std::min(s, max_rows); ++r)
+        rows.push_back(axis.points[static_cast<size_t>(static_cast<int64_t>(r) * s / std::min(s, max_rows))]);
+    }
+  }
+  // Single-character buffer names (the article's graphs) draw as themselves; others by index.
+  std::set<std::string> names;
+  bool own_names = true;
+  for (const LayoutBuffer& b : problem.buffers)
+    own_names = own_names && b.name.size() == 1 && b.name[0] != '.' && b.name[0] != '|' && names.insert(b.name).second;
+  auto symbol = [&](size_t i) { return own_names ? problem.buffers[i].name[0] : kSymbols[i % nsym]; };
+  std::string out;
+  const int label_width = 8;
+  for (int64_t t : rows) {
+    std::string line(width, '.');
+    for (size_t i = 0; i < problem.buffers.size() && i < offsets.size(); ++i) {
+      const LayoutBuffer& b = problem.buffers[i];
+      if (t < b.first || t > b.last || b.size == 0) continue;
+      int c0 = static_cast<int>(static_cast<long double>(offsets[i]) * width / arena);
+      int c1 = static_cast<int>((static_cast<long double>(offsets[i] + b.size) * width + arena - 1) / arena);
+      for (int c = std::max(c0, 0); c < std::min(c1, width); ++c) line[c] = symbol(i);
+    }
+    std::string label = std::to_string(t);
+    out += std::string(std::max<int>(0, label_width - static_cast<int>(label.size())), ' ') + label + " |" + line + "|\n";
+  }
+  out += std::string(label_width, ' ') + "  0" + std::string(std::max(0, width - 1 - static_cast<int>(std::to_string(arena).size())), ' ') +
+         std::to_string(arena) + " bytes\n";
+  for (size_t i = 0; i < problem.buffers.size() && i < offsets.size(); ++i) {
+    const LayoutBuffer& b = problem.buffers[i];
+    out += std::string(1, symbol(i)) + " " + b.name + ": offset " + std::to_string(offsets[i]) + ", size " +
+           std::to_string(b.size) + ", steps " + std::to_string(b.first) + ".." + std::to_string(b.last) + "\n";
+    if (i + 1 >= 200 && problem.buffers.size() > 201) {
+      out += "... and " + std::to_string(problem.buffers.size() - i - 1) + " more buffers\n";
+      break;
+    }
+  }
+  return out;
+}
+
+}  // namespace arenaplan

@@ -1,0 +1,533 @@
+// An iterative (explicit stack) version of MiniMalloc's search, so it can stop after any number of
+// nodes and resume on the next call: the browser time-slices it across frames without threads.
+#include "core/layout/planner_exact.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <stdexcept>
+
+#include "core/layout/detail/planner_common.h"
+
+namespace arenaplan {
+namespace {
+
+constexpr Bytes kNoOffset = -1;
+constexpr int64_t kMaxOverlapEntries = int64_t{1} << 24;  // beyond this the search is not attempted
+// Static orders tried round robin (MiniMalloc's defaults WAT, TAW, TWA): T = busiest section the
+// buffer lives in, A = area (size x lifetime), L = lifetime (MiniMalloc's W), Z = size,
+// C = sections spanned. All descending.
+const char* const kHeuristics[] = {"LAT", "TAL", "TLA"};
+constexpr int kHeuristicCount = 3;
+
+struct Partition {
+  std::vector<int> buffers;  // local buffer ids
+  int lo = 0, hi = 0;        // sections [lo, hi)
+};
+using PartitionPtr = std::shared_ptr<const Partition>;
+
+struct Candidate {
+  Bytes offset;
+  int pre;  // index into the frame's preorder
+};
+
+// One SearchSolutions call of MiniMalloc, kept on an explicit stack.
+struct Frame {
+  PartitionPtr part;
+  std::shared_ptr<const std::vector<int>> preorder;  // local buffer ids in static order
+  std::vector<Candidate> ordering;                  // the parent's, filtered when first expanded
+  size_t cursor = 0;
+  Bytes min_offset = 0;  // canonical order: later buffers never sit lower...
+  int min_pre = 0;       // ...nor, at the same offset, earlier in the static order
+  Bytes min_height = 0;  // dominance: no candidate may start at or above an unplaced buffer's top
+  bool fresh = true;
+  int buffer = -1;  // the candidate currently applied (local id), -1 when none
+  size_t offset_mark = 0, section_mark = 0;
+  bool cuts_applied = false;
+  bool hatless = false;  // nothing unplaced overlaps `buffer`: if it fails here it fails anywhere
+  std::vector<PartitionPtr> subparts;  // independent pieces left after placing `buffer`
+  size_t sub_next = 0;
+};
+
+enum class Result { kNone, kFound, kNotFound };
+
+}  // namespace
+
+struct ExactSolver::Impl {
+  // The problem, restricted to buffers with bytes (local ids).
+  LayoutProblem problem;
+  std::vector<int> global_of;
+  std::vector<Bytes> size, align;
+  std::vector<int> sec_begin, sec_end;
+  std::vector<double> area, length;
+  std::vector<int64_t> overlap_row;
+  std::vector<int> overlap_col;
+  std::vector<int64_t> member_row;  // buffers per section; the first live_members[s] are unplaced
+  std::vector<int> member_col;
+  std::vector<int64_t> where_base;  // where_base[k] + (s - sec_begin[k]): k's slot in section s
+  std::vector<int> where;
+  int sections = 0;
+  std::vector<Bytes> initial_total;
+  std::vector<int> initial_cuts;
+  std::vector<PartitionPtr> static_parts;
+
+  // Best verified plan and proven bound.
+  std::vector<Bytes> best;
+  Bytes best_arena = 0, lo = 0, gap0 = 1;
+  bool finished = false, cancelled = false, proven_by_search = false;
+  std::string why;  // set when the search is not attempted
+  int64_t nodes_total = 0;
+
+  // Search on the capacity.
+  int64_t node_limit = 0;
+  int heuristic = 0;
+  Bytes capacity = 0, try_lo = 0;
+  bool first_in_round = true, attempt_active = false, need_capacity = true;
+  int64_t attempt_nodes = 0;
+  size_t static_next = 0;
+
+  // One attempt's state.
+  std::vector<Bytes> assign, min_off, solution, floor, total;
+  std::vector<int> cuts, live_members;
+  struct OffsetLog { int buffer; Bytes min_off; };
+  struct SectionLog { int section; Bytes floor, total; };
+  std::vector<OffsetLog> offset_log;
+  std::vector<SectionLog> section_log;
+  std::vector<Frame> stack;
+  Result ret = Result::kNone;
+  std::vector<int> stamp;
+  int stamp_now = 0;
+  std::vector<int> affected;
+
+  Impl(const LayoutProblem& p, std::vector<Bytes> seed, Bytes seed_arena) : problem(p), best(std::move(seed)) {
+    best_arena = seed_arena;
+    lo = layout_lower_bound(problem);
+    gap0 = std::max<Bytes>(best_arena - lo, 1);
+    for (const LayoutBuffer& b : problem.buffers)
+      if (b.fixed_offset) {
+        why = "not searched: fixed offsets";
+        finished = true;
+        return;
+      }
+    LayoutProblem sized;
+    for (size_t i = 0; i < problem.buffers.size(); ++i)
+      if (problem.buffers[i].size > 0) {
+        global_of.push_back(static_cast<int>(i));
+        sized.buffers.push_back(problem.buffers[i]);
+      }
+    auto conflicts = planner::build_conflicts(sized, kMaxOverlapEntries);
+    if (!conflicts) {
+      why = "not searched: too many overlapping buffers";
+      finished = true;
+      return;
+    }
+    overlap_row = std::move(conflicts->row);
+    overlap_col = std::move(conflicts->col);
+    planner::TimeAxis axis = planner::build_time_axis(sized);
+    sections = axis.sections();
+    const int n = static_cast<int>(sized.buffers.size());
+    sec_begin = axis.begin;
+    sec_end = axis.end;
+    initial_total.assign(sections, 0);
+    initial_cuts.assign(std::max(sections - 1, 0), 0);
+    member_row.assign(sections + 1, 0);
+    for (int k = 0; k < n; ++k) {
+      const LayoutBuffer& b = sized.buffers[k];
+      size.push_back(b.size);
+      align.push_back(b.alignment);
+      length.push_back(static_cast<double>(b.last) - b.first + 1);
+      area.push_back(static_cast<double>(b.size) * length.back());
+      for (int s = sec_begin[k]; s < sec_end[k]; ++s) {
+        initial_total[s] += b.size;
+        ++member_row[s + 1];
+      }
+      for (int s = sec_begin[k]; s + 1 < sec_end[k]; ++s) ++initial_cuts[s];
+    }
+    for (int s = 0; s < sections; ++s) member_row[s + 1] += member_row[s];
+    member_col.resize(member_row[sections]);
+    std::vector<int64_t> fill(member_row.begin(), member_row.end() - 1);
+    where_base.assign(n + 1, 0);
+    for (int k = 0; k < n; ++k) where_base[k + 1] = where_base[k] + (sec_end[k] - sec_begin[k]);
+    where.resize(where_base[n]);
+    for (int k = 0; k < n; ++k)
+      for (int s = sec_begin[k]; s < sec_end[k]; ++s) {
+        where[where_base[k] + s - sec_begin[k]] = static_cast<int>(fill[s] - member_row[s]);
+        member_col[fill[s]++] = k;
+      }
+    // Independent pieces from the start: no buffer spans the boundary.
+    std::vector<int> cut_at = {0};
+    for (int s = 0; s + 1 < sections; ++s)
+      if (initial_cuts[s] == 0) cut_at.push_back(s + 1);
+    cut_at.push_back(sections);
+    for (size_t c = 1; c < cut_at.size(); ++c) {
+      auto part = std::make_shared<Partition>();
+      part->lo = cut_at[c - 1];
+      part->hi = cut_at[c];
+      for (int k = 0; k < n; ++k)
+        if (sec_begin[k] >= part->lo && sec_end[k] <= part->hi) part->buffers.push_back(k);
+      if (!part->buffers.empty()) static_parts.push_back(part);
+    }
+    stamp.assign(sections, 0);
+    node_limit = std::max<int64_t>(2 * n, 64);
+    try_lo = lo;
+    if (best_arena <= lo) finished = true;
+  }
+
+  // ---- one attempt: do all buffers fit below `capacity`? ----
+
+  void start_attempt() {
+    const int n = static_cast<int>(size.size());
+    assign.assign(n, kNoOffset);
+    solution.assign(n, kNoOffset);
+    min_off.assign(n, 0);
+    floor.assign(sections, 0);
+    total = initial_total;
+    cuts = initial_cuts;
+    live_members.resize(sections);
+    for (int s = 0; s < sections; ++s) live_members[s] = static_cast<int>(member_row[s + 1] - member_row[s]);
+    offset_log.clear();
+    section_log.clear();
+    stack.clear();
+    ret = Result::kFound;  // "the previous piece succeeded": start with the first one
+    static_next = 0;
+    attempt_nodes = 0;
+    attempt_active = true;
+  }
+
+  void push_subsolve(const PartitionPtr& part) {
+    // Static order of this piece; T uses the current unplaced totals, as MiniMalloc does.
+    std::vector<int> order = part->buffers;
+    std::vector<Bytes> busiest(order.size());
+    std::vector<int> position(size.size(), -1);
+    for (size_t i = 0; i < order.size(); ++i) {
+      position[order[i]] = static_cast<int>(i);
+      const int k = order[i];
+      Bytes m = 0;
+      for (int s = sec_begin[k]; s < sec_end[k]; ++s) m = std::max(m, total[s]);
+      busiest[i] = m;
+    }
+    const char* h = kHeuristics[heuristic];
+    std::sort(order.begin(), order.end(), [&](int a, int b) {
+      for (const char* c = h; *c; ++c) {
+        double x = 0, y = 0;
+        switch (*c) {
+          case 'T': x = static_cast<double>(busiest[position[a]]), y = static_cast<double>(busiest[position[b]]); break;
+          case 'A': x = area[a], y = area[b]; break;
+          case 'Z': x = static_cast<double>(size[a]), y = static_cast<double>(size[b]); break;
+          case 'L': x = length[a], y = length[b]; break;
+          case 'C': x = sec_end[a] - sec_begin[a], y = sec_end[b] - sec_begin[b]; break;
+        }
+        if (x != y) return x > y;
+      }
+      return a < b;
+    });
+    Frame f;
+    f.part = part;
+    f.preorder = std::make_shared<const std::vector<int>>(std::move(order));
+    f.ordering.resize(f.preorder->size());
+    for (size_t i = 0; i < f.ordering.size(); ++i) f.ordering[i] = {0, static_cast<int>(i)};
+    stack.push_back(std::move(f));
+  }
+
+  void apply(Frame& f, int k, Bytes offset) {
+    f.buffer = k;
+    f.offset_mark = offset_log.size();
+    f.section_mark = section_log.size();
+    f.cuts_applied = false;
+    assign[k] = offset;
+    const Bytes height = offset + size[k];
+    ++stamp_now;
+    affected.clear();
+    f.hatless = true;
+    for (int64_t e = overlap_row[k]; e < overlap_row[k + 1]; ++e) {
+      const int o = overlap_col[e];
+      if (assign[o] != kNoOffset) continue;
+      f.hatless = false;
+      if (min_off[o] >= height) continue;
+      offset_log.push_back({o, min_off[o]});
+      min_off[o] = align_up(height, align[o]);
+      for (int s = sec_begin[o]; s < sec_end[o]; ++s)
+        if (stamp[s] != stamp_now) stamp[s] = stamp_now, affected.push_back(s);
+    }
+    for (int s = sec_begin[k]; s < sec_end[k]; ++s) {
+      section_log.push_back({s, floor[s], total[s]});
+      floor[s] = height;
+      total[s] -= size[k];
+      // Move k behind the unplaced members (undo, in reverse order, just extends the prefix again).
+      int* list = &member_col[member_row[s]];
+      const int i = where[where_base[k] + s - sec_begin[k]], last = --live_members[s];
+      const int moved = list[last];
+      list[i] = moved;
+      where[where_base[moved] + s - sec_begin[moved]] = i;
+      list[last] = k;
+      where[where_base[k] + s - sec_begin[k]] = last;
+    }
+    // A section's floor is at least the lowest offset any of its unplaced buffers can still take.
+    for (int s : affected) {
+      Bytes lowest = std::numeric_limits<Bytes>::max();
+      const int* list = &member_col[member_row[s]];
+      for (int i = 0; i < live_members[s]; ++i) {
+        const Bytes v = min_off[list[i]];
+        if (v <= floor[s]) {  // the floor cannot rise: stop scanning
+          lowest = v;
+          break;
+        }
+        lowest = std::min(lowest, v);
+      }
+      if (lowest != std::numeric_limits<Bytes>::max() && floor[s] < lowest) {
+        section_log.push_back({s, floor[s], total[s]});
+        floor[s] = lowest;
+      }
+    }
+  }
+
+  void undo(Frame& f) {
+    const int k = f.buffer;
+    if (k < 0) return;
+    for (int s = sec_begin[k]; s < sec_end[k]; ++s) ++live_members[s];
+    while (section_log.size() > f.section_mark) {
+      const SectionLog& l = section_log.back();
+      floor[l.section] = l.floor;
+      total[l.section] = l.total;
+      section_log.pop_back();
+    }
+    while (offset_log.size() > f.offset_mark) {
+      min_off[offset_log.back().buffer] = offset_log.back().min_off;
+      offset_log.pop_back();
+    }
+    if (f.cuts_applied)
+      for (int s = sec_begin[k]; s + 1 < sec_end[k]; ++s) ++cuts[s];
+    assign[k] = kNoOffset;
+    f.buffer = -1;
+    f.cuts_applied = false;
+    f.subparts.clear();
+    f.sub_next = 0;
+  }
+
+  // Section inference: every unplaced byte of a section must fit above its floor (and above the
+  // offset just used, since later buffers never sit lower).
+  bool fits(const Partition& part, Bytes offset) const {
+    for (int s = part.lo; s < part.hi; ++s)
+      if (std::max(offset, floor[s]) + total[s] > capacity) return false;
+    return true;
+  }
+
+  // Runs the attempt for up to `budget` nodes. Returns kFound / kNotFound when it ends, kNone when
+  // the budget ran out first (resume later) or the node limit aborted it (attempt_active false).
+  Result run_attempt(int64_t& budget) {
+    while (true) {
+      if (stack.empty()) {
+        if (ret == Result::kNotFound) return finish_attempt(Result::kNotFound);
+        if (static_next == static_parts.size()) return finish_attempt(Result::kFound);
+        push_subsolve(static_parts[static_next++]);
+        ret = Result::kNone;
+        continue;
+      }
+      Frame& f = stack.back();
+      if (f.fresh) {
+        if (budget <= 0) return Result::kNone;
+        --budget;
+        ++nodes_total;
+        if (++attempt_nodes > (capacity == lo ? node_limit : std::max<int64_t>(node_limit / 4, 64))) {
+          abort_attempt();
+          return Result::kNone;
+        }
+        f.fresh = false;
+        size_t kept = 0;
+        for (const Candidate& c : f.ordering) {
+          const int k = (*f.preorder)[c.pre];
+          if (assign[k] == kNoOffset) f.ordering[kept++] = {min_off[k], c.pre};
+        }
+        f.ordering.resize(kept);
+        if (f.ordering.empty()) {  // every buffer of this piece is placed
+          stack.pop_back();
+          ret = Result::kFound;
+          continue;
+        }
+        std::sort(f.ordering.begin(), f.ordering.end(), [](const Candidate& a, const Candidate& b) {
+          return a.offset != b.offset ? a.offset < b.offset : a.pre < b.pre;
+        });
+        f.min_height = std::numeric_limits<Bytes>::max();
+        for (const Candidate& c : f.ordering) f.min_height = std::min(f.min_height, c.offset + size[(*f.preorder)[c.pre]]);
+      }
+      if (ret != Result::kNone) {  // a child returned
+        if (ret == Result::kFound && f.sub_next < f.subparts.size()) {
+          PartitionPtr next = f.subparts[f.sub_next++];
+          ret = Result::kNone;
+          push_subsolve(next);
+          continue;
+        }
+        const bool hatless = f.hatless;
+        undo(f);
+        if (ret == Result::kFound) {
+          stack.pop_back();
+          continue;
+        }
+        ret = Result::kNone;
+        if (hatless) f.cursor = f.ordering.size();  // MiniMalloc's hatless pruning
+      }
+      bool pushed = false;
+      while (f.cursor < f.ordering.size()) {
+        const Candidate c = f.ordering[f.cursor++];
+        const int k = (*f.preorder)[c.pre];
+        if (c.offset < f.min_offset || (c.offset == f.min_offset && c.pre < f.min_pre)) continue;
+        if (c.offset >= f.min_height) continue;  // would leave a gap some unplaced buffer fits in
+        apply(f, k, c.offset);
+        if (!fits(*f.part, c.offset)) {
+          undo(f);
+          continue;
+        }
+        solution[k] = c.offset;
+        f.cuts_applied = true;
+        std::vector<int> cut_at = {f.part->lo};
+        for (int s = sec_begin[k]; s + 1 < sec_end[k]; ++s)
+          if (--cuts[s] == 0) cut_at.push_back(s + 1);
+        if (cut_at.size() == 1) {
+          Frame child;
+          child.part = f.part;
+          child.preorder = f.preorder;
+          child.ordering = f.ordering;
+          child.min_offset = c.offset;
+          child.min_pre = c.pre;
+          stack.push_back(std::move(child));  // invalidates f
+        } else {
+          cut_at.push_back(f.part->hi);
+          for (size_t i = 1; i < cut_at.size(); ++i) {
+            auto piece = std::make_shared<Partition>();
+            piece->lo = cut_at[i - 1];
+            piece->hi = cut_at[i];
+            for (int o : f.part->buffers)
+              if (assign[o] == kNoOffset && sec_begin[o] < piece->hi && piece->lo < sec_end[o]) piece->buffers.push_back(o);
+            if (!piece->buffers.empty()) f.subparts.push_back(std::move(piece));
+          }
+          if (f.subparts.empty()) {
+            ret = Result::kFound;  // nothing left on either side
+          } else {
+            f.sub_next = 1;
+            PartitionPtr first = f.subparts[0];
+            push_subsolve(first);  // invalidates f
+          }
+        }
+        pushed = true;
+        break;
+      }
+      if (pushed) continue;
+      stack.pop_back();
+      ret = Result::kNotFound;
+    }
+  }
+
+  void abort_attempt() {
+    while (!stack.empty()) {
+      undo(stack.back());
+      stack.pop_back();
+    }
+    attempt_active = false;
+  }
+
+  Result finish_attempt(Result r) {
+    attempt_active = false;
+    return r;
+  }
+
+  // ---- the search on the capacity ----
+
+  std::vector<Bytes> full_solution() const {
+    std::vector<Bytes> out(problem.buffers.size(), 0);
+    for (size_t k = 0; k < global_of.size(); ++k) out[global_of[k]] = solution[k];
+    return out;
+  }
+
+  // Round start: ask for the bound itself (instances whose optimum is the bound finish here);
+  // then bisect between the lowest capacity not yet given up on and the best arena.
+  void pick_capacity() {
+    if (try_lo > best_arena - 1) {  // every capacity gave up at this node limit: double it
+      if (node_limit < std::numeric_limits<int64_t>::max() / 4) node_limit *= 2;
+      try_lo = lo;
+      first_in_round = true;
+    }
+    capacity = first_in_round ? lo : try_lo + (best_arena - 1 - try_lo) / 2;
+    first_in_round = false;
+    heuristic = 0;
+  }
+
+  void on_found() {
+    std::vector<Bytes> offsets = full_solution();
+    const Bytes arena = arena_extent(problem, offsets);
+    VerifyResult check = verify_plan(problem, offsets, arena);
+    if (!check.ok())
+      throw std::logic_error(std::string("exact planner produced a plan that breaks rule ") +
+                             verify_rule_name(check.rule) + ": " + check.message);
+    if (arena < best_arena) {
+      best = std::move(offsets);
+      best_arena = arena;
+    }
+  }
+
+  bool step(int64_t budget) {
+    while (!finished && !cancelled && budget > 0) {
+      if (lo >= best_arena) break;
+      if (!attempt_active) {
+        if (need_capacity) pick_capacity();
+        need_capacity = false;
+        start_attempt();
+      }
+      const Result r = run_attempt(budget);
+      if (r == Result::kFound) {
+        on_found();
+        need_capacity = true;
+      } else if (r == Result::kNotFound) {
+        lo = std::max(lo, capacity + 1);  // the search was exhaustive: nothing fits in `capacity`
+        proven_by_search = true;
+        try_lo = std::max(try_lo, lo);
+        need_capacity = true;
+      } else if (!attempt_active && ++heuristic == kHeuristicCount) {
+        try_lo = std::max(try_lo, capacity + 1);  // every static order gave up at this node limit
+        need_capacity = true;
+      }
+    }
+    if (lo >= best_arena) finished = true;
+    return !finished && !cancelled;
+  }
+};
+
+ExactSolver::ExactSolver(const LayoutProblem& problem, std::vector<Bytes> seed_offsets, Bytes seed_arena)
+    : impl_(std::make_unique<Impl>(problem, std::move(seed_offsets), seed_arena)) {}
+ExactSolver::~ExactSolver() = default;
+
+bool ExactSolver::step(int64_t nodes) { return impl_->step(nodes); }
+
+void ExactSolver::run_for(double seconds) {
+  const auto start = std::chrono::steady_clock::now();
+  while (step(2000))
+    if (std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() >= seconds) break;
+}
+
+void ExactSolver::cancel() { impl_->cancelled = true; }
+bool ExactSolver::done() const { return impl_->finished || impl_->cancelled; }
+bool ExactSolver::proven_optimal() const { return impl_->lo >= impl_->best_arena; }
+double ExactSolver::progress() const {
+  if (proven_optimal()) return 1.0;
+  return std::clamp(1.0 - static_cast<double>(impl_->best_arena - impl_->lo) / static_cast<double>(impl_->gap0), 0.0, 1.0);
+}
+const std::vector<Bytes>& ExactSolver::best_so_far() const { return impl_->best; }
+Bytes ExactSolver::best_arena_bytes() const { return impl_->best_arena; }
+Bytes ExactSolver::lower_bound_bytes() const { return impl_->lo; }
+Bytes ExactSolver::trying_capacity() const { return impl_->capacity; }
+int64_t ExactSolver::nodes() const { return impl_->nodes_total; }
+
+std::string ExactSolver::status_text() const {
+  const Impl& s = *impl_;
+  if (!s.why.empty() && !proven_optimal()) return s.why;
+  if (proven_optimal())
+    return s.proven_by_search && s.best_arena == s.lo ? "optimal (smaller arenas proven impossible)" : "optimal (bound met)";
+  char text[160];
+  std::snprintf(text, sizeof text, "%s after %lld nodes: %.2f %% above the bound", s.cancelled ? "cancelled" : "stopped",
+                static_cast<long long>(s.nodes_total),
+                100.0 * static_cast<double>(s.best_arena - s.lo) / static_cast<double>(std::max<Bytes>(s.lo, 1)));
+  return text;
+}
+
+}  // namespace arenaplan

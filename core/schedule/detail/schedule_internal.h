@@ -1,0 +1,170 @@
+// Internal to the schedule units: the pieces ScheduleSearch drives (heuristics, the exact
+// best-first search, the beam search), each resumable with a budget of states.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "core/schedule/schedule.h"
+#include "core/schedule/detail/schedule_model.h"
+#include "core/schedule/detail/schedule_table.h"
+
+namespace arenaplan::schedule_detail {
+
+enum class GreedyRule {
+  kSmallestFootprint,  // least live bytes while the op runs (the naive baseline)
+  kMostFreed,          // least live bytes after the op (frees the most), then footprint
+};
+Schedule greedy_order(const LiveModel& m, GreedyRule rule);
+Bytes model_peak(const LiveModel& m, const Schedule& order);  // peak under the set model
+uint64_t splitmix64(uint64_t& state);
+Schedule random_order(const LiveModel& m, uint64_t& rng);
+Schedule sink(const LiveModel& m, const Schedule& order);
+
+// The search's view of the graph: ops that are not sinkable ("main" ops), their main
+// predecessors as bitsets, and the sinkable ops that run as a block right before each main op.
+class MacroGraph {
+ public:
+  explicit MacroGraph(const LiveModel& m);
+  const LiveModel& model() const { return *m_; }
+  bool ready(const Word* set, OpId o) const;  // o main, not in set, main preds in set
+  // Runs o's pending sinkable predecessors then o (then, if `finish`, the sinkable ops nobody
+  // reads) on `set` in place; returns the peak of those steps and updates `live`.
+  Bytes run(Word* set, OpId o, Bytes& live, bool finish) const;
+  // The full order for a sequence of main ops.
+  Schedule expand(const std::vector<OpId>& main_ops) const;
+  const std::vector<OpId>& main_ops() const { return main_; }
+  const std::vector<OpId>& terminal_sinkables() const { return terminal_; }
+
+ private:
+  const LiveModel* m_;
+  std::vector<OpId> main_, terminal_;
+  std::vector<Word> main_pred_masks_;
+  std::vector<std::vector<OpId>> sinkable_preds_;
+};
+
+// Exact best-first search over sets of executed ops, one segment between cut ops at a time.
+class ExactSearch {
+ public:
+  ExactSearch(const MacroGraph& mg, const Schedule& incumbent, Bytes floor, int64_t memory_cap);
+  // Expands up to `budget` states; returns true when finished (proven or stopped by the cap).
+  bool advance(int64_t& budget);
+  bool finished() const { return finished_; }
+  bool proven() const { return proven_; }
+  bool cap_hit() const { return cap_hit_; }
+  Schedule order() const;       // best order (model): incumbent segments replaced by optima
+  Bytes peak() const;           // its model peak
+  Bytes lower_bound() const;    // no order's model peak is below this
+  int64_t states() const { return states_; }
+  int64_t memory_peak() const { return memory_peak_; }
+  int segments() const { return static_cast<int>(segments_.size()); }
+
+ private:
+  struct Segment {
+    std::vector<OpId> main;    // main ops of this segment (the cut last)
+    std::vector<Word> start;   // executed set when it begins
+    std::vector<Word> goal;    // executed set when it ends
+    Bytes start_live = 0;
+    Schedule incumbent;        // main ops, in incumbent order
+    Bytes incumbent_peak = 0;
+    Schedule best;             // main ops of the best order found
+    Bytes best_peak = 0;
+    bool proven = false;
+    bool last = false;
+  };
+  struct QueueEntry {
+    Bytes g;
+    int32_t depth;
+    int32_t state;
+    bool operator<(const QueueEntry& o) const {  // std::priority_queue is a max-heap
+      if (g != o.g) return g > o.g;
+      return depth < o.depth;
+    }
+  };
+  void begin_segment();
+  void end_segment(bool proven);
+  int64_t memory_now() const;
+
+  const MacroGraph* mg_;
+  std::vector<Segment> segments_;
+  std::vector<int> seg_order_;  // segments by decreasing incumbent peak
+  size_t next_seg_ = 0;
+  int current_ = -1;
+  Bytes floor_ = 0;             // optimum can't be below this: segments at or under it are done
+  int64_t memory_cap_;
+  bool finished_ = false, proven_ = true, cap_hit_ = false;
+  int64_t states_ = 0, memory_peak_ = 0;
+  Bytes current_lb_ = 0;
+  // Per-segment search state.
+  SetTable table_{1};
+  std::vector<Bytes> g_, live_;
+  std::vector<int32_t> parent_, op_, depth_;
+  std::vector<QueueEntry> heap_;
+  std::vector<Word> scratch_set_;
+  struct Child {
+    OpId op;
+    Bytes g, live;
+  };
+  std::vector<Child> children_;  // reused by every expansion
+  std::vector<Word> child_keys_;
+};
+
+// Beam search over sets of executed ops: keeps the `width` best states per level, merging equal
+// sets; runs again with growing widths and alternating rankings while budget remains.
+class BeamSearch {
+ public:
+  BeamSearch(const MacroGraph& mg, Bytes incumbent_peak, int64_t memory_cap, uint64_t seed);
+  bool advance(int64_t& budget);  // true when every width that fits the cap was tried
+  bool finished() const { return finished_; }
+  // The best complete order found with a model peak below the incumbent given (empty if none).
+  const Schedule& best() const { return best_; }
+  Bytes best_peak() const { return best_peak_; }
+  void set_incumbent(Bytes peak) { bound_ = std::min(bound_, peak); }
+  // Runs wider than this wait (finished() is true) until the limit is raised.
+  void set_max_width(int64_t w) {
+    max_width_ = w;
+    if (!exhausted_) finished_ = false;
+  }
+  bool exhausted() const { return exhausted_; }
+  // Frees the last run's levels while paused, so another search can use the memory cap.
+  void release() {
+    if (in_run_) return;
+    decltype(history_)().swap(history_);
+    std::vector<Node>().swap(nodes_);
+    std::vector<Word>().swap(keys_);
+    std::vector<int32_t>().swap(ready_);
+    std::vector<int32_t>().swap(ready_begin_);
+  }  // every width that fits the cap was tried
+  int64_t states() const { return states_; }
+  int64_t memory_peak() const { return memory_peak_; }
+  int64_t width() const { return width_; }
+
+ private:
+  struct Node {
+    Bytes g, live;
+    int32_t parent;
+    int32_t op;
+  };
+  int64_t run_memory(int64_t width) const;
+
+  const MacroGraph* mg_;
+  Bytes bound_;
+  int64_t memory_cap_;
+  uint64_t rng_;
+  bool finished_ = false, exhausted_ = false;
+  int64_t max_width_ = int64_t{1} << 22;
+  int64_t max_ready_ = 0;  // most ready ops seen at one node (sizes the memory estimate)
+  int64_t width_ = 0;
+  int variant_ = 0;
+  int level_ = 0;
+  bool in_run_ = false;
+  std::vector<std::vector<std::pair<int32_t, int32_t>>> history_;  // per level: (parent, op)
+  std::vector<Node> nodes_;
+  std::vector<Word> keys_;
+  std::vector<int32_t> ready_, ready_begin_;  // per node: its ready main ops
+  Schedule best_;
+  Bytes best_peak_ = 0;
+  int64_t states_ = 0, memory_peak_ = 0;
+};
+
+}  // namespace arenaplan::schedule_detail

@@ -1,0 +1,228 @@
+// The anytime optimiser: quick heuristics, then the exact search (small enough graphs) or the
+// beam search (big ones, or when the exact search hits the memory cap). Every order it keeps is
+// re-evaluated with analyze_lifetimes, so its numbers are the numbers every other view shows.
+#include <chrono>
+
+#include "core/schedule/schedule.h"
+#include "core/schedule/detail/schedule_internal.h"
+
+namespace arenaplan {
+
+using namespace schedule_detail;
+
+namespace {
+double now_seconds() {
+  using clock = std::chrono::steady_clock;
+  return std::chrono::duration<double>(clock::now().time_since_epoch()).count();
+}
+}  // namespace
+
+struct ScheduleSearch::Impl {
+  const Graph& g;
+  ScheduleOptions options;
+  LiveModel model;
+  MacroGraph macro;
+  // Heuristics, a narrow beam for a good incumbent, the exact search, then wider beams.
+  enum class Phase { kHeuristics, kWarmBeam, kExact, kBeam, kDone } phase = Phase::kHeuristics;
+  Schedule baseline;
+  Bytes baseline_peak = 0;
+  Schedule best;
+  Bytes best_peak = 0;
+  std::string method;
+  Bytes static_lb = 0;
+  Bytes model_lb = 0;  // lower bound proven by the exact search under the set model
+  bool proven = false;
+  bool cap_hit = false;
+  int64_t states = 0, memory = 0;
+  double seconds = 0;
+  std::unique_ptr<ExactSearch> exact;
+  std::unique_ptr<BeamSearch> beam;
+  mutable std::string explanation;
+  mutable bool explained = false;
+
+  Impl(const Graph& graph, ScheduleOptions opt) : g(graph), options(opt), model(graph), macro(model) {
+    // The file order is the baseline when it is a valid order; otherwise the closest one.
+    baseline = g.file_order();
+    std::optional<Bytes> p;
+    try {
+      check_order(g, baseline);
+      p = order_peak(g, baseline);
+    } catch (const InputError&) {
+    }
+    if (!p) {
+      baseline = topological_order(g);
+      p = order_peak(g, baseline);
+    }
+    if (!p) throw InputError("schedule", "no valid order: an in-place op overwrites a tensor that is still read");
+    baseline_peak = *p;
+    best = baseline;
+    best_peak = baseline_peak;
+    method = "file order";
+    static_lb = schedule_lower_bound(g).bytes;
+    model_lb = static_lb;
+  }
+
+  // Keeps `order` when analyze_lifetimes confirms it beats the best so far.
+  void offer(const Schedule& order, const char* how) {
+    auto p = order_peak(g, order);
+    if (p && *p < best_peak) {
+      best = order;
+      best_peak = *p;
+      method = how;
+    }
+  }
+
+  Bytes lower_bound() const {
+    Bytes lb = std::max(static_lb, model_lb);
+    if (phase == Phase::kExact && exact) lb = std::max(lb, exact->lower_bound());
+    return std::min(lb, best_peak);
+  }
+
+  void check_proven() {
+    if (best_peak <= std::max(static_lb, model_lb)) proven = true;
+    if (proven) phase = Phase::kDone;
+  }
+
+  void heuristics() {
+    offer(greedy_order(model, GreedyRule::kSmallestFootprint), "greedy (smallest footprint)");
+    offer(greedy_order(model, GreedyRule::kMostFreed), "greedy (most freed)");
+    offer(sink(model, best), "sunk constant ops");
+    states += 2 * model.ops();
+    check_proven();
+    if (phase == Phase::kDone) return;
+    beam = std::make_unique<BeamSearch>(macro, model_peak(model, best), options.memory_cap_bytes, options.seed);
+    beam->set_max_width(options.warmup_beam_width);
+    phase = Phase::kWarmBeam;
+  }
+
+  void after_warm_beam() {
+    beam->release();
+    if (static_cast<int>(macro.main_ops().size()) <= options.exact_max_ops && options.exact_max_states > 0) {
+      exact = std::make_unique<ExactSearch>(macro, best, static_lb, options.memory_cap_bytes);
+      phase = Phase::kExact;
+    } else {
+      start_beam();
+    }
+  }
+
+  void start_beam() {
+    beam->set_max_width(int64_t{1} << 22);
+    phase = Phase::kBeam;
+  }
+
+  void run_beam(int64_t& budget) {
+    beam->set_incumbent(model_peak(model, best));
+    beam->advance(budget);
+    states += beam->states() - states_beam_seen;
+    states_beam_seen = beam->states();
+    memory = std::max(memory, beam->memory_peak());
+    if (!beam->best().empty()) offer(beam->best(), "beam search");
+  }
+
+  void step(int64_t budget) {
+    const double t0 = now_seconds();
+    budget = std::max<int64_t>(budget, 1);
+    while (budget > 0 && phase != Phase::kDone) {
+      switch (phase) {
+        case Phase::kHeuristics: heuristics(); budget -= model.ops(); break;
+        case Phase::kWarmBeam:
+          run_beam(budget);
+          if (beam->finished()) after_warm_beam();
+          break;
+        case Phase::kExact: {
+          const int64_t left = options.exact_max_states - exact->states();
+          int64_t slice = std::min(budget, std::max<int64_t>(left, 0));
+          const int64_t given = slice;
+          bool finished = exact->advance(slice);
+          budget -= std::max<int64_t>(given - slice, 1);
+          states += exact->states() - states_exact_seen;
+          states_exact_seen = exact->states();
+          memory = std::max(memory, exact->memory_peak());
+          if (!finished && exact->states() < options.exact_max_states) break;
+          offer(exact->order(), "exact search");
+          if (!finished || exact->cap_hit()) {
+            // Stopped early: its bound still holds (every better order passes an open state).
+            cap_hit = exact->cap_hit();
+            model_lb = std::max(model_lb, exact->lower_bound());
+            exact.reset();
+            start_beam();
+            break;
+          }
+          // The model optimum bounds every order's true peak from below (the model ignores only
+          // asynchronous extensions, which can only add bytes).
+          model_lb = std::max(model_lb, exact->peak());
+          if (exact->proven() && best_peak <= exact->peak()) proven = true;
+          exact.reset();
+          phase = Phase::kDone;
+          break;
+        }
+        case Phase::kBeam:
+          run_beam(budget);
+          if (beam->finished()) phase = Phase::kDone;
+          break;
+        case Phase::kDone: break;
+      }
+      check_proven();
+    }
+    seconds += now_seconds() - t0;
+  }
+
+  int64_t states_exact_seen = 0, states_beam_seen = 0;
+};
+
+ScheduleSearch::ScheduleSearch(const Graph& g, ScheduleOptions options)
+    : impl_(std::make_unique<Impl>(g, options)) {}
+ScheduleSearch::~ScheduleSearch() = default;
+void ScheduleSearch::step(int64_t budget) { impl_->step(budget); }
+bool ScheduleSearch::done() const { return impl_->phase == Impl::Phase::kDone; }
+void ScheduleSearch::cancel() {
+  impl_->exact.reset();
+  impl_->beam.reset();
+  impl_->phase = Impl::Phase::kDone;
+}
+double ScheduleSearch::progress() const {
+  if (done()) return 1.0;
+  const Bytes lb = impl_->lower_bound();
+  const Bytes span = impl_->baseline_peak - lb;
+  if (span <= 0) return 0.99;
+  double closed = static_cast<double>(impl_->baseline_peak - impl_->best_peak) / static_cast<double>(span);
+  return std::min(0.99, std::max(0.01, closed));
+}
+const Schedule& ScheduleSearch::best_so_far() const { return impl_->best; }
+Bytes ScheduleSearch::best_peak() const { return impl_->best_peak; }
+Bytes ScheduleSearch::lower_bound() const { return impl_->lower_bound(); }
+
+ScheduleResult ScheduleSearch::result() const {
+  ScheduleResult r;
+  r.order = impl_->best;
+  r.peak_bytes = impl_->best_peak;
+  r.baseline_peak_bytes = impl_->baseline_peak;
+  r.lower_bound_bytes = impl_->proven ? impl_->best_peak : impl_->lower_bound();
+  r.proven_optimal = impl_->proven;
+  r.states_explored = impl_->states;
+  r.memory_bytes = impl_->memory;
+  r.memory_cap_bytes = impl_->options.memory_cap_bytes;
+  r.memory_cap_hit = impl_->cap_hit;
+  r.seconds = impl_->seconds;
+  r.method = impl_->method;
+  if (impl_->proven && impl_->g.ops.size() <= 16) {
+    if (!impl_->explained) {
+      impl_->explanation = explain_optimum(impl_->g, impl_->best_peak);
+      impl_->explained = true;
+    }
+    r.explanation = impl_->explanation;
+  }
+  return r;
+}
+
+ScheduleResult optimize_schedule(const Graph& g, double time_limit_seconds, ScheduleOptions options) {
+  ScheduleSearch search(g, options);
+  const double start = now_seconds();
+  while (!search.done()) {
+    search.step(2048);
+    if (now_seconds() - start >= time_limit_seconds) search.cancel();
+  }
+  return search.result();
+}
+
+}  // namespace arenaplan

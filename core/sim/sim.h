@@ -1,0 +1,261 @@
+// The simulated microcontroller: runs a graph inside ONE byte arena at the planned offsets, counts
+// cycles with a per-MCU model, and checks with independent oracles that the plan is safe.
+//
+//   Oracle 1 "outputs":    the graph outputs (and every DMA transfer) equal a reference run in
+//                          which every buffer has its own bytes, bit for bit.
+//   Oracle 2 "writes":     after each op, no byte changed except that op's outputs and scratch:
+//                          every buffer that still holds needed data (of any session) is compared
+//                          with a snapshot taken before the op, every other byte too, writes past
+//                          the arena end are refused and canaries past the end are checked.
+//   Oracle 3 "high_water": the highest arena byte any op touched never exceeds the planned arena.
+//
+// Usage (what the CLI and the browser do):
+//   SimRequest req;  req.order = g.file_order();  req.planner = "best";
+//   SimReport rep = simulate(g, req);             // plans, injects faults, runs, compares
+//   JsonOut j = simulation_json(g, rep);          // the `arenaplan simulate --json` contract
+// Step by step (the browser's simulator panel):
+//   ArenaSimulator sim(g, live, layout, options);
+//   while (!sim.done()) { const StepRecord& r = sim.step(); /* r.reads, r.writes, sim.region_data(r.region) */ }
+//
+// Nothing is allocated while ops run: arena, snapshot, flash, captures are sized at construction.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/graph/graph.h"
+#include "core/graph/lifetime.h"
+#include "core/graph/report.h"
+#include "core/sim/sim_cycles.h"
+#include "core/sim/sim_kernels.h"
+
+namespace arenaplan::sim {
+
+// Where each LiveAnalysis buffer sits and how big the firmware's tensor_arena[] is.
+struct ArenaLayout {
+  std::vector<Bytes> offsets;  // per live.buffers[i]
+  Bytes arena_bytes = 0;       // the planned arena size
+};
+
+// Every buffer at its own bytes, one after another: the reference run's layout.
+ArenaLayout separate_layout(const LiveAnalysis& live, Bytes alignment);
+
+struct SimOptions {
+  McuProfile profile = find_mcu_profile("cortex-m4");
+  uint64_t seed = 1;          // weights, inputs (new inputs every run and session)
+  int runs = 1;               // invocations one after another
+  int sessions = 1;           // model instances interleaved op by op
+  bool shared_arena = false;  // sessions share one arena (unsafe) instead of one arena each
+  bool oracles = true;        // per-op write checks and guard canaries; false = a plain run
+  size_t max_reports = 64;    // violations / foreign writes kept (all are counted)
+};
+
+// A byte range of a simulated region (arena index) touched by an op.
+struct ByteRange {
+  Bytes offset = 0;
+  Bytes bytes = 0;
+  int buffer = -1;       // LiveAnalysis buffer
+  TensorId tensor = -1;  // -1 for scratch
+};
+
+struct Violation {
+  std::string oracle;  // "outputs", "writes", "high_water"
+  std::string message;
+  int run = 0, session = 0;
+  Step step = -1;  // -1: not tied to one op
+};
+
+struct ForeignWrite {
+  int run = 0, session = 0;
+  Step step = 0;
+  OpId op = -1;
+  int region = 0;
+  Bytes offset = 0, bytes = 0;  // region bytes [offset, offset + bytes) that changed
+  std::string victim;           // "tensor B", "tensor B of session 1", "free bytes", "guard zone"
+};
+
+// Model figures of one op (one step of one inference).
+struct OpStats {
+  OpId op = -1;
+  const char* kernel = "mix";
+  std::string note;  // why a known kind ran mix, else empty
+  int64_t macs = 0, alu_ops = 0;
+  int64_t bytes_read = 0, bytes_written = 0;  // arena + flash + caller memory
+  int64_t flash_bytes_read = 0;
+  int64_t dma_bytes = 0;          // asynchronous reads this op starts
+  int64_t dma_stall_cycles = 0;   // waiting for a DMA that completes at this step
+  int64_t cycles = 0;             // including overhead and stall
+};
+
+struct StepRecord {
+  int run = 0, session = 0, region = 0;
+  Step step = 0;
+  OpId op = -1;
+  const std::vector<ByteRange>* reads = nullptr;   // arena bytes this op read (region `region`)
+  const std::vector<ByteRange>* writes = nullptr;  // arena bytes it wrote (outputs, scratch, loads)
+  const OpStats* stats = nullptr;
+  size_t first_violation = 0, end_violation = 0;  // violations() found by this step
+};
+
+class ArenaSimulator {
+ public:
+  // Throws InputError for kernels whose shapes do not match, or a layout that does not fit the
+  // analysis (wrong count, negative offsets).
+  ArenaSimulator(const Graph& g, LiveAnalysis live, ArenaLayout layout, SimOptions options);
+
+  bool done() const { return run_ >= options_.runs; }
+  const StepRecord& step();  // one op of one session; sessions interleave, runs follow each other
+  void run_all();
+  // After each run, outputs are compared with this (finished) simulator's run of the same inputs.
+  void compare_with(const ArenaSimulator* reference) { reference_ = reference; }
+
+  const Graph& graph() const { return g_; }
+  const LiveAnalysis& live() const { return live_; }
+  const ArenaLayout& layout() const { return layout_; }
+  const SimOptions& options() const { return options_; }
+  int regions() const { return regions_; }
+  Bytes region_bytes() const { return region_bytes_; }  // arena plus guard zone
+  const uint8_t* region_data(int r) const { return memory_.data() + static_cast<size_t>(r) * region_bytes_; }
+  Bytes high_water_bytes() const { return high_water_; }
+  const std::vector<OpStats>& op_stats() const { return stats_; }  // per step of one inference
+  int64_t cycles_per_inference() const;
+  int64_t macs_per_inference() const;
+  const std::vector<Violation>& violations() const { return violations_; }
+  size_t violation_count() const { return violation_count_; }
+  const std::vector<ForeignWrite>& foreign_writes() const { return foreign_writes_; }
+  size_t foreign_write_count() const { return foreign_write_count_; }
+  bool outputs_match() const { return outputs_match_; }
+  // Graph outputs then DMA transfers of one finished (run, session), back to back.
+  const uint8_t* captured(int run, int session) const;
+  Bytes capture_bytes() const { return capture_bytes_; }
+
+ private:
+  struct BoundStep {
+    size_t in_begin = 0, in_end = 0, out_begin = 0, out_end = 0;  // into operands_ of a session
+    Operand scratch;
+  };
+  struct DmaRead {
+    TensorId tensor = -1;
+    Step issued = 0, completes = 0;
+    OpId op = -1;
+    Bytes capture_offset = 0;
+  };
+
+  void bind();
+  void compute_stats();
+  void load_inputs(int session);
+  void run_op(int session, Step t);
+  void finish_session(int session);
+  // Oracles (sim_oracles.cpp).
+  void check_op(int session, Step t, bool loading);
+  void check_guards();
+  void compare_capture(int session);
+  void note_high_water(Step t, int session, Bytes end, const char* what);
+  void report(Violation v);
+  void report_write(ForeignWrite w);
+  std::string victim_at(int region, Bytes offset, int exec_session, Step exec_step) const;
+  std::string tensor_label(int buffer, int session) const;
+
+  const Graph& g_;
+  LiveAnalysis live_;
+  ArenaLayout layout_;
+  SimOptions options_;
+  std::vector<KernelPlan> kernels_;  // per op
+  std::vector<const uint8_t*> implicit_weights_;  // per op: generated weights in flash, or null
+  Step steps_ = 0;
+  int regions_ = 1;
+  Bytes region_bytes_ = 0;
+  std::vector<uint8_t> memory_, snapshot_, flash_, caller_;
+  std::vector<std::vector<uint8_t*>> tensor_ptr_;  // [session][tensor]
+  std::vector<std::vector<Operand>> operands_;     // [session]
+  std::vector<std::vector<BoundStep>> bound_;      // [session][step]
+  std::vector<std::vector<ByteRange>> reads_, writes_;  // [step]; writes_ of step 0 exclude loads
+  std::vector<ByteRange> loads_;                        // inputs and state written before step 0
+  std::vector<std::vector<int>> keep_;                  // [step] buffers holding needed data before it runs
+  std::vector<std::vector<int>> written_;               // [step] buffers the op writes
+  std::vector<Bytes> data_bytes_;                       // per buffer: bytes that carry data
+  std::vector<DmaRead> dma_;
+  std::vector<OpStats> stats_;
+  Bytes capture_bytes_ = 0;
+  std::vector<uint8_t> captures_;  // [run][session] capture_bytes_ each
+  std::vector<Step> next_step_;    // per session within the current run
+  int run_ = 0;
+  int64_t cursor_ = 0;  // position within the current run: session = cursor % sessions
+  const ArenaSimulator* reference_ = nullptr;
+  StepRecord record_;
+  std::vector<Violation> violations_;
+  size_t violation_count_ = 0;
+  std::vector<ForeignWrite> foreign_writes_;
+  size_t foreign_write_count_ = 0;
+  Bytes high_water_ = 0;
+  bool high_water_reported_ = false;
+  bool outputs_match_ = true;
+};
+
+// ---- One call for the CLI and the browser -----------------------------------------------------
+
+struct SimRequest {
+  Schedule order;                    // empty: the file order
+  std::string planner = "best";      // plan_arena's planner names
+  std::string profile = "cortex-m4";
+  int runs = 1, sessions = 1;
+  bool shared_arena = false;
+  uint64_t seed = 1;
+  std::vector<std::string> inject;   // faults: "shift:TENSOR", "shift:TENSOR:BYTES", "ignore-async"
+};
+
+struct SimReport {
+  std::string graph, planner;
+  McuProfile profile;
+  Schedule order;
+  int runs = 1, sessions = 1;
+  bool shared_arena = false;
+  uint64_t seed = 1;
+  std::vector<std::string> injected;  // faults applied, in words
+  Bytes arena_bytes = 0, high_water_bytes = 0, lower_bound_bytes = 0;
+  int64_t cycles_total = 0;  // one inference
+  double latency_us = 0;
+  std::vector<OpStats> per_op;
+  bool outputs_match_reference = true;
+  std::vector<ForeignWrite> foreign_writes;
+  std::vector<Violation> violations;
+  size_t violation_count = 0, foreign_write_count = 0;
+  bool ok() const { return violation_count == 0; }
+};
+
+// What simulate() runs, for callers that step through it (the browser panel): the lifetimes, the
+// layout with the requested faults applied, and the options.
+struct SimSetup {
+  LiveAnalysis live;
+  ArenaLayout layout;
+  SimOptions options;
+  std::vector<std::string> injected;  // faults applied, in words
+};
+SimSetup prepare_simulation(const Graph& g, const SimRequest& request);
+
+// Reference run with separate buffers, then the planned run compared with it.
+SimReport simulate_layout(const Graph& g, const LiveAnalysis& live, const ArenaLayout& layout,
+                          const SimOptions& options);
+// Lifetimes, plan (verified), faults, simulation. Throws InputError for bad requests.
+SimReport simulate(const Graph& g, const SimRequest& request);
+
+// Fault injection (each also reachable through SimRequest::inject).
+// Moves one tensor's buffer: by `delta` bytes, or (delta 0) onto the start of the nearest buffer
+// that is live at the same time, so two live buffers overlap. Throws InputError if none exists.
+ArenaLayout shift_buffer(const Graph& g, const LiveAnalysis& live, ArenaLayout layout,
+                         const std::string& tensor, Bytes delta);
+// A plan made as if asynchronous reads finished when their op runs, mapped onto the true buffers.
+ArenaLayout plan_ignoring_async(const Graph& g, const Schedule& order, const std::string& planner);
+// The verified plan of `planner` for a live analysis.
+ArenaLayout plan_layout(const Graph& g, const LiveAnalysis& live, const std::string& planner);
+
+// {"profile", "cycles_total", "latency_us", "per_op": [{"op","cycles","macs","bytes_read",
+//  "bytes_written"}], "arena_bytes", "high_water_bytes", "outputs_match_reference",
+//  "foreign_writes", "violations", ...}: the `arenaplan simulate --json` contract.
+JsonOut simulation_json(const Graph& g, const SimReport& r);
+
+// Deterministic fill for weights and inputs: the same (seed, stream, name) gives the same bytes.
+void fill_tensor(const Tensor& t, uint64_t seed, uint64_t stream, uint8_t* data);
+
+}  // namespace arenaplan::sim

@@ -1,0 +1,351 @@
+// The simulator's machine: the arena bytes (one region per session, or one shared), flash for
+// constants, caller memory for caller-owned inputs, binding ops to addresses and stepping.
+#include <algorithm>
+#include <cstring>
+
+#include "core/sim/sim.h"
+
+namespace arenaplan::sim {
+
+namespace {
+
+// What never-written arena bytes hold: position-dependent, so stale or garbage reads are visible.
+inline uint8_t canary(Bytes i) { return static_cast<uint8_t>(0xA5 ^ (i * 0x3B)); }
+
+uint64_t splitmix(uint64_t& state) {
+  uint64_t x = (state += 0x9E3779B97F4A7C15ull);
+  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+  return x ^ (x >> 31);
+}
+
+uint64_t name_key(const std::string& s) {
+  uint64_t h = 0xcbf29ce484222325ull;
+  for (unsigned char c : s) h = (h ^ c) * 0x100000001b3ull;
+  return h;
+}
+
+}  // namespace
+
+void fill_tensor(const Tensor& t, uint64_t seed, uint64_t stream, uint8_t* data) {
+  uint64_t state = seed ^ name_key(t.name) ^ (stream * 0xD1B54A32D192ED03ull);
+  if (t.dtype == DType::kInt32) {
+    // Biases: small enough that they shift, not swamp, the int8 x int8 sums.
+    for (Bytes i = 0; i + 4 <= t.bytes; i += 4) {
+      int32_t v = static_cast<int32_t>(splitmix(state) % 2049) - 1024;
+      std::memcpy(data + i, &v, 4);
+    }
+    return;
+  }
+  const bool int8 = t.dtype == DType::kInt8;
+  for (Bytes i = 0; i < t.bytes; ++i) {
+    uint8_t v = static_cast<uint8_t>(splitmix(state));
+    if (int8 && v == 0x80) v = 0x81;  // symmetric int8: -127..127
+    data[i] = v;
+  }
+}
+
+ArenaLayout separate_layout(const LiveAnalysis& live, Bytes alignment) {
+  ArenaLayout l;
+  Bytes at = 0;
+  for (const LiveBuffer& b : live.buffers) {
+    l.offsets.push_back(at);
+    at = align_up(at + b.size, alignment);
+  }
+  l.arena_bytes = at;
+  return l;
+}
+
+ArenaSimulator::ArenaSimulator(const Graph& g, LiveAnalysis live, ArenaLayout layout, SimOptions options)
+    : g_(g), live_(std::move(live)), layout_(std::move(layout)), options_(std::move(options)) {
+  if (layout_.offsets.size() != live_.buffers.size())
+    throw InputError("layout", "has " + std::to_string(layout_.offsets.size()) + " offsets for " +
+                                   std::to_string(live_.buffers.size()) + " buffers");
+  if (options_.runs < 1 || options_.runs > 100000) throw InputError("runs", "must be in [1, 100000]");
+  if (options_.sessions < 1 || options_.sessions > 16) throw InputError("sessions", "must be in [1, 16]");
+  steps_ = static_cast<Step>(live_.order.size());
+  for (OpId o = 0; o < static_cast<OpId>(g_.ops.size()); ++o) kernels_.push_back(plan_kernel(g_, o));
+
+  Bytes end = layout_.arena_bytes;
+  data_bytes_.resize(live_.buffers.size());
+  for (size_t b = 0; b < live_.buffers.size(); ++b) {
+    const LiveBuffer& buf = live_.buffers[b];
+    if (layout_.offsets[b] < 0)
+      throw InputError("layout", "buffer " + buf.name + " has a negative offset " + std::to_string(layout_.offsets[b]));
+    Bytes data = 0;
+    for (TensorId t : buf.tensors) data = std::max(data, g_.tensors[t].bytes);
+    if (buf.kind == BufferKind::kScratch) data = g_.ops[buf.scratch_op].scratch_bytes;
+    data_bytes_[b] = data;
+    end = std::max(end, layout_.offsets[b] + buf.size);
+  }
+  // Guard zone: everything past the planned arena, at least 64 bytes of canaries.
+  region_bytes_ = end + std::max<Bytes>(64, g_.alignment);
+  regions_ = options_.shared_arena ? 1 : options_.sessions;
+  memory_.resize(static_cast<size_t>(regions_ * region_bytes_));
+  for (int r = 0; r < regions_; ++r)
+    for (Bytes i = 0; i < region_bytes_; ++i) memory_[r * region_bytes_ + i] = canary(i);
+  if (options_.oracles) snapshot_.resize(memory_.size());
+
+  bind();
+  compute_stats();
+  captures_.assign(static_cast<size_t>(options_.runs) * options_.sessions * capture_bytes_, 0);
+  next_step_.assign(options_.sessions, 0);
+}
+
+void ArenaSimulator::bind() {
+  const int S = options_.sessions;
+  // Constants in flash (8-byte aligned so int32 biases are aligned), caller-owned inputs per session.
+  std::vector<Bytes> flash_at(g_.tensors.size(), -1), caller_at(g_.tensors.size(), -1);
+  Bytes flash = 0, caller = 0;
+  for (size_t t = 0; t < g_.tensors.size(); ++t) {
+    const Tensor& tensor = g_.tensors[t];
+    if (tensor.constant) {
+      flash_at[t] = flash;
+      flash = align_up(flash + tensor.bytes, 8);
+    } else if (live_.buffer_of_tensor[t] < 0 && g_.is_input(static_cast<TensorId>(t))) {
+      caller_at[t] = caller;
+      caller = align_up(caller + tensor.bytes, 8);
+    }
+  }
+  std::vector<Bytes> implicit_at(g_.ops.size(), -1);
+  for (size_t o = 0; o < g_.ops.size(); ++o)
+    if (kernels_[o].implicit_weight_bytes > 0) {
+      implicit_at[o] = flash;
+      flash = align_up(flash + kernels_[o].implicit_weight_bytes, 8);
+    }
+  flash_.assign(static_cast<size_t>(flash), 0);
+  caller_.assign(static_cast<size_t>(caller * S), 0);
+  for (size_t t = 0; t < g_.tensors.size(); ++t)
+    if (flash_at[t] >= 0) fill_tensor(g_.tensors[t], options_.seed, 0, flash_.data() + flash_at[t]);
+  implicit_weights_.assign(g_.ops.size(), nullptr);
+  for (size_t o = 0; o < g_.ops.size(); ++o)
+    if (implicit_at[o] >= 0) {
+      // Weights the graph describes only by attrs: generated like any constant, named after the op.
+      Tensor w;
+      w.name = g_.ops[o].name + ":weights";
+      w.dtype = DType::kInt8;
+      w.bytes = kernels_[o].implicit_weight_bytes;
+      fill_tensor(w, options_.seed, 0, flash_.data() + implicit_at[o]);
+      implicit_weights_[o] = flash_.data() + implicit_at[o];
+    }
+
+  tensor_ptr_.assign(S, std::vector<uint8_t*>(g_.tensors.size(), nullptr));
+  for (int s = 0; s < S; ++s) {
+    uint8_t* base = memory_.data() + static_cast<size_t>(options_.shared_arena ? 0 : s) * region_bytes_;
+    for (size_t t = 0; t < g_.tensors.size(); ++t) {
+      int b = live_.buffer_of_tensor[t];
+      if (b >= 0) tensor_ptr_[s][t] = base + layout_.offsets[b];
+      else if (flash_at[t] >= 0) tensor_ptr_[s][t] = flash_.data() + flash_at[t];
+      else if (caller_at[t] >= 0) tensor_ptr_[s][t] = caller_.data() + s * caller + caller_at[t];
+    }
+  }
+
+  std::vector<int> scratch_of_op(g_.ops.size(), -1);
+  std::vector<bool> preloaded(live_.buffers.size(), false);
+  for (size_t b = 0; b < live_.buffers.size(); ++b) {
+    const LiveBuffer& buf = live_.buffers[b];
+    if (buf.kind == BufferKind::kScratch) scratch_of_op[buf.scratch_op] = static_cast<int>(b);
+    for (TensorId t : buf.tensors)
+      if (g_.is_input(t) || g_.tensors[t].persistent) preloaded[b] = true;
+  }
+  auto range = [&](int b, TensorId t) {
+    return ByteRange{layout_.offsets[b], t >= 0 ? g_.tensors[t].bytes : data_bytes_[b], b, t};
+  };
+  for (size_t b = 0; b < live_.buffers.size(); ++b)
+    if (preloaded[b])
+      for (TensorId t : live_.buffers[b].tensors)
+        if (g_.is_input(t) || g_.tensors[t].persistent) loads_.push_back(range(static_cast<int>(b), t));
+
+  reads_.resize(steps_);
+  writes_.resize(steps_);
+  keep_.resize(steps_);
+  written_.resize(steps_);
+  operands_.assign(S, {});
+  bound_.assign(S, std::vector<BoundStep>(steps_));
+  for (Step t = 0; t < steps_; ++t) {
+    const OpId o = live_.order[t];
+    const Op& op = g_.ops[o];
+    for (TensorId x : op.inputs)
+      if (int b = live_.buffer_of_tensor[x]; b >= 0) reads_[t].push_back(range(b, x));
+    for (TensorId y : op.outputs)
+      if (int b = live_.buffer_of_tensor[y]; b >= 0) {
+        writes_[t].push_back(range(b, y));
+        written_[t].push_back(b);
+      }
+    if (int b = scratch_of_op[o]; b >= 0) {
+      writes_[t].push_back(range(b, -1));
+      written_[t].push_back(b);
+      if (kernels_[o].kind == KernelKind::kMix) reads_[t].push_back(range(b, -1));
+    }
+    for (size_t b = 0; b < live_.buffers.size(); ++b) {
+      const LiveBuffer& buf = live_.buffers[b];
+      if (buf.last >= t && (buf.first < t || preloaded[b])) keep_[t].push_back(static_cast<int>(b));
+    }
+    for (const AsyncRead& a : op.async_reads) {
+      DmaRead d;
+      d.tensor = a.tensor;
+      d.issued = t;
+      d.completes = std::min<Step>(steps_ - 1, t + a.extra_steps);
+      d.op = o;
+      dma_.push_back(d);
+    }
+    for (int s = 0; s < S; ++s) {
+      BoundStep& bs = bound_[s][t];
+      std::vector<Operand>& ops = operands_[s];
+      bs.in_begin = ops.size();
+      for (TensorId x : op.inputs) ops.push_back({tensor_ptr_[s][x], g_.tensors[x].bytes});
+      bs.in_end = bs.out_begin = ops.size();
+      for (TensorId y : op.outputs) ops.push_back({tensor_ptr_[s][y], g_.tensors[y].bytes});
+      bs.out_end = ops.size();
+      if (int b = scratch_of_op[o]; b >= 0)
+        bs.scratch = {memory_.data() + static_cast<size_t>(options_.shared_arena ? 0 : s) * region_bytes_ +
+                          layout_.offsets[b],
+                      data_bytes_[b]};
+    }
+  }
+  for (Step t = 0; t < steps_; ++t)
+    for (TensorId x : g_.ops[live_.order[t]].inputs)
+      if (!tensor_ptr_[0][x])
+        throw InputError("op " + g_.ops[live_.order[t]].name, "input " + g_.tensors[x].name + " has no storage");
+  // The write oracle walks the gaps between allowed ranges in offset order.
+  auto by_offset = [](const ByteRange& a, const ByteRange& b) { return a.offset < b.offset; };
+  for (auto& w : writes_) std::sort(w.begin(), w.end(), by_offset);
+  std::sort(loads_.begin(), loads_.end(), by_offset);
+  for (TensorId y : g_.outputs) capture_bytes_ += g_.tensors[y].bytes;
+  for (DmaRead& d : dma_) {
+    d.capture_offset = capture_bytes_;
+    capture_bytes_ += g_.tensors[d.tensor].bytes;
+  }
+}
+
+void ArenaSimulator::compute_stats() {
+  stats_.resize(steps_);
+  for (Step t = 0; t < steps_; ++t) {
+    const OpId o = live_.order[t];
+    const Op& op = g_.ops[o];
+    OpStats& st = stats_[t];
+    st.op = o;
+    st.kernel = kernel_name(kernels_[o].kind);
+    st.note = kernels_[o].note;
+    OpWork w;
+    w.flash_bytes_read = kernels_[o].implicit_weight_bytes;
+    w.macs = kernels_[o].work.macs;
+    w.alu_ops = kernels_[o].work.alu_ops;
+    for (TensorId x : op.inputs) {
+      if (g_.tensors[x].constant) w.flash_bytes_read += g_.tensors[x].bytes;
+      else w.sram_bytes_read += g_.tensors[x].bytes;
+    }
+    for (TensorId y : op.outputs) w.bytes_written += g_.tensors[y].bytes;
+    w.bytes_written += op.scratch_bytes;
+    st.macs = w.macs;
+    st.alu_ops = w.alu_ops;
+    st.bytes_read = w.sram_bytes_read + w.flash_bytes_read;
+    st.flash_bytes_read = w.flash_bytes_read;
+    st.bytes_written = w.bytes_written;
+    st.cycles = op_cycles(options_.profile, w);
+  }
+  // A DMA overlaps the ops after it; the op at its completion step waits for whatever is left.
+  for (const DmaRead& d : dma_) {
+    const Bytes bytes = g_.tensors[d.tensor].bytes;
+    stats_[d.issued].dma_bytes += bytes;
+    int64_t window = 0;
+    for (Step t = d.issued + 1; t <= d.completes; ++t) window += stats_[t].cycles;
+    int64_t stall = std::max<int64_t>(0, dma_cycles(options_.profile, bytes) - window);
+    stats_[d.completes].dma_stall_cycles += stall;
+  }
+  for (OpStats& st : stats_) st.cycles += st.dma_stall_cycles;
+}
+
+int64_t ArenaSimulator::cycles_per_inference() const {
+  int64_t c = 0;
+  for (const OpStats& s : stats_) c += s.cycles;
+  return c;
+}
+
+int64_t ArenaSimulator::macs_per_inference() const {
+  int64_t m = 0;
+  for (const OpStats& s : stats_) m += s.macs;
+  return m;
+}
+
+const uint8_t* ArenaSimulator::captured(int run, int session) const {
+  return captures_.data() + (static_cast<size_t>(run) * options_.sessions + session) * capture_bytes_;
+}
+
+void ArenaSimulator::load_inputs(int session) {
+  if (options_.oracles) std::memcpy(snapshot_.data(), memory_.data(), memory_.size());
+  const uint64_t stream = 1 + (static_cast<uint64_t>(run_) << 8) + static_cast<uint64_t>(session);
+  for (TensorId t : g_.inputs) fill_tensor(g_.tensors[t], options_.seed, stream, tensor_ptr_[session][t]);
+  // Persistent state starts from its seeded value every run, so runs stay comparable.
+  for (size_t t = 0; t < g_.tensors.size(); ++t)
+    if (g_.tensors[t].persistent && !g_.is_input(static_cast<TensorId>(t)))
+      fill_tensor(g_.tensors[t], options_.seed, 0, tensor_ptr_[session][t]);
+  for (const ByteRange& r : loads_) note_high_water(0, session, r.offset + r.bytes, "loading the inputs");
+  check_op(session, 0, true);
+}
+
+void ArenaSimulator::run_op(int session, Step t) {
+  const OpId o = live_.order[t];
+  const BoundStep& bs = bound_[session][t];
+  const std::vector<Operand>& ops = operands_[session];
+  if (options_.oracles) std::memcpy(snapshot_.data(), memory_.data(), memory_.size());
+  run_kernel(kernels_[o], ops.data() + bs.in_begin, bs.in_end - bs.in_begin, ops.data() + bs.out_begin,
+             bs.out_end - bs.out_begin, bs.scratch, implicit_weights_[o]);
+  for (const ByteRange& r : reads_[t]) note_high_water(t, session, r.offset + r.bytes, "reading");
+  for (const ByteRange& r : writes_[t]) note_high_water(t, session, r.offset + r.bytes, "writing");
+  check_op(session, t, false);
+  // DMA reads complete at the end of their completion step: what they deliver is what is there now.
+  for (const DmaRead& d : dma_) {
+    if (d.completes != t) continue;
+    const Tensor& x = g_.tensors[d.tensor];
+    std::memcpy(captures_.data() + (static_cast<size_t>(run_) * options_.sessions + session) * capture_bytes_ +
+                    d.capture_offset,
+                tensor_ptr_[session][d.tensor], static_cast<size_t>(x.bytes));
+    if (int b = live_.buffer_of_tensor[d.tensor]; b >= 0)
+      note_high_water(t, session, layout_.offsets[b] + x.bytes, "DMA reading");
+  }
+}
+
+void ArenaSimulator::finish_session(int session) {
+  uint8_t* out = captures_.data() + (static_cast<size_t>(run_) * options_.sessions + session) * capture_bytes_;
+  for (TensorId y : g_.outputs) {
+    std::memcpy(out, tensor_ptr_[session][y], static_cast<size_t>(g_.tensors[y].bytes));
+    out += g_.tensors[y].bytes;
+  }
+  compare_capture(session);
+}
+
+const StepRecord& ArenaSimulator::step() {
+  if (done()) throw std::logic_error("ArenaSimulator::step after the last run");
+  const int S = options_.sessions;
+  const int session = static_cast<int>(cursor_ % S);
+  const Step t = next_step_[session];
+  record_ = StepRecord{};
+  record_.run = run_;
+  record_.session = session;
+  record_.region = options_.shared_arena ? 0 : session;
+  record_.step = t;
+  record_.op = live_.order[t];
+  record_.reads = &reads_[t];
+  record_.writes = &writes_[t];
+  record_.stats = &stats_[t];
+  record_.first_violation = violations_.size();
+  if (t == 0) load_inputs(session);
+  run_op(session, t);
+  ++next_step_[session];
+  if (t == steps_ - 1) finish_session(session);
+  if (++cursor_ == static_cast<int64_t>(S) * steps_) {
+    check_guards();
+    ++run_;
+    cursor_ = 0;
+    std::fill(next_step_.begin(), next_step_.end(), 0);
+  }
+  record_.end_violation = violations_.size();
+  return record_;
+}
+
+void ArenaSimulator::run_all() {
+  while (!done()) step();
+}
+
+}  // namespace arenaplan::sim

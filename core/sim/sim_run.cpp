@@ -1,0 +1,197 @@
+// One simulation as the CLI and the browser ask for it: plan, inject faults, run the reference
+// and the planned arena, and report in the `simulate --json` shape.
+#include <algorithm>
+#include <cstdlib>
+
+#include "core/layout/layout.h"
+#include "core/sim/sim.h"
+
+namespace arenaplan::sim {
+
+ArenaLayout plan_layout(const Graph& g, const LiveAnalysis& live, const std::string& planner) {
+  PlanOptions options;
+  options.planner = planner;
+  options.time_limit_seconds = 2.0;
+  ArenaPlan plan = plan_arena(layout_problem(g, live), options);
+  return {plan.offsets, plan.arena_bytes};
+}
+
+ArenaLayout plan_ignoring_async(const Graph& g, const Schedule& order, const std::string& planner) {
+  Graph blind = g;
+  bool any = false;
+  for (Op& op : blind.ops) {
+    any = any || !op.async_reads.empty();
+    op.async_reads.clear();
+  }
+  if (!any) throw InputError("inject", "ignore-async: the graph has no asynchronous reads to ignore");
+  LiveAnalysis truth = analyze_lifetimes(g, order);
+  LiveAnalysis blind_live = analyze_lifetimes(blind, order);
+  ArenaLayout blind_layout = plan_layout(blind, blind_live, planner);
+  // Same tensors, same in-place groups: the buffers correspond one to one, only lifetimes differ.
+  ArenaLayout out{std::vector<Bytes>(truth.buffers.size(), 0), blind_layout.arena_bytes};
+  for (size_t b = 0; b < truth.buffers.size(); ++b) {
+    if (b >= blind_live.buffers.size() || blind_live.buffers[b].name != truth.buffers[b].name)
+      throw std::logic_error("plan_ignoring_async: buffers do not correspond");
+    out.offsets[b] = blind_layout.offsets[b];
+  }
+  return out;
+}
+
+ArenaLayout shift_buffer(const Graph& g, const LiveAnalysis& live, ArenaLayout layout, const std::string& tensor,
+                         Bytes delta) {
+  const std::string where = "inject shift:" + tensor;
+  auto t = g.find_tensor(tensor);
+  if (!t) throw InputError(where, "unknown tensor \"" + tensor + "\"");
+  const int b = live.buffer_of_tensor[*t];
+  if (b < 0) throw InputError(where, "tensor " + tensor + " has no arena buffer (constant or caller-owned)");
+  const LiveBuffer& me = live.buffers[b];
+  if (delta == 0) {
+    // Onto the start of the nearest buffer live at the same time: two live buffers now overlap.
+    int best = -1;
+    for (size_t o = 0; o < live.buffers.size(); ++o) {
+      const LiveBuffer& other = live.buffers[o];
+      if (static_cast<int>(o) == b || other.first > me.last || me.first > other.last) continue;
+      if (best < 0 || std::llabs(layout.offsets[o] - layout.offsets[b]) < std::llabs(layout.offsets[best] - layout.offsets[b]))
+        best = static_cast<int>(o);
+    }
+    if (best < 0)
+      throw InputError(where, "tensor " + tensor + " is never live together with another buffer; give a byte count: shift:" +
+                                  tensor + ":BYTES");
+    delta = layout.offsets[best] - layout.offsets[b];
+  }
+  if (layout.offsets[b] + delta < 0)
+    throw InputError(where, "would move " + tensor + " to a negative offset " + std::to_string(layout.offsets[b] + delta));
+  layout.offsets[b] += delta;
+  return layout;
+}
+
+SimReport simulate_layout(const Graph& g, const LiveAnalysis& live, const ArenaLayout& layout, const SimOptions& options) {
+  SimOptions ref_options = options;
+  ref_options.oracles = false;
+  ref_options.shared_arena = false;
+  ArenaSimulator reference(g, live, separate_layout(live, g.alignment), ref_options);
+  reference.run_all();
+  ArenaSimulator planned(g, live, layout, options);
+  planned.compare_with(&reference);
+  planned.run_all();
+
+  SimReport r;
+  r.graph = g.name;
+  r.profile = options.profile;
+  r.order = live.order;
+  r.runs = options.runs;
+  r.sessions = options.sessions;
+  r.shared_arena = options.shared_arena;
+  r.seed = options.seed;
+  r.arena_bytes = layout.arena_bytes;
+  r.lower_bound_bytes = live.peak_bytes;
+  r.high_water_bytes = planned.high_water_bytes();
+  r.cycles_total = planned.cycles_per_inference();
+  r.latency_us = cycles_to_us(options.profile, r.cycles_total);
+  r.per_op = planned.op_stats();
+  r.outputs_match_reference = planned.outputs_match();
+  r.foreign_writes = planned.foreign_writes();
+  r.foreign_write_count = planned.foreign_write_count();
+  r.violations = planned.violations();
+  r.violation_count = planned.violation_count();
+  return r;
+}
+
+SimSetup prepare_simulation(const Graph& g, const SimRequest& req) {
+  SimSetup setup;
+  const Schedule order = req.order.empty() ? g.file_order() : req.order;
+  setup.live = analyze_lifetimes(g, order);
+  const LiveAnalysis& live = setup.live;
+  SimOptions& options = setup.options;
+  options.profile = find_mcu_profile(req.profile);
+  options.runs = req.runs;
+  options.sessions = req.sessions;
+  options.shared_arena = req.shared_arena;
+  options.seed = req.seed;
+  if (req.shared_arena && req.sessions < 2) throw InputError("shared-arena", "needs --sessions 2 or more");
+
+  bool ignore_async = false;
+  for (const std::string& f : req.inject)
+    if (f == "ignore-async") ignore_async = true;
+  ArenaLayout& layout = setup.layout;
+  layout = ignore_async ? plan_ignoring_async(g, order, req.planner) : plan_layout(g, live, req.planner);
+  if (ignore_async) setup.injected.push_back("plan made as if asynchronous reads finished when their op runs");
+  for (const std::string& f : req.inject) {
+    if (f == "ignore-async") continue;
+    if (f.rfind("shift:", 0) != 0)
+      throw InputError("inject", "unknown fault \"" + f + "\"; expected shift:TENSOR, shift:TENSOR:BYTES or ignore-async");
+    std::string name = f.substr(6);
+    Bytes delta = 0;
+    if (auto colon = name.rfind(':'); colon != std::string::npos) {
+      const std::string num = name.substr(colon + 1);
+      char* end = nullptr;
+      delta = std::strtoll(num.c_str(), &end, 10);
+      if (num.empty() || *end != '\0' || delta == 0)
+        throw InputError("inject " + f, "expected a non-zero byte count after the last ':'");
+      name.resize(colon);
+    }
+    const int b = g.find_tensor(name) ? live.buffer_of_tensor[*g.find_tensor(name)] : -1;
+    const Bytes before = b >= 0 ? layout.offsets[b] : 0;
+    layout = shift_buffer(g, live, layout, name, delta);
+    setup.injected.push_back("moved " + name + " from offset " + std::to_string(before) + " to " +
+                             std::to_string(layout.offsets[b]));
+  }
+  return setup;
+}
+
+SimReport simulate(const Graph& g, const SimRequest& req) {
+  SimSetup setup = prepare_simulation(g, req);
+  SimReport r = simulate_layout(g, setup.live, setup.layout, setup.options);
+  r.planner = req.planner;
+  r.injected = setup.injected;
+  return r;
+}
+
+JsonOut simulation_json(const Graph& g, const SimReport& r) {
+  JsonOut j;
+  j["graph"] = r.graph;
+  j["profile"] = r.profile.name;
+  j["clock_mhz"] = r.profile.clock_mhz;
+  j["model_note"] = cycle_model_note();
+  j["planner"] = r.planner;
+  j["order"] = order_json(g, r.order);
+  j["cycles_total"] = r.cycles_total;
+  j["latency_us"] = r.latency_us;
+  JsonOut per_op = JsonOut::array();
+  for (const OpStats& s : r.per_op)
+    per_op.push_back({{"op", g.ops[s.op].name},
+                      {"cycles", s.cycles},
+                      {"macs", s.macs},
+                      {"bytes_read", s.bytes_read},
+                      {"bytes_written", s.bytes_written}});
+  j["per_op"] = per_op;
+  j["arena_bytes"] = r.arena_bytes;
+  j["high_water_bytes"] = r.high_water_bytes;
+  j["lower_bound_bytes"] = r.lower_bound_bytes;
+  j["outputs_match_reference"] = r.outputs_match_reference;
+  JsonOut writes = JsonOut::array();
+  for (const ForeignWrite& w : r.foreign_writes)
+    writes.push_back({{"run", w.run},
+                      {"session", w.session},
+                      {"step", w.step},
+                      {"op", g.ops[w.op].name},
+                      {"arena", w.region},
+                      {"offset", w.offset},
+                      {"bytes", w.bytes},
+                      {"victim", w.victim}});
+  j["foreign_writes"] = writes;
+  JsonOut violations = JsonOut::array();
+  for (const Violation& v : r.violations)
+    violations.push_back({{"oracle", v.oracle}, {"message", v.message}, {"run", v.run}, {"session", v.session}, {"step", v.step}});
+  j["violations"] = violations;
+  j["violation_count"] = r.violation_count;
+  j["ok"] = r.ok();
+  j["runs"] = r.runs;
+  j["sessions"] = r.sessions;
+  j["shared_arena"] = r.shared_arena;
+  j["seed"] = r.seed;
+  j["injected"] = r.injected;
+  return j;
+}
+
+}  // namespace arenaplan::sim

@@ -1,0 +1,170 @@
+// Guided classroom exercises: a question about a graph, an order, a placement or a cache, a
+// student's answer checked by core, hints shown one at a time, and a score.
+//
+// The expected answer is never stored in an exercise file: core computes it from the exercise's
+// parameters with the same calls the CLI and the panels use (analyze_lifetimes, verify_plan,
+// CacheLab), so a teacher writes new exercises of these kinds for any graph without solving them,
+// and a file cannot carry a wrong answer. Parsing also proves every exercise has an answer.
+//
+// File format (examples/*.json, or any file given to `arenaplan exercise`):
+//
+//   { "format": "arenaplan-exercise", "version": 1,
+//     "name": "exercise_predict_peak",            // [a-z0-9_-], the key in links and the CLI
+//     "title": "Predict the peak",                 // optional, defaults to name
+//     "question": "What is the peak ... ?",        // the text shown to the student
+//     "kind": "predict_peak",                      // one of the kinds below
+//     "hints": ["...", "..."],                     // optional, shown one at a time
+//     "points": 10,                                // optional, 1..1000, default 10
+//     "doc": "...",                                // optional note for teachers, never shown
+//     ...kind parameters... }
+//
+// Kinds and their parameters ("graph" is a built-in graph's name, e.g. "two_branch", or an inline
+// arenaplan-graph object; sizes are integers of bytes or strings like "136KiB"):
+//   predict_peak  graph, order (["A","B",...] or "A,B,..."). Answer: a size ("192 KiB", "196608",
+//                 "0.1875 MiB"). Correct iff it equals analyze_lifetimes(graph, order).peak_bytes.
+//   find_order    graph, peak_below (size). Answer: an order ("A,B,C", "A B C", or "ABC" when every
+//                 op name is one character). Correct iff it is a valid order whose peak is strictly
+//                 below peak_below. Parsing refuses a limit no order can meet.
+//   place_tensor  graph, order (optional, default the file order), tensor (the one the student
+//                 places), arena_at_most (size), fixed. Answer: the tensor's offset ("128 KiB",
+//                 "131072"). Correct iff the complete placement passes verify_plan (no two buffers
+//                 live at the same step share a byte, alignment holds) and the arena is at most
+//                 arena_at_most. `fixed` gives the offsets of every OTHER arena buffer, either as
+//                 an object {"buffer name": offset} or as "from_plan": the offsets of plan_arena's
+//                 "best" plan of the whole problem, which must be proven optimal (so every machine
+//                 computes the same offsets). Parsing refuses fixed offsets that collide with each
+//                 other and limits no offset of the tensor can meet.
+//   cache_misses  capacity (lines), stride (request k touches block k mod stride) or blocks (a list
+//                 of block numbers), requests, policy ("lru" default, "fifo", "opt"), ways (0 = fully
+//                 associative, default). Answer: a whole number. Correct iff it equals CacheLab's
+//                 miss count after `requests` requests.
+//
+// Feedback on a wrong answer explains what the student's own answer leads to (too high / too low,
+// the peak of their order and which buffers make it, the buffer their placement collides with)
+// and never states the expected value.
+//
+// Score rule (exercise_score): an unsolved exercise scores 0. A solved one scores
+//   points - 2 x (wrong attempts) - 3 x (hints taken before solving), but at least 1.
+// Attempts after solving are not recorded and, once solved, every hint is free to read.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/teach/cachelab.h"
+#include "core/graph/graph.h"
+#include "core/layout/layout.h"
+#include "core/graph/lifetime.h"
+#include "core/graph/report.h"
+
+namespace arenaplan {
+
+enum class ExerciseKind { kPredictPeak, kFindOrder, kPlaceTensor, kCacheMisses };
+
+// "predict_peak", "find_order", "place_tensor", "cache_misses".
+const char* exercise_kind_name(ExerciseKind kind);
+
+// What an answer of this kind looks like, for input hints: "a size, like 100 KiB or 102400".
+const char* answer_format(ExerciseKind kind);
+
+// The graph a graph exercise is about.
+struct ExerciseGraph {
+  std::string example;  // built-in example name ("two_branch"), "" for an inline graph
+  std::string json;     // the graph's JSON text, so a UI can load exactly this graph
+  Graph graph;
+};
+
+// place_tensor: one buffer to place among buffers whose offsets are fixed.
+struct ExercisePlacement {
+  LayoutProblem problem;       // layout_problem(graph, analyze_lifetimes(graph, order))
+  int placed = -1;             // index in problem.buffers of the buffer the student places
+  std::vector<Bytes> offsets;  // per buffer: the fixed offsets (offsets[placed] is unused)
+  bool from_plan = false;      // the offsets came from a verified optimal plan ("fixed": "from_plan")
+};
+
+struct Exercise {
+  std::string name;
+  std::string title;
+  std::string question;
+  ExerciseKind kind = ExerciseKind::kPredictPeak;
+  std::vector<std::string> hints;
+  int points = 10;
+
+  // predict_peak, find_order, place_tensor.
+  ExerciseGraph graph;
+  Schedule order;         // predict_peak, place_tensor
+  Bytes limit_bytes = 0;  // find_order: peak_below (strict); place_tensor: arena_at_most
+  std::string tensor;     // place_tensor: the tensor the student places
+  ExercisePlacement placement;  // place_tensor
+
+  // cache_misses.
+  CacheConfig cache;
+  int64_t stride = 0;         // > 0 for a strided stream
+  std::vector<Block> blocks;  // the requests when stride == 0
+  int64_t requests = 0;
+
+  bool uses_graph() const { return kind != ExerciseKind::kCacheMisses; }
+};
+
+// Limits: a file bigger than this or with more hints is refused. A cache exercise is a classroom
+// toy: the lab keeps every request's line contents, so lines x requests stays small (< 20 MiB).
+constexpr size_t kMaxExerciseJsonBytes = size_t{16} << 20;
+constexpr size_t kMaxExerciseHints = 20;
+constexpr int kMaxExerciseCacheLines = 256;
+constexpr int64_t kMaxExerciseRequests = 10000;
+
+// Throws InputError whose where() is a JSON pointer ("/fixed/B", "/graph/tensors/A/bytes") or
+// "line L, column C"; unknown kinds and keys are refused, and so are exercises without an answer.
+Exercise parse_exercise_json(std::string_view text);
+
+// True when the text is a JSON object whose "format" is "arenaplan-exercise" (never throws).
+bool is_exercise_json(std::string_view text);
+
+// The exercises among the built-in examples, by file stem. A built-in that fails to parse is a
+// bug: std::logic_error naming it.
+std::vector<Exercise> builtin_exercises();
+
+struct AnswerCheck {
+  bool correct = false;
+  std::string feedback;  // a sentence about the student's answer; never the expected value
+};
+
+// Checks an answer. A malformed answer is a wrong answer whose feedback says what was expected.
+AnswerCheck check_answer(const Exercise& ex, std::string_view answer);
+
+struct ExerciseProgress {
+  int attempts = 0;      // answers checked before (and including) the first correct one
+  int wrong = 0;         // of which wrong
+  int hints_shown = 0;   // hints taken before solving
+  bool solved = false;
+  std::string last_answer;  // the last answer checked, so its feedback can be recomputed
+};
+
+// Checks an answer and records it in `progress` (not counted once solved).
+AnswerCheck submit_answer(const Exercise& ex, ExerciseProgress& progress, std::string_view answer);
+
+// Shows the next hint: false when every hint is shown or the exercise is solved (then all hints
+// are free and the UI shows them all).
+bool take_hint(const Exercise& ex, ExerciseProgress& progress);
+
+// The points a correct answer would earn now: points - 2 x wrong - 3 x hints_shown, at least 1.
+int exercise_worth(const Exercise& ex, const ExerciseProgress& progress);
+// The score: exercise_worth when solved, else 0 (see the rule at the top of this file).
+int exercise_score(const Exercise& ex, const ExerciseProgress& progress);
+
+// {"attempts", "wrong", "hints_shown", "solved", "last_answer"}: a progress record (share links).
+JsonOut progress_json(const ExerciseProgress& progress);
+// Reads a record written by progress_json for `ex`; throws InputError(where + "/key", ...) for a
+// record that could not have come from playing it (more wrong answers than attempts, more hints
+// than the exercise has, ...).
+ExerciseProgress progress_from_json(const JsonOut& j, const Exercise& ex, const std::string& where);
+
+// The exercise as the CLI and the UI show it: {"name", "title", "question", "kind", "points",
+// "answer_format", "hints", and the kind's parameters: "graph", "order", "peak_below_bytes",
+// "tensor", "tensor_bytes", "tensor_first", "tensor_last", "alignment", "arena_at_most_bytes",
+// "fixed": [{"name", "offset", "size", "first", "last"}], "capacity", "ways", "policy", "stride" or
+// "blocks", "requests"}. Never the expected answer.
+JsonOut exercise_json(const Exercise& ex);
+
+}  // namespace arenaplan

@@ -1,0 +1,52 @@
+// Exports of a verified plan that a firmware or a tool can use: a C header with the arena and the
+// offset table, a Chrome-trace/Perfetto JSON of lifetimes with memory on one axis, MiniMalloc's
+// CSV and the JSON report. Every export re-runs the independent verifier first: an unverified
+// plan is never written (std::logic_error, an internal error).
+#pragma once
+
+#include <string>
+
+#include "core/layout/layout.h"
+#include "core/graph/lifetime.h"
+#include "core/graph/report.h"
+#include "core/tflite/tflite_import.h"
+
+namespace arenaplan {
+
+// What the plan is of. With a model, tensors and operators are numbered as in the .tflite
+// (subgraph 0), so the tables index like TFLite's own.
+struct PlanSource {
+  std::string name;                    // graph or model name
+  std::string sha256;                  // of the input file (model, or graph JSON text)
+  const TfliteModel* model = nullptr;  // set when the graph came from a .tflite
+};
+
+// A plan and what it was computed from (live.buffers[i] <-> problem.buffers[i] <-> plan.offsets[i]).
+struct PlanView {
+  const Graph& graph;
+  const LiveAnalysis& live;
+  const LayoutProblem& problem;
+  const ArenaPlan& plan;
+};
+
+// `alignas(16) static uint8_t tensor_arena[N]`, the offset of every tensor (-1: not in the arena),
+// the operator order, and a comment block: model hash, tool version, planner, alignment, input
+// sizes, arena size.
+std::string c_header(const PlanView& v, const PlanSource& source);
+
+// Chrome trace events (chrome://tracing, ui.perfetto.dev): one step = 1 ms; one track per arena
+// offset, sorted by offset, so memory runs down the screen and time across; a "live bytes" counter
+// and the schedule as a track of op slices.
+std::string lifetime_trace_json(const PlanView& v, const PlanSource& source);
+
+// MiniMalloc's CSV with the solution column (offsets).
+std::string plan_minimalloc_csv(const PlanView& v);
+
+// {"source", "analysis" (analysis_json), "layout" (layout_json)} plus, for models, the file
+// numbering of tensors and operators.
+JsonOut plan_report_json(const PlanView& v, const PlanSource& source);
+
+// Throws std::logic_error naming the broken rule unless the plan verifies.
+void require_verified(const PlanView& v);
+
+}  // namespace arenaplan

@@ -1,0 +1,43 @@
+// Helpers shared by the rewrite units (transform_*.cpp); not part of the public interface.
+#pragma once
+
+#include <set>
+#include <string>
+#include <vector>
+
+#include "core/sim/sim_kernels.h"
+#include "core/transform/transform.h"
+
+namespace arenaplan::transform_detail {
+
+// Throws InputError(where, "refused: " + reason).
+[[noreturn]] void refuse(const std::string& where, const std::string& reason);
+
+// Tensor by name or a refusal naming it.
+TensorId tensor_named(const Graph& g, const std::string& name, const std::string& where);
+OpId op_named(const Graph& g, const std::string& name, const std::string& where);
+
+// Removes tensors (and renumbers every reference); ops must no longer mention them.
+void drop_tensors(Graph& g, const std::set<TensorId>& drop);
+
+// link_tensors + validate_graph, then puts the ops in topological order (closest to the current
+// order) so the file order is a schedule. Structural errors come back as refusals of `where`.
+Graph finish(Graph g, const std::string& where);
+
+// A fresh tensor or op name based on `base` that the graph does not use yet.
+std::string fresh_tensor_name(const Graph& g, const std::string& base);
+std::string fresh_op_name(const Graph& g, const std::string& base);
+
+// True when `to` can be reached from `from` along producer -> consumer edges.
+bool depends_on(const Graph& g, OpId to, OpId from);
+
+// Step of each op in the file order.
+std::vector<Step> file_steps(const Graph& g);
+
+// Kinds of a (possibly fused) op: "conv2d+relu" -> {"conv2d", "relu"}.
+std::vector<std::string> split(const std::string& text, char sep);
+
+// Work of a fused op as one kernel: the sum of its parts' kernel work (transform_eval.cpp).
+sim::KernelWork fused_work(const Graph& g, OpId o);
+
+}  // namespace arenaplan::transform_detail

@@ -1,0 +1,228 @@
+// Spec parsing, dispatch and the helpers every rewrite shares.
+#include <algorithm>
+
+#include "core/schedule/schedule.h"
+#include "core/transform/transform.h"
+#include "core/transform/detail/transform_internal.h"
+
+namespace arenaplan {
+
+namespace transform_detail {
+
+void refuse(const std::string& where, const std::string& reason) {
+  throw InputError(where, "refused: " + reason);
+}
+
+TensorId tensor_named(const Graph& g, const std::string& name, const std::string& where) {
+  auto t = g.find_tensor(name);
+  if (!t) refuse(where, "no tensor named \"" + name + "\"");
+  return *t;
+}
+
+OpId op_named(const Graph& g, const std::string& name, const std::string& where) {
+  auto o = g.find_op(name);
+  if (!o) refuse(where, "no op named \"" + name + "\"");
+  return *o;
+}
+
+void drop_tensors(Graph& g, const std::set<TensorId>& drop) {
+  if (drop.empty()) return;
+  std::vector<TensorId> remap(g.tensors.size(), -1);
+  std::vector<Tensor> kept;
+  for (size_t t = 0; t < g.tensors.size(); ++t) {
+    if (drop.count(static_cast<TensorId>(t))) continue;
+    remap[t] = static_cast<TensorId>(kept.size());
+    kept.push_back(std::move(g.tensors[t]));
+  }
+  g.tensors = std::move(kept);
+  auto fix = [&](TensorId& t) {
+    if (remap[t] < 0) throw std::logic_error("drop_tensors: tensor still referenced");
+    t = remap[t];
+  };
+  for (Op& op : g.ops) {
+    for (TensorId& t : op.inputs) fix(t);
+    for (TensorId& t : op.outputs) fix(t);
+    for (InPlace& ip : op.in_place) fix(ip.input), fix(ip.output);
+    for (AsyncRead& a : op.async_reads) fix(a.tensor);
+  }
+  for (TensorId& t : g.inputs) fix(t);
+  for (TensorId& t : g.outputs) fix(t);
+}
+
+Graph finish(Graph g, const std::string& where) {
+  try {
+    link_tensors(g);
+    validate_graph(g);
+  } catch (const InputError& e) {
+    refuse(where, std::string("the result would not be a valid graph: ") + e.what());
+  }
+  std::vector<OpId> order = topological_order(g);
+  bool identity = true;
+  for (size_t i = 0; i < order.size(); ++i) identity = identity && order[i] == static_cast<OpId>(i);
+  if (!identity) {
+    std::vector<Op> ops;
+    for (OpId o : order) ops.push_back(std::move(g.ops[o]));
+    g.ops = std::move(ops);
+    link_tensors(g);
+  }
+  return g;
+}
+
+std::string fresh_tensor_name(const Graph& g, const std::string& base) {
+  std::string name = base;
+  for (int i = 2; g.find_tensor(name); ++i) name = base + "#" + std::to_string(i);
+  return name;
+}
+
+std::string fresh_op_name(const Graph& g, const std::string& base) {
+  std::string name = base;
+  for (int i = 2; g.find_op(name); ++i) name = base + "#" + std::to_string(i);
+  return name;
+}
+
+bool depends_on(const Graph& g, OpId to, OpId from) {
+  std::vector<bool> seen(g.ops.size(), false);
+  std::vector<OpId> stack{from};
+  while (!stack.empty()) {
+    OpId o = stack.back();
+    stack.pop_back();
+    for (TensorId t : g.ops[o].outputs)
+      for (OpId c : g.tensors[t].consumers) {
+        if (c == to) return true;
+        if (!seen[c]) seen[c] = true, stack.push_back(c);
+      }
+  }
+  return false;
+}
+
+std::vector<Step> file_steps(const Graph& g) {
+  std::vector<Step> step(g.ops.size());
+  for (size_t i = 0; i < g.ops.size(); ++i) step[i] = static_cast<Step>(i);
+  return step;
+}
+
+std::vector<std::string> split(const std::string& text, char sep) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (true) {
+    size_t end = text.find(sep, start);
+    std::string part = text.substr(start, end == std::string::npos ? std::string::npos : end - start);
+    part.erase(0, part.find_first_not_of(" \t"));
+    part.erase(part.find_last_not_of(" \t") + 1);
+    out.push_back(part);
+    if (end == std::string::npos) break;
+    start = end + 1;
+  }
+  return out;
+}
+
+}  // namespace transform_detail
+
+using namespace transform_detail;
+
+bool is_elementwise_kind(const std::string& kind) {
+  static const char* const kKinds[] = {"relu",    "relu6",      "add",   "sub",        "mul",
+                                       "batchnorm", "batch_norm", "sigmoid", "tanh",   "hard_swish",
+                                       "leaky_relu", "abs",      "neg",   "clamp",      "logistic"};
+  for (const char* k : kKinds)
+    if (kind == k) return true;
+  return false;
+}
+
+Rewrite reorder_ops(const Graph& g, const Schedule& order) {
+  check_order(g, order);
+  Graph out = g;
+  out.ops.clear();
+  for (OpId o : order) out.ops.push_back(g.ops[o]);
+  Rewrite r;
+  r.graph = finish(std::move(out), "order");
+  r.summary = "ops now run " + order_names(r.graph, r.graph.file_order(), "-");
+  return r;
+}
+
+Transformation parse_transformation(const std::string& spec) {
+  Transformation t;
+  t.text = spec;
+  const size_t colon = spec.find(':');
+  auto bad = [&](const std::string& why) -> Transformation {
+    throw InputError(spec, why + "; expected one of:\n" + transformation_help());
+  };
+  if (colon == std::string::npos || colon == 0) return bad("no kind before ':'");
+  t.kind = spec.substr(0, colon);
+  std::string rest = spec.substr(colon + 1);
+  const char value_sep = t.kind == "recompute" ? '@' : '=';
+  if (size_t v = rest.rfind(value_sep); v != std::string::npos) {
+    t.value = rest.substr(v + 1);
+    rest.resize(v);
+    if (t.value.empty()) return bad(std::string("nothing after '") + value_sep + "'");
+  }
+  if (rest.empty()) return bad("no names after ':'");
+  t.names = split(rest, ',');
+  for (const std::string& n : t.names)
+    if (n.empty()) return bad("an empty name in the list");
+  static const char* const kKinds[] = {"fuse", "inplace", "quantize", "recompute", "patch", "order", "pool"};
+  if (std::find(std::begin(kKinds), std::end(kKinds), t.kind) == std::end(kKinds))
+    return bad("unknown transformation \"" + t.kind + "\"");
+  const bool one_name = t.kind == "inplace" || t.kind == "quantize" || t.kind == "recompute" || t.kind == "pool";
+  if (one_name && t.names.size() != 1) return bad(t.kind + " takes one name");
+  if ((t.kind == "quantize" || t.kind == "recompute" || t.kind == "patch") && t.value.empty())
+    return bad(t.kind + std::string(" needs a value after '") + value_sep + "'");
+  if ((t.kind == "fuse") && t.names.size() < 2) return bad("fuse needs at least two ops");
+  if ((t.kind == "fuse" || t.kind == "order" || t.kind == "pool") && !t.value.empty())
+    return bad(t.kind + " takes no '=' value");
+  return t;
+}
+
+const char* transformation_help() {
+  return "  fuse:A,B[,C...]      fuse a chain of ops (B, C elementwise)\n"
+         "  inplace:OP[=INPUT]   OP writes its output over INPUT (default: the first legal input)\n"
+         "  quantize:T=DTYPE     store tensor T as DTYPE (int8, int16, float16 ...) with conversion ops\n"
+         "  recompute:T@C        recompute tensor T just before its consumer C instead of keeping it\n"
+         "  patch:A,B,...=TILES  run the spatial stage A,B,... tile by tile (TILES row bands)\n"
+         "  order:A,B,...|best   run the ops in this order (best: the schedule optimiser)\n"
+         "  pool:MODEL           share one arena with another model that never runs at the same time\n";
+}
+
+Rewrite apply_transformation(const Graph& g, const Transformation& t, const TransformContext& context) {
+  if (t.kind == "fuse") return fuse_ops(g, t.names);
+  if (t.kind == "inplace") return make_in_place(g, t.names[0], t.value);
+  if (t.kind == "quantize") {
+    auto d = dtype_from_name(t.value);
+    if (!d) refuse(t.text, "unknown dtype \"" + t.value + "\"");
+    return quantize_tensor(g, t.names[0], *d);
+  }
+  if (t.kind == "recompute") return recompute_tensor(g, t.names[0], t.value);
+  if (t.kind == "patch") {
+    int tiles = 0;
+    for (char c : t.value) {
+      if (c < '0' || c > '9' || tiles > 100000) refuse(t.text, "tiles must be a whole number, got \"" + t.value + "\"");
+      tiles = tiles * 10 + (c - '0');
+    }
+    return patch_stage(g, t.names, tiles);
+  }
+  if (t.kind == "order") {
+    if (t.names.size() == 1 && t.names[0] == "best") {
+      ScheduleResult s = optimize_schedule(g, context.order_time_limit_seconds);
+      Rewrite r = reorder_ops(g, s.order);
+      r.summary += " (schedule optimiser: " + s.method + (s.proven_optimal ? ", proven optimal)" : ")");
+      return r;
+    }
+    std::string names;
+    for (const std::string& n : t.names) names += (names.empty() ? "" : ",") + n;
+    Schedule order;
+    try {
+      order = parse_order(g, names);
+    } catch (const InputError& e) {
+      refuse(t.text, e.what());
+    }
+    return reorder_ops(g, order);
+  }
+  if (t.kind == "pool") {
+    auto it = context.models.find(t.names[0]);
+    if (it == context.models.end()) refuse(t.text, "no model named \"" + t.names[0] + "\" was loaded");
+    return merge_models({g, it->second});
+  }
+  throw InputError(t.text, "unknown transformation \"" + t.kind + "\"");
+}
+
+}  // namespace arenaplan

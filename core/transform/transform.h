@@ -1,0 +1,120 @@
+// What-if graph rewrites (issue 11): each is a pure Graph -> Graph function with its legality
+// check. A refused rewrite throws InputError("<spec>", "<reason>"), e.g.
+//   "inplace:relu: refused: input y is still read by op q, which runs after relu".
+// Every result has gone through link_tensors + validate_graph, and its file order is a valid
+// schedule (the order the rewrite put the ops in), so analyze_lifetimes(g, g.file_order()) works.
+//
+// Usage:
+//   Rewrite r = apply_transformation(graph, parse_transformation("fuse:conv1,bn1,relu1"), {});
+//   // r.graph is the new graph, r.summary says what changed in words.
+//
+// How rewritten ops keep their meaning (evaluate_outputs below and the browser rely on it):
+//   fused op     name "A+B+C", kind "conv2d+batchnorm+relu"; part 0's attrs as they were, part k's
+//                attrs prefixed "k." plus "k.slot" (where A's result enters part k's inputs),
+//                "k.inputs" (how many inputs part k adds) and "k.bytes" (the vanished intermediate)
+//   recomputed   name "P@C" (P again, for consumer C), attrs of P plus "recompute": 1
+//   quantized    ops "quantize" (T -> T.q) after T's producer and "dequantize" (T.q -> T.dq.C)
+//                before each consumer C; attr "scale_log2" is unused by the memory model
+//   patched      ops "slice" (attrs "axis", "begin", "size") cut each spatial tile with its halo,
+//                stage ops run once per tile ("conv1.p0", ...), one "concat" assembles the output
+//   pooled       models merged under "model/" name prefixes, run one after the other
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "core/graph/graph.h"
+#include "core/graph/lifetime.h"
+
+namespace arenaplan {
+
+struct Rewrite {
+  Graph graph;
+  std::string summary;  // one or two sentences: what changed and what it costs
+  // Numbers the rewrite measured, by name: "halo_macs", "stage_macs" (patch), "vanished_bytes" (fuse).
+  std::map<std::string, int64_t> figures;
+};
+
+// ---- The rewrites ---------------------------------------------------------------------------
+
+// Fuses a chain A -> B -> C into one op whose kernel applies B and C to A's result as it is
+// written: the intermediates disappear. B, C must be elementwise, each intermediate read only by
+// the next op of the chain, and no other input of a later op may depend on A.
+Rewrite fuse_ops(const Graph& g, const std::vector<std::string>& chain);
+
+// Lets `op` write its output over one of its inputs (`input` empty: the first legal one). Legal
+// for elementwise and reshape kinds when the input dies at this op in the current order.
+Rewrite make_in_place(const Graph& g, const std::string& op, const std::string& input = "");
+
+// Stores tensor T as `to` (narrower): a quantize op after T's producer and a dequantize op just
+// before each consumer, so only the short-lived ends keep the wide type.
+Rewrite quantize_tensor(const Graph& g, const std::string& tensor, DType to);
+
+// Drops T's long lifetime towards `consumer`: T's producer runs again just before `consumer`,
+// which reads the fresh copy. Costs the producer's work again and keeps its inputs alive.
+Rewrite recompute_tensor(const Graph& g, const std::string& tensor, const std::string& consumer);
+
+// Runs a chain of spatial ops (conv, depthwise, pools, relu) tile by tile over `tiles` row bands
+// of its output (MCUNetV2 patch-based inference), each tile cut from the stage input with the
+// halo its receptive field needs. Requires shaped NHWC tensors and zero row padding.
+Rewrite patch_stage(const Graph& g, const std::vector<std::string>& stage, int tiles);
+
+// Puts the ops in `order` (a valid schedule) so the file order is that schedule.
+Rewrite reorder_ops(const Graph& g, const Schedule& order);
+
+// Several models in one arena, run one after the other (never at once): names prefixed with
+// "<model name>/", ops of model 0 first. Each model's outputs stay live to the end.
+Rewrite merge_models(const std::vector<Graph>& models);
+
+// ---- Specs: the CLI's --apply and the browser's list ----------------------------------------
+
+// "fuse:A,B", "inplace:C" or "inplace:C=X", "quantize:T=int8", "recompute:T@C",
+// "patch:A,B,C=4", "order:A,B,C" or "order:best", "pool:NAME".
+struct Transformation {
+  std::string kind;               // "fuse", "inplace", "quantize", "recompute", "patch", "order", "pool"
+  std::vector<std::string> names; // ops or tensors the spec names, in order
+  std::string value;              // after '=' or '@' ("int8", "4", consumer, input tensor); may be empty
+  std::string text;               // the spec as written
+};
+
+// Throws InputError("<spec>", expected forms) for anything else.
+Transformation parse_transformation(const std::string& spec);
+
+// What specs can refer to besides the graph: other models for "pool:NAME".
+struct TransformContext {
+  std::map<std::string, Graph> models;
+  double order_time_limit_seconds = 2.0;  // for "order:best"
+};
+
+Rewrite apply_transformation(const Graph& g, const Transformation& t, const TransformContext& context);
+
+// The spec forms, one per line, for usage texts and the browser.
+const char* transformation_help();
+
+// ---- Meaning of rewritten graphs ------------------------------------------------------------
+
+// Runs the graph once with every tensor in its own bytes, using the simulator's kernels and its
+// fills for inputs (stream 1) and constants/state (stream 0), and honouring the rewritten ops
+// above (fused parts run one after the other, recomputed ops salt their kernel with the original
+// name, slices cut rows). Returns the graph outputs back to back, as ArenaSimulator::captured does
+// for one run of one session. For graphs without rewritten ops the bytes equal the simulator's.
+std::vector<uint8_t> evaluate_outputs(const Graph& g, uint64_t seed = 1);
+
+// True when the graph holds quantize/dequantize ops: their values change by design, so outputs
+// are compared with a tolerance on the conversion, not bit for bit.
+bool changes_values(const Graph& g);
+
+// Symmetric int8 quantization of float32 values, the meaning of the inserted ops: q = round(x /
+// scale) clamped to [-127, 127] with scale = max |x| / 127 (non-finite values count as 0).
+// dequantize(quantize(x)) is within scale / 2 of x for every finite x: the documented tolerance.
+float quantize_scale(const float* x, int64_t count);
+void quantize_values(const float* x, int64_t count, float scale, int8_t* q);
+void dequantize_values(const int8_t* q, int64_t count, float scale, float* x);
+
+// Elementwise kinds a fused kernel can apply to a value as it is written, and that may run in
+// place ("relu", "relu6", "add", "batchnorm", ...).
+bool is_elementwise_kind(const std::string& kind);
+
+}  // namespace arenaplan

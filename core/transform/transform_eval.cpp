@@ -1,0 +1,216 @@
+// The meaning of a (rewritten) graph: one run with every tensor in its own bytes, built from the
+// simulator's kernels and fills, so an untransformed graph gives exactly the simulator's outputs
+// and a rewritten one can be compared with it bit for bit.
+#include <cstring>
+#include <map>
+
+#include "core/sim/sim.h"
+#include "core/transform/transform.h"
+#include "core/transform/detail/transform_internal.h"
+
+namespace arenaplan {
+
+using namespace transform_detail;
+
+namespace {
+
+using Bytes8 = std::vector<uint8_t>;
+
+// Plans one part of a fused op on a graph of its own operands.
+sim::KernelPlan plan_part(const std::string& name, const std::string& kind, const std::map<std::string, int64_t>& attrs,
+                          const std::vector<Tensor>& inputs, const Tensor& output, Bytes scratch) {
+  Graph mini;
+  Op op;
+  op.name = name;
+  op.kind = kind;
+  op.attrs = attrs;
+  op.scratch_bytes = scratch;
+  for (const Tensor& t : inputs) {
+    op.inputs.push_back(static_cast<TensorId>(mini.tensors.size()));
+    mini.tensors.push_back(t);
+  }
+  op.outputs.push_back(static_cast<TensorId>(mini.tensors.size()));
+  mini.tensors.push_back(output);
+  mini.ops.push_back(op);
+  return sim::plan_kernel(mini, 0);
+}
+
+sim::Operand operand(Bytes8& b) { return {b.data(), static_cast<int64_t>(b.size())}; }
+
+void run(const sim::KernelPlan& plan, std::vector<sim::Operand> in, std::vector<sim::Operand> out, Bytes scratch) {
+  Bytes8 s(static_cast<size_t>(scratch));
+  sim::run_kernel(plan, in.data(), in.size(), out.data(), out.size(), {s.data(), scratch});
+}
+
+// One part of a fused op: its kernel's operands, where -1 stands for the previous part's result.
+struct FusedPart {
+  std::vector<Tensor> inputs;
+  std::vector<int> input_index;  // into op.inputs, or -1: the previous part's result
+  Tensor output;                 // the final output for the last part, else the vanished intermediate
+  sim::KernelPlan plan;
+  Bytes scratch = 0;
+};
+
+// Fused op: part 0 on its own inputs, each later part on the previous result plus its inputs.
+std::vector<FusedPart> fused_parts(const Graph& g, const Op& op) {
+  const std::vector<std::string> names = split(op.name, '+');
+  const std::vector<std::string> kinds = split(op.kind, '+');
+  const int parts = static_cast<int>(op.attrs.at("fused_parts"));
+  if (static_cast<int>(names.size()) != parts || static_cast<int>(kinds.size()) != parts)
+    throw InputError("op " + op.name, "fused op names " + std::to_string(names.size()) + " parts, attrs say " +
+                                          std::to_string(parts));
+  auto get = [&](int k, const char* key) {
+    auto it = op.attrs.find(std::to_string(k) + "." + key);
+    if (it == op.attrs.end()) throw InputError("op " + op.name, "fused op lacks attr " + std::to_string(k) + "." + key);
+    return it->second;
+  };
+  std::vector<std::map<std::string, int64_t>> attrs(parts);
+  for (const auto& [key, value] : op.attrs) {
+    if (key == "fused_parts") continue;
+    const size_t dot = key.find('.');
+    int k = 0;
+    if (dot != std::string::npos && dot > 0 && key.find_first_not_of("0123456789") == dot) k = std::stoi(key.substr(0, dot));
+    if (k > 0 && k < parts) attrs[k][key.substr(dot + 1)] = value;
+    else attrs[0][key] = value;
+  }
+  int64_t extra = 0;
+  for (int k = 1; k < parts; ++k) extra += get(k, "inputs");
+  if (extra < 0 || extra > static_cast<int64_t>(op.inputs.size()))
+    throw InputError("op " + op.name, "fused op's part inputs do not add up");
+  const int own0 = static_cast<int>(op.inputs.size() - extra);
+  const Tensor& final_out = g.tensors[op.outputs.at(0)];
+  int next_input = own0;
+  std::vector<FusedPart> out(parts);
+  for (int k = 0; k < parts; ++k) {
+    FusedPart& p = out[k];
+    if (k == 0) {
+      for (int i = 0; i < own0; ++i) p.input_index.push_back(i);
+    } else {
+      const int64_t slot = get(k, "slot"), n = get(k, "inputs");
+      for (int64_t i = 0; i < n; ++i) p.input_index.push_back(next_input++);
+      if (slot < 0 || slot > n) throw InputError("op " + op.name, "fused op's slot out of range");
+      p.input_index.insert(p.input_index.begin() + slot, -1);
+    }
+    for (int i : p.input_index) p.inputs.push_back(i < 0 ? out[k - 1].output : g.tensors[op.inputs[i]]);
+    if (k + 1 == parts) {
+      p.output = final_out;
+    } else {
+      // The vanished intermediate: an elementwise successor keeps its shape, so it has the final's.
+      const Bytes bytes = get(k + 1, "bytes");
+      p.output.name = names[k] + ":out";
+      p.output.bytes = bytes;
+      if (bytes == final_out.bytes) p.output.shape = final_out.shape, p.output.dtype = final_out.dtype;
+    }
+    p.scratch = k == 0 ? op.scratch_bytes : 0;
+    p.plan = plan_part(names[k], kinds[k], attrs[k], p.inputs, p.output, p.scratch);
+  }
+  return out;
+}
+
+void run_fused(const Graph& g, const Op& op, std::vector<Bytes8>& data) {
+  Bytes8 prev;
+  const std::vector<FusedPart> parts = fused_parts(g, op);
+  for (size_t k = 0; k < parts.size(); ++k) {
+    const FusedPart& p = parts[k];
+    std::vector<sim::Operand> in;
+    for (int i : p.input_index) in.push_back(i < 0 ? operand(prev) : operand(data[op.inputs[i]]));
+    Bytes8 result;
+    sim::Operand out;
+    if (k + 1 == parts.size()) {
+      out = operand(data[op.outputs[0]]);
+    } else {
+      result.assign(static_cast<size_t>(p.output.bytes), 0);
+      out = operand(result);
+    }
+    run(p.plan, in, {out}, p.scratch);
+    prev = std::move(result);
+  }
+}
+
+void run_slice(const Graph& g, const Op& op, std::vector<Bytes8>& data) {
+  const Tensor& x = g.tensors[op.inputs.at(0)];
+  const int64_t axis = op.attrs.at("axis"), begin = op.attrs.at("begin"), size = op.attrs.at("size");
+  if (!x.dtype || axis < 0 || axis >= static_cast<int64_t>(x.shape.size()))
+    throw InputError("op " + op.name, "slice needs a shaped input and an axis inside it");
+  int64_t outer = 1, inner = dtype_width(*x.dtype);
+  for (int64_t i = 0; i < axis; ++i) outer *= x.shape[i].value;
+  for (size_t i = axis + 1; i < x.shape.size(); ++i) inner *= x.shape[i].value;
+  const int64_t dim = x.shape[axis].value;
+  if (begin < 0 || begin + size > dim) throw InputError("op " + op.name, "slice rows outside the input");
+  uint8_t* y = data[op.outputs.at(0)].data();
+  for (int64_t o = 0; o < outer; ++o)
+    std::memcpy(y + o * size * inner, data[op.inputs[0]].data() + (o * dim + begin) * inner, static_cast<size_t>(size * inner));
+}
+
+}  // namespace
+
+namespace transform_detail {
+sim::KernelWork fused_work(const Graph& g, OpId o) {
+  sim::KernelWork w;
+  for (const FusedPart& p : fused_parts(g, g.ops[o])) {
+    w.macs += p.plan.work.macs;
+    w.alu_ops += p.plan.work.alu_ops;
+  }
+  return w;
+}
+}  // namespace transform_detail
+
+std::vector<uint8_t> evaluate_outputs(const Graph& g, uint64_t seed) {
+  std::vector<Bytes8> data(g.tensors.size());
+  for (size_t t = 0; t < g.tensors.size(); ++t) {
+    const Tensor& T = g.tensors[t];
+    data[t].assign(static_cast<size_t>(T.bytes), 0);
+    if (g.is_input(static_cast<TensorId>(t))) sim::fill_tensor(T, seed, 1, data[t].data());
+    else if (T.constant || T.persistent) sim::fill_tensor(T, seed, 0, data[t].data());
+  }
+  // Recomputed ops salt their kernels with the original op's name, as the original run did.
+  Graph named = g;
+  for (Op& op : named.ops)
+    if (op.attrs.count("recompute")) {
+      op.name = op.name.substr(0, op.name.rfind('@'));
+      op.attrs.erase("recompute");
+    }
+  std::map<TensorId, float> scales;  // quantized tensors: the scale their quantize op chose
+  for (OpId o : topological_order(g)) {
+    const Op& op = g.ops[o];
+    if (op.attrs.count("fused_parts")) {
+      run_fused(g, op, data);
+      continue;
+    }
+    if (op.kind == "slice") {
+      run_slice(g, op, data);
+      continue;
+    }
+    const bool quant = op.kind == "quantize", dequant = op.kind == "dequantize";
+    if ((quant || dequant) && op.inputs.size() == 1 && op.outputs.size() == 1) {
+      const Tensor& x = g.tensors[op.inputs[0]];
+      const Tensor& y = g.tensors[op.outputs[0]];
+      if (quant && x.dtype == DType::kFloat32 && y.dtype == DType::kInt8) {
+        const int64_t n = y.bytes;
+        std::vector<float> v(static_cast<size_t>(n));
+        std::memcpy(v.data(), data[op.inputs[0]].data(), static_cast<size_t>(n * 4));
+        const float s = quantize_scale(v.data(), n);
+        scales[op.outputs[0]] = s;
+        quantize_values(v.data(), n, s, reinterpret_cast<int8_t*>(data[op.outputs[0]].data()));
+        continue;
+      }
+      if (dequant && x.dtype == DType::kInt8 && y.dtype == DType::kFloat32) {
+        const int64_t n = x.bytes;
+        std::vector<float> v(static_cast<size_t>(n));
+        const float s = scales.count(op.inputs[0]) ? scales[op.inputs[0]] : 1.0f;
+        dequantize_values(reinterpret_cast<const int8_t*>(data[op.inputs[0]].data()), n, s, v.data());
+        std::memcpy(data[op.outputs[0]].data(), v.data(), static_cast<size_t>(n * 4));
+        continue;
+      }
+    }
+    std::vector<sim::Operand> in, out;
+    for (TensorId t : op.inputs) in.push_back(operand(data[t]));
+    for (TensorId t : op.outputs) out.push_back(operand(data[t]));
+    run(sim::plan_kernel(named, o), in, out, op.scratch_bytes);
+  }
+  std::vector<uint8_t> result;
+  for (TensorId t : g.outputs) result.insert(result.end(), data[t].begin(), data[t].end());
+  return result;
+}
+
+}  // namespace arenaplan
