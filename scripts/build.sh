@@ -8,9 +8,18 @@ what="${1:-all}"
 jobs="${JOBS:-2}"
 export NODE_PATH=/usr/share/nodejs  # emscripten's optimiser needs Debian's acorn (TOOLCHAIN.md)
 
+# ccache (installed by setup.sh) keeps compiled objects outside the clone (~/.cache/ccache), so a
+# fresh clone (CI) or a second worktree rebuilds only what changed; paths are hashed relative to
+# the clone so its location does not matter.
+launcher=()
+if command -v ccache >/dev/null 2>&1; then
+  export CCACHE_BASEDIR="$root" CCACHE_NOHASHDIR=1
+  launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache)
+fi
+
 if [ "$what" = native ] || [ "$what" = all ]; then
   [ -f "$root/build/native/build.ninja" ] ||
-    cmake -S "$root" -B "$root/build/native" -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
+    cmake -S "$root" -B "$root/build/native" -G Ninja -DCMAKE_BUILD_TYPE=Release "${launcher[@]}" >/dev/null
   ninja -C "$root/build/native" -j "$jobs"
 fi
 if [ "$what" = wasm ] || [ "$what" = all ]; then
