@@ -16,6 +16,9 @@ if [ -d "$root/.cache" ] && [ ! -L "$root/.cache" ]; then
   rm -rf "$root/.cache"   # an in-tree cache from an older checkout: replaced by the shared one
 fi
 ln -sfn "$cache" "$root/.cache"
+# Several clones (worktrees, CI) may run setup at once: one fills the shared cache, the others wait.
+exec 9>"$cache/.setup.lock"
+flock 9
 
 log() { printf '[setup] %s\n' "$*"; }
 
