@@ -19,9 +19,14 @@ fi
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 
+launcher=()  # ccache, as in build.sh: objects outside the clone, hashed relative to it
+if command -v ccache >/dev/null 2>&1; then
+  export CCACHE_BASEDIR="$root" CCACHE_NOHASHDIR=1
+  launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache)
+fi
 [ -f "$build/build.ninja" ] ||
   CC=clang CXX=clang++ cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-    -DARENAPLAN_SANITIZE=ON -DARENAPLAN_FUZZ=ON >/dev/null
+    -DARENAPLAN_SANITIZE=ON -DARENAPLAN_FUZZ=ON "${launcher[@]}" >/dev/null
 ninja -C "$build" -j "${JOBS:-2}"
 
 rm -rf "$build/fuzz-work"

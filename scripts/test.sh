@@ -7,7 +7,14 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
 export NODE_PATH=/usr/share/nodejs
 
-step() { printf '\n=== %s ===\n' "$*"; }
+# Each stage prints its duration, so a slow CI run shows where the time went.
+stage_start=$SECONDS
+stage_name=""
+step() {
+  [ -z "$stage_name" ] || printf '=== %s: %ds ===\n' "$stage_name" $((SECONDS - stage_start))
+  stage_name="$*"; stage_start=$SECONDS
+  printf '\n=== %s ===\n' "$*"
+}
 
 step "setup"
 "$root/scripts/setup.sh"
@@ -32,4 +39,5 @@ fi
 step "browser tests (headless Chromium)"
 "$root/scripts/test-browser.sh" "$root/build/wasm/site"
 
-printf '\nall tests passed\n'
+step "done"
+printf '\nall tests passed in %ds\n' "$SECONDS"
