@@ -8,7 +8,7 @@ what="${1:-all}"
 jobs="${JOBS:-2}"
 export NODE_PATH=/usr/share/nodejs  # emscripten's optimiser needs Debian's acorn (TOOLCHAIN.md)
 
-# ccache (installed by setup.sh) keeps compiled objects outside the clone (~/.cache/ccache), so a
+# ccache (installed by setup.sh; it wraps em++ too) keeps compiled objects outside the clone (~/.cache/ccache), so a
 # fresh clone (CI) or a second worktree rebuilds only what changed; paths are hashed relative to
 # the clone so its location does not matter.
 launcher=()
@@ -25,6 +25,6 @@ fi
 if [ "$what" = wasm ] || [ "$what" = all ]; then
   [ -f "$root/build/wasm/build.ninja" ] ||
     emcmake cmake -S "$root" -B "$root/build/wasm" -G Ninja -DCMAKE_BUILD_TYPE=Release \
-      -DARENAPLAN_CACHE_DIR="$root/.cache" >/dev/null
+      -DARENAPLAN_CACHE_DIR="$root/.cache" "${launcher[@]}" >/dev/null
   ninja -C "$root/build/wasm" -j "$jobs"
 fi
