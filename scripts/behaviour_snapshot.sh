@@ -25,7 +25,7 @@ def strip(v):
 try:
     print(json.dumps(strip(json.loads(text)), indent=1))
 except Exception:
-    sys.stdout.write(re.sub(r"\b\d+(\.\d+)?\s?(s|ms|µs)\b", "<time>", text))
+    sys.stdout.write(re.sub(r"\b\d+(\.\d+)?(e[-+]?\d+)?\s?(s|ms|µs)\b", "<time>", text))
 '
 }
 
