@@ -81,4 +81,12 @@ export const tests = [
     r = cli('import', person);
     assert.match(r.stdout, /TFLM's own planner: 82,296 bytes; with arenaplan's offline plan: 82,296 bytes \(saves 0\)/);
   }],
+  ['budget of a .tflite takes the persistent part from the model, not the board', (cli) => {
+    const r = cli('budget', person, '--board', 'examples/two_branch_board.json', '--planner', 'portfolio', '--json');
+    assert.equal(r.status, 0, r.stderr);
+    assert.equal(r.json.tflm_arena.offline_plan_arena_bytes, 82296);
+    assert.deepEqual(r.json.tflm_arena.replaced_reservations, ['persistent model state']);
+    const t = cli('budget', person, '--board', 'examples/two_branch_board.json', '--planner', 'portfolio');
+    assert.match(t.stdout, /persistent part from the model: 27000 B/);
+  }],
 ];

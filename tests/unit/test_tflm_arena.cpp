@@ -4,6 +4,7 @@
 // figures for.
 #include <map>
 
+#include "core/budget/board.h"
 #include "core/tflite/tflite_export.h"
 #include "core/tflite/tflite_import.h"
 #include "core/tflite/tflm_arena.h"
@@ -182,4 +183,19 @@ TEST_CASE("MediaPipe models: never below an independent lower bound, unknown ker
       }
     }
   }
+}
+
+TEST_CASE("a board's hand-typed persistent reservation gives way to the model's figure") {
+  MemoryMap board = parse_board_json(*find_example("two_branch_board"));
+  const std::vector<std::string> replaced = use_model_persistent(board, 27000, "TFLM tail");
+  REQUIRE(replaced.size() == 1);
+  CHECK(replaced[0] == "persistent model state");
+  int persistent = 0;
+  for (const Reservation& r : board.reservations)
+    if (r.kind == ReservationKind::kPersistent) {
+      ++persistent;
+      CHECK(r.bytes == 27000);
+      CHECK(r.owner == "TFLM tail");
+    }
+  CHECK(persistent == 1);
 }
