@@ -88,6 +88,9 @@ int run_export(const Args& parsed) {
   Schedule order = schedule_from_args(g, args, format == "tflite-reordered" ? "optimal" : "file");
   LiveAnalysis live = analyze_lifetimes(g, order);
   LayoutProblem problem = layout_problem(g, live);
+  // Offsets the model's own offline plan fixes stay where they are; the rest is planned around them.
+  if (in.model && keep_offline_offsets(problem, *in.model, live) > 0)
+    std::cerr << "export: keeping the fixed offsets of the model's OfflineMemoryAllocation\n";
   PlanOptions plan_options;
   plan_options.planner = args.option("planner").value_or("best");
   plan_options.time_limit_seconds = args.double_option("time-limit", 5.0, 0.0, 3600.0);

@@ -116,6 +116,12 @@ int run_import(const Args& parsed) {
             << ") at step " << live.peak_step << " (" << s["peak_op"].get<std::string>() << ")\n"
             << "lower bound         " << s["lower_bound_bytes"].get<int64_t>() << " ("
             << format_bytes(s["lower_bound_bytes"].get<int64_t>()) << ", largest op's inputs + outputs)\n";
+  if (tflm && tflm->tflm.offline_plan) {
+    const TflmOfflinePlanInfo& p = *tflm->tflm.offline_plan;
+    std::cout << "offline plan        " << p.offsets << " offsets in the file: " << p.fixed << " fixed, " << p.online
+              << " planned online by TFLM (version word " << p.version << ", subgraph word " << p.subgraph
+              << "; TFLM reads only the count and the offsets)\n";
+  }
   if (tflm) {
     std::cout << "TFLM arena          " << tflm_comparison_sentence(*tflm) << " (tensor_arena_size, "
               << tflm->tflm.pointer_bytes * 8 << "-bit pointers, " << tflm->tflm.tflm_version << ")\n";

@@ -23,7 +23,9 @@ std::string planned_model(std::string_view bytes, bool reorder, const TflmArenaO
   TfliteModel m = import_tflite(bytes, keep);
   Schedule order = reorder ? optimize_schedule(m.graph, o.time_limit_seconds).order : m.graph.file_order();
   LiveAnalysis live = analyze_lifetimes(m.graph, order);
-  ArenaPlan plan = plan_arena(layout_problem(m.graph, live), {o.planner, o.time_limit_seconds});
+  LayoutProblem problem = layout_problem(m.graph, live);
+  keep_offline_offsets(problem, m, live);  // a plan the file already fixes (e.g. Vela's) stays
+  ArenaPlan plan = plan_arena(problem, {o.planner, o.time_limit_seconds});
   std::vector<int32_t> offsets = offline_offsets_for(m, live, plan.offsets);
   if (!reorder) return tflite_with_offline_plan(bytes, offsets);
   return tflite_with_offline_plan(tflite_reordered(bytes, file_operator_order(m, order)), offsets);

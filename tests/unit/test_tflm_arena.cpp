@@ -2,6 +2,7 @@
 // (../shared/data/tflm-reference/README.md: tflite-micro 90b983c2, reference kernels, x86-64 for
 // 8-byte pointers, wasm32 for 4-byte pointers), and lower bounds on real models it has no
 // figures for.
+#include <cstring>
 #include <map>
 
 #include "core/budget/board.h"
@@ -198,4 +199,73 @@ TEST_CASE("a board's hand-typed persistent reservation gives way to the model's 
       CHECK(r.owner == "TFLM tail");
     }
   CHECK(persistent == 1);
+}
+
+namespace {
+
+// The model with an OfflineMemoryAllocation that fixes every other activation at arenaplan's
+// offset and leaves the rest to TFLM (-1), its version word set to `version` (Vela writes 0).
+std::string partly_planned(const std::string& bytes, int32_t version, std::vector<int32_t>* offsets_out) {
+  TfliteImportOptions keep;
+  keep.fold_constant_ops = false;
+  const TfliteModel m = import_tflite(bytes, keep);
+  const LiveAnalysis live = analyze_lifetimes(m.graph, m.graph.file_order());
+  PlanOptions po;
+  po.planner = "portfolio";
+  const ArenaPlan plan = plan_arena(layout_problem(m.graph, live), po);
+  std::vector<int32_t> offsets = offline_offsets_for(m, live, plan.offsets);
+  int planned = 0;
+  for (int32_t& off : offsets)
+    if (off >= 0 && planned++ % 2 == 1) off = -1;
+  std::string out = tflite_with_offline_plan(bytes, offsets);
+  // The words [1, 0, count] start the metadata buffer: rewrite the version word.
+  const int32_t head[3] = {1, 0, static_cast<int32_t>(offsets.size())};
+  const size_t at = out.find(std::string(reinterpret_cast<const char*>(head), sizeof(head)));
+  REQUIRE(at != std::string::npos);
+  std::memcpy(&out[at], &version, 4);
+  *offsets_out = offsets;
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("an offline plan with version word 0 (as Vela writes) is read as TFLM reads it") {
+  std::vector<int32_t> offsets;
+  const std::string model = partly_planned(read_tflm_reference("person_detect.tflite"), 0, &offsets);
+  TfliteImportOptions keep;
+  keep.fold_constant_ops = false;
+  const TfliteModel m = import_tflite(model, keep);  // used to fail: "version 0 is not supported"
+  REQUIRE(m.offline_offsets.has_value());
+  CHECK(*m.offline_offsets == offsets);
+
+  const TflmArena a = tflm_arena(model, {});
+  REQUIRE(a.offline_plan.has_value());
+  CHECK(a.offline_plan->version == 0);
+  CHECK(a.offline_plan->offsets == 89);
+  int fixed = 0;
+  for (int32_t off : offsets) fixed += off >= 0;
+  CHECK(a.offline_plan->fixed == fixed);
+  CHECK(a.offline_plan->online == 89 - fixed);
+  // Half the activations fixed at a lower-bound plan's offsets, TFLM placing the rest around them:
+  // never below the 55,296 B every plan needs.
+  CHECK(a.head_bytes >= 55296);
+}
+
+TEST_CASE("re-planning a model keeps the offsets its offline plan fixes") {
+  std::vector<int32_t> offsets;
+  const std::string model = partly_planned(read_tflm_reference("person_detect.tflite"), 1, &offsets);
+  TfliteImportOptions keep;
+  keep.fold_constant_ops = false;
+  const TfliteModel m = import_tflite(model, keep);
+  const LiveAnalysis live = analyze_lifetimes(m.graph, m.graph.file_order());
+  LayoutProblem problem = layout_problem(m.graph, live);
+  const int fixed = keep_offline_offsets(problem, m, live);
+  CHECK(fixed > 10);
+  PlanOptions po;
+  po.planner = "portfolio";
+  const ArenaPlan plan = plan_arena(problem, po);
+  const std::vector<int32_t> again = offline_offsets_for(m, live, plan.offsets);
+  for (size_t i = 0; i < offsets.size(); ++i)
+    if (offsets[i] >= 0) CHECK(again[i] == offsets[i]);
+  CHECK(plan.verified);
 }
