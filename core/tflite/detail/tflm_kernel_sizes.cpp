@@ -155,9 +155,12 @@ bool known_prepare(const Operator& op, const Subgraph& g, Recipe r) {
       return true;
     }
     case kAveragePool2D: case kMaxPool2D: case kL2Pool2D:
-    case kQuantize: case kDequantize: case kReshape: case kLogistic: case kRelu: case kRelu6:
+    case kQuantize: case kDequantize: case kReshape: case kLogistic: case kRelu:
     case kLeakyRelu: case kHardSwish: case kTanh: case kSqueeze:
       r.in(0); r.outp(0);
+      return true;
+    case kRelu6:  // Relu6Prepare reads only its input
+      r.in(0);
       return true;
     case kSoftmax:
       r.in(0); r.outp(0);
