@@ -1,6 +1,7 @@
 #include "core/tflite/detail/tflm_arena_sim.h"
 
 #include <algorithm>
+#include <stdexcept>
 
 namespace arenaplan::tflm {
 namespace {
@@ -205,7 +206,11 @@ ArenaRun run_arena(const std::vector<ArenaCall>& calls, Bytes arena_bytes) {
 Bytes minimum_arena(const std::vector<ArenaCall>& calls, std::string* limited_by) {
   Bytes hi = 0;
   for (const ArenaCall& c : calls) hi += c.size + c.align;
-  while (!run_arena(calls, hi).ok) hi *= 2;  // cannot loop: the sum above always fits
+  // Everything at once fits in the sum above; the doublings only guard a replay bug.
+  for (int grow = 0; !run_arena(calls, hi).ok; ++grow) {
+    if (grow == 4) throw std::logic_error("TFLM arena replay: no arena size fits");
+    hi *= 2;
+  }
   Bytes lo = 0;  // an empty arena never fits (the allocator's own objects need room)
   while (hi - lo > 1) {
     const Bytes mid = lo + (hi - lo) / 2;

@@ -182,9 +182,20 @@ bool known_prepare(const Operator& op, const Subgraph& g, Recipe r) {
     case kStridedSlice:
       r.in(0); r.in(1); r.in(2); r.in(3); r.outp(0);
       return true;
-    case kResizeNearestNeighbor:
+    case kResizeNearestNeighbor: case kResizeBilinear: case kExpandDims: case kGather:
       r.in(0); r.in(1); r.outp(0);
       return true;
+    case kCast:
+      r.in(0); r.outp(0);
+      return true;
+    case kSplit:  // only the axis tensor
+      r.in(0);
+      return true;
+    case kSplitV:
+      r.in(2);
+      return true;
+    case kTranspose: case kMaximum: case kMinimum: case kPack: case kUnpack: case kFloor: case kShape:
+      return true;  // no temporaries, no persistent buffers
     case kMean: case kSum: {
       // PrepareMeanOrSumHelper, then PrepareSimple's own input, axis, output.
       r.in(0); r.outp(0); r.in(1);
