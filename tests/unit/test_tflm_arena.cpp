@@ -269,3 +269,17 @@ TEST_CASE("re-planning a model keeps the offsets its offline plan fixes") {
     if (offsets[i] >= 0) CHECK(again[i] == offsets[i]);
   CHECK(plan.verified);
 }
+
+TEST_CASE("a truncated or corrupt model is an InputError naming the place, never a crash") {
+  const std::string bytes = read_tflm_reference("person_detect.tflite");
+  for (size_t cut : {size_t{0}, size_t{7}, size_t{64}, bytes.size() / 2, bytes.size() - 1}) {
+    INFO("cut at " << cut);
+    CHECK_THROWS_AS(tflm_arena(bytes.substr(0, cut), {}), InputError);
+  }
+  std::string flipped = bytes;
+  for (size_t i = 16; i < 4096; i += 97) flipped[i] = static_cast<char>(flipped[i] ^ 0x5a);
+  try {
+    tflm_arena(flipped, {});  // may still verify: then it must simply give a figure
+  } catch (const InputError&) {
+  }
+}
