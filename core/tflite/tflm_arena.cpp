@@ -153,6 +153,11 @@ TflmArena size_model(const tflm::Model& m, const TflmArenaOptions& o) {
       std::to_string(o.pointer_bytes) + "-byte pointers, 4-byte enums" +
           (o.pointer_bytes == 4 ? " (toolchains with -fshort-enums need up to ~100 bytes less)" : ""),
   };
+  if (!a.estimated_ops.empty())
+    a.assumptions.push_back("estimated ops: builtin data and OpData up to 256 B each, every input and output "
+                            "held twice as a temporary, per-channel arrays for per-channel inputs, one scratch "
+                            "buffer as large as the op's largest activation; a kernel that allocates more "
+                            "(several scratch buffers, large state) needs more than shown");
   if (m.subgraphs.size() > 1)
     a.assumptions.push_back("subgraphs other than 0 (IF/WHILE bodies) are allocated but their lifetimes "
                             "are not modelled");
