@@ -230,10 +230,11 @@ std::string tflm_arena_text(const TflmArena& a) {
   if (!a.limited_by.empty()) os << "; one byte less fails in " << a.limited_by;
   os << ")\n";
   os << "  arena_used_bytes():       " << with_commas(a.arena_used_bytes) << " B = head " << with_commas(a.head_bytes)
-     << " + tail " << with_commas(a.tail_bytes) << "\n";
+     << " + tail " << with_commas(a.tail_bytes) << " (with an arena of exactly that size)\n";
   os << "  head (non-persistent):    " << with_commas(a.head_bytes) << " B";
   if (a.scratch_buffers > 0)
-    os << " (" << a.scratch_buffers << " scratch buffers, " << with_commas(a.scratch_bytes) << " B, included)";
+    os << " (" << a.scratch_buffers << " kernel scratch buffers, " << with_commas(a.scratch_bytes)
+       << " B in all, planned in it)";
   os << "\n  tail (persistent), as RecordingMicroAllocator counts it:\n";
   for (const TflmCategory& c : a.categories)
     os << "    " << c.name << ": " << with_commas(c.used_bytes) << " B used, " << with_commas(c.requested_bytes)
