@@ -283,3 +283,23 @@ TEST_CASE("a truncated or corrupt model is an InputError naming the place, never
   } catch (const InputError&) {
   }
 }
+
+// tests/unit/data/tflm/README.md: int8 CNNs with branches, ADD, CONCATENATION, PAD, MAX_POOL,
+// MEAN and FULLY_CONNECTED, measured in the real TFLM interpreter on x86-64.
+TEST_CASE("int8 CNNs with branches, add and concat: the minimum TFLM measured, for every plan") {
+  const std::map<std::string, Bytes> measured = {{"int8_branches_small.tflite", 12400},
+                                                 {"int8_inception.tflite", 55784}};
+  for (const auto& [file, min_arena] : measured) {
+    INFO(file);
+    const std::string bytes = arenaplan::test::read_test_file(std::string(AP_SOURCE_DIR) + "/tests/unit/data/tflm/" + file);
+    for (TflmPlan plan : {TflmPlan::kTflm, TflmPlan::kOffline, TflmPlan::kReordered}) {
+      TflmArenaOptions o;
+      o.pointer_bytes = 8;
+      o.plan = plan;
+      o.planner = "portfolio";
+      const TflmArena a = tflm_arena(bytes, o);
+      CHECK(a.min_arena_bytes == min_arena);
+      CHECK(a.estimated_ops.empty());
+    }
+  }
+}
