@@ -7,6 +7,8 @@
 #include "core/budget/budget_report.h"
 #include "core/graph/examples.h"
 #include "core/graph/lifetime.h"
+#include "core/tflite/tflite_import.h"
+#include "core/tflite/tflm_arena.h"
 
 namespace arenaplan::cli {
 namespace {
@@ -26,13 +28,28 @@ MemoryMap load_board(const std::string& path) {
 }
 
 int run_budget(const Args& args) {
-  Graph g = load_graph(args.positional_at(0, "GRAPH"));
+  const std::string& path = args.positional_at(0, "GRAPH");
+  Graph g = load_graph(path);
   auto board_path = args.option("board");
   if (!board_path) throw InputError("--board", "missing: give the board JSON (--board BOARD.json or example:NAME)");
   MemoryMap board = load_board(*board_path);
   BudgetOptions options;
   if (auto p = args.option("planner")) options.plan.planner = *p;
   options.plan.time_limit_seconds = args.double_option("time-limit", options.plan.time_limit_seconds, 0, 3600);
+  // A .tflite run by TFLM: the persistent part comes from the model, not from the board's
+  // hand-typed reservation (everything TFLM needs beyond the planned head: tail + temporaries).
+  std::optional<TflmArenaComparison> tflm;
+  std::vector<std::string> replaced;
+  if (path.rfind("example:", 0) != 0) {
+    const std::string bytes = read_file(path);
+    if (looks_like_tflite(bytes)) {
+      tflm = tflm_arena_comparison(bytes, static_cast<int>(args.int_option("pointer-bytes", 4, 4, 8)),
+                                   options.plan.planner, options.plan.time_limit_seconds);
+      const TflmArena& a = tflm->offline;
+      replaced = use_model_persistent(board, a.min_arena_bytes - a.head_bytes,
+                                      "TFLM persistent tail + AllocateTensors temporaries (from the model)");
+    }
+  }
   if (auto s = args.option("scratch")) {
     if (*s == "in_arena" || *s == "arena") options.scratch = ScratchPolicy::kInArena;
     else if (*s == "separate") options.scratch = ScratchPolicy::kSeparate;
@@ -40,8 +57,27 @@ int run_budget(const Args& args) {
   }
   LiveAnalysis live = analyze_lifetimes(g, order_from_args(g, args));
   Budget b = plan_budget(g, live, board, options);
-  if (args.flag("json")) std::cout << budget_json(g, live, board, b).dump(2) << "\n";
-  else std::cout << budget_text(g, live, board, b);
+  if (args.flag("json")) {
+    JsonOut j = budget_json(g, live, board, b);
+    if (tflm) {
+      j["tflm_arena"] = tflm_comparison_json(*tflm);
+      j["tflm_arena"]["replaced_reservations"] = replaced;
+    }
+    std::cout << j.dump(2) << "\n";
+  } else {
+    if (tflm) {
+      std::cout << "TFLM arena: " << tflm_comparison_sentence(*tflm) << " (" << tflm->tflm.pointer_bytes * 8
+                << "-bit pointers)\n";
+      std::cout << "persistent part from the model: " << tflm->offline.min_arena_bytes - tflm->offline.head_bytes
+                << " B (tail " << tflm->offline.tail_bytes << " B + AllocateTensors temporaries)";
+      if (!replaced.empty()) {
+        std::cout << ", instead of the board's";
+        for (const std::string& r : replaced) std::cout << " \"" << r << "\"";
+      }
+      std::cout << "\n";
+    }
+    std::cout << budget_text(g, live, board, b);
+  }
   return b.fits ? 0 : 1;
 }
 
@@ -49,7 +85,7 @@ int run_budget(const Args& args) {
 
 ARENAPLAN_COMMAND("budget",
                   "budget GRAPH --board BOARD.json [--order A,B,...] [--planner NAME] [--scratch in_arena|separate] "
-                  "[--time-limit S] [--json]",
-                  {"json"}, {"board", "order", "planner", "scratch", "time-limit"}, run_budget);
+                  "[--time-limit S] [--pointer-bytes 4|8] [--json]",
+                  {"json"}, {"board", "order", "planner", "scratch", "time-limit", "pointer-bytes"}, run_budget);
 
 }  // namespace arenaplan::cli

@@ -10,6 +10,7 @@
 #include "core/tflite/tflite_export.h"
 #include "core/tflite/tflite_import.h"
 #include "core/tflite/tflite_sha256.h"
+#include "core/tflite/tflm_arena.h"
 
 namespace arenaplan::cli {
 
@@ -87,12 +88,23 @@ int run_export(const Args& parsed) {
   Schedule order = schedule_from_args(g, args, format == "tflite-reordered" ? "optimal" : "file");
   LiveAnalysis live = analyze_lifetimes(g, order);
   LayoutProblem problem = layout_problem(g, live);
+  // Offsets the model's own offline plan fixes stay where they are; the rest is planned around them.
+  if (in.model && keep_offline_offsets(problem, *in.model, live) > 0)
+    std::cerr << "export: keeping the fixed offsets of the model's OfflineMemoryAllocation\n";
   PlanOptions plan_options;
   plan_options.planner = args.option("planner").value_or("best");
   plan_options.time_limit_seconds = args.double_option("time-limit", 5.0, 0.0, 3600.0);
   ArenaPlan plan = plan_arena(problem, plan_options);
   PlanView view{g, live, problem, plan};
   require_verified(view);
+
+  // The whole TFLM arena next to the plan (C header and JSON report of a model).
+  std::optional<TflmArenaComparison> tflm;
+  if (in.model && (format == "c-header" || format == "json")) {
+    tflm = tflm_arena_comparison(in.bytes, static_cast<int>(args.int_option("pointer-bytes", 4, 4, 8)),
+                                 plan_options.planner, plan_options.time_limit_seconds);
+    in.source.tflm = &*tflm;
+  }
 
   std::string data;
   if (format == "c-header") data = c_header(view, in.source);
@@ -122,6 +134,8 @@ int run_export(const Args& parsed) {
   std::cerr << "export " << format << ": arena " << plan.arena_bytes << " B (" << plan.planner
             << ", lower bound " << plan.lower_bound_bytes << " B, peak " << live.peak_bytes << " B, "
             << g.ops.size() << " ops)" << (out ? ", wrote " + *out : std::string()) << "\n";
+  if (tflm) std::cerr << "TFLM arena (" << tflm->tflm.pointer_bytes * 8 << "-bit pointers): "
+                      << tflm_comparison_sentence(*tflm) << "\n";
   return 0;
 }
 
@@ -130,8 +144,8 @@ int run_export(const Args& parsed) {
 ARENAPLAN_COMMAND("export",
                   "export GRAPH|MODEL.tflite --format c-header|tflite-offline|tflite-reordered|minimalloc-csv|"
                   "trace|json [-o|--out OUT] [--planner best] [--schedule file|optimal] [--order A,B,...] "
-                  "[--time-limit S] [--keep-constant-ops] [--no-reshape-alias]",
+                  "[--time-limit S] [--pointer-bytes 4|8] [--keep-constant-ops] [--no-reshape-alias]",
                   {"keep-constant-ops", "no-reshape-alias"},
-                  {"format", "out", "planner", "schedule", "order", "time-limit"}, run_export);
+                  {"format", "out", "planner", "schedule", "order", "time-limit", "pointer-bytes"}, run_export);
 
 }  // namespace arenaplan::cli

@@ -6,6 +6,7 @@
 #include "core/graph/lifetime.h"
 #include "core/graph/report.h"
 #include "core/tflite/tflite_import.h"
+#include "core/tflite/tflm_arena.h"
 
 namespace arenaplan::cli {
 
@@ -83,6 +84,19 @@ int run_import(const Args& parsed) {
   LiveAnalysis live = analyze_lifetimes(m.graph, m.graph.file_order());
   if (out) write_file(*out, graph_to_json(m.graph) + "\n");
   JsonOut s = tflite_summary_json(m, live);
+  // TFLM's whole arena for this model, with its own planner and with arenaplan's offline plan.
+  std::optional<TflmArenaComparison> tflm;
+  std::string tflm_refused;
+  try {
+    tflm = tflm_arena_comparison(read_file(path), static_cast<int>(args.int_option("pointer-bytes", 4, 4, 8)),
+                                 args.option("planner").value_or("best"),
+                                 args.double_option("time-limit", 5.0, 0.0, 3600.0));
+    s["tflm_arena"] = tflm_comparison_json(*tflm);
+  } catch (const InputError& e) {
+    if (e.where().rfind("--", 0) == 0) throw;
+    tflm_refused = e.what();  // a model TFLM cannot run (e.g. dynamic shapes): say so, import anyway
+    s["tflm_arena"] = {{"error", tflm_refused}};
+  }
   if (args.flag("json")) {
     std::cout << s.dump(2) << "\n";
     return 0;
@@ -102,6 +116,21 @@ int run_import(const Args& parsed) {
             << ") at step " << live.peak_step << " (" << s["peak_op"].get<std::string>() << ")\n"
             << "lower bound         " << s["lower_bound_bytes"].get<int64_t>() << " ("
             << format_bytes(s["lower_bound_bytes"].get<int64_t>()) << ", largest op's inputs + outputs)\n";
+  if (tflm && tflm->tflm.offline_plan) {
+    const TflmOfflinePlanInfo& p = *tflm->tflm.offline_plan;
+    std::cout << "offline plan        " << p.offsets << " offsets in the file: " << p.fixed << " fixed, " << p.online
+              << " planned online by TFLM (version word " << p.version << ", subgraph word " << p.subgraph
+              << "; TFLM reads only the count and the offsets)\n";
+  }
+  if (tflm) {
+    std::cout << "TFLM arena          " << tflm_comparison_sentence(*tflm) << " (tensor_arena_size, "
+              << tflm->tflm.pointer_bytes * 8 << "-bit pointers, " << tflm->tflm.tflm_version << ")\n";
+    if (!tflm->tflm.estimated_ops.empty())
+      std::cout << "  estimated (kernels not modelled, rounded up): " << tflm->tflm.estimated_ops.size()
+                << " ops, e.g. " << tflm->tflm.estimated_ops.front() << "\n";
+  } else {
+    std::cout << "TFLM arena          not available: " << tflm_refused << "\n";
+  }
   if (!m.custom_ops.empty()) {
     std::cout << "custom ops         ";
     for (const std::string& c : m.custom_ops) std::cout << " " << c;
@@ -114,7 +143,9 @@ int run_import(const Args& parsed) {
 }  // namespace
 
 ARENAPLAN_COMMAND("import",
-                  "import MODEL.tflite [-o|--out graph.json] [--json] [--keep-constant-ops] [--no-reshape-alias]",
-                  {"json", "keep-constant-ops", "no-reshape-alias"}, {"out"}, run_import);
+                  "import MODEL.tflite [-o|--out graph.json] [--json] [--keep-constant-ops] [--no-reshape-alias] "
+                  "[--pointer-bytes 4|8] [--planner best] [--time-limit S]",
+                  {"json", "keep-constant-ops", "no-reshape-alias"}, {"out", "pointer-bytes", "planner", "time-limit"},
+                  run_import);
 
 }  // namespace arenaplan::cli

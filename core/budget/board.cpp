@@ -259,6 +259,29 @@ void validate_board(const MemoryMap& m) {
     if (c.region && !valid(*c.region)) throw InputError(c.where + "/region", "names no region");
 }
 
+std::vector<std::string> use_model_persistent(MemoryMap& board, Bytes bytes, const std::string& owner) {
+  std::vector<std::string> replaced;
+  std::optional<RegionId> region;
+  std::vector<Reservation> kept;
+  for (Reservation& r : board.reservations) {
+    if (r.kind != ReservationKind::kPersistent) {
+      kept.push_back(std::move(r));
+      continue;
+    }
+    if (!region) region = r.region;
+    replaced.push_back(r.owner);
+  }
+  Reservation model;
+  model.owner = owner;
+  model.kind = ReservationKind::kPersistent;
+  model.region = region.value_or(board.arena_regions.empty() ? 0 : board.arena_regions.front());
+  model.bytes = bytes;
+  kept.push_back(std::move(model));
+  board.reservations = std::move(kept);
+  validate_board(board);
+  return replaced;
+}
+
 MemoryMap parse_board_json(std::string_view text) {
   Json doc = parse_document(text);
   if (!doc.is_object()) throw InputError("/", "expected a board object, found " + kind_of(doc));

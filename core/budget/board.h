@@ -92,6 +92,12 @@ MemoryMap parse_board_json(std::string_view text);
 // Writes a memory map back in the same format (parse_board_json(board_to_json(m)) reproduces m).
 std::string board_to_json(const MemoryMap& m);
 
+// The persistent part of the runtime measured from the model instead of typed by hand (TFLM: its
+// tail plus what AllocateTensors needs beyond the plan, from tflm_arena): every `persistent`
+// reservation is replaced by one always-reserved entry of `bytes`, owned by `owner`, in the region
+// of the first one replaced (else the first arena region). Returns the owners it replaced.
+std::vector<std::string> use_model_persistent(MemoryMap& board, Bytes bytes, const std::string& owner);
+
 // Checks that every reference and size is sane; parse_board_json calls it, editors (the budget
 // panel) call it after each edit. Throws InputError naming the reservation or region.
 void validate_board(const MemoryMap& m);

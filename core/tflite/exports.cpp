@@ -1,5 +1,6 @@
 #include "core/tflite/exports.h"
 
+#include <algorithm>
 #include <map>
 #include <sstream>
 #include <stdexcept>
@@ -63,6 +64,26 @@ std::vector<TensorRow> tensor_rows(const PlanView& v, const PlanSource& s) {
 }
 
 
+// The sizes a TFLM user needs, named apart: the plan (TFLM's head) and the whole arena.
+std::string tflm_header_lines(const TflmArenaComparison& c) {
+  const Bytes needed = std::max(c.tflm.min_arena_bytes, c.offline.min_arena_bytes);
+  std::ostringstream h;
+  h << "\n// TFLM (" << c.tflm.tflm_version << ", reference kernels, " << c.tflm.pointer_bytes * 8
+    << "-bit pointers; `arenaplan export --pointer-bytes 8` for a 64-bit host):\n"
+    << "//   " << comment_safe(tflm_comparison_sentence(c)) << ".\n"
+    << "//   ARENAPLAN_PLAN_HEAD_BYTES is the planned (non-persistent) head only; pass\n"
+    << "//   ARENAPLAN_TFLM_ARENA_BYTES as tensor_arena_size to tflite::MicroInterpreter: it adds the\n"
+    << "//   persistent tail and the temporaries of AllocateTensors, and fits both ways of running.\n"
+    << "#define ARENAPLAN_PLAN_HEAD_BYTES " << c.offline.head_bytes << "\n"
+    << "#define ARENAPLAN_TFLM_ARENA_BYTES " << needed << "\n";
+  if (!c.tflm.estimated_ops.empty()) {
+    h << "// Estimated (kernels not modelled, rounded up):";
+    for (const std::string& op : c.tflm.estimated_ops) h << " " << comment_safe(op);
+    h << "\n";
+  }
+  return h.str();
+}
+
 }  // namespace
 
 void require_verified(const PlanView& v) {
@@ -101,10 +122,12 @@ std::string c_header(const PlanView& v, const PlanSource& s) {
     << "#pragma once\n\n#include <stdint.h>\n#ifndef __cplusplus\n#include <stdalign.h>\n#endif\n\n"
     << "#define ARENAPLAN_ARENA_BYTES " << v.plan.arena_bytes << "\n"
     << "#define ARENAPLAN_ALIGNMENT " << g.alignment << "\n";
+  if (s.tflm) h << tflm_header_lines(*s.tflm);
   std::vector<TensorRow> rows = tensor_rows(v, s);
   h << "#define ARENAPLAN_TENSOR_COUNT " << rows.size() << "\n"
     << "#define ARENAPLAN_OPERATOR_COUNT " << g.ops.size() << "\n\n"
-    << "alignas(16) static uint8_t tensor_arena[ARENAPLAN_ARENA_BYTES];\n\n"
+    << "alignas(16) static uint8_t tensor_arena[" << (s.tflm ? "ARENAPLAN_TFLM_ARENA_BYTES" : "ARENAPLAN_ARENA_BYTES")
+    << "];\n\n"
     << "static const int32_t arenaplan_tensor_offsets[ARENAPLAN_TENSOR_COUNT] = {\n";
   for (size_t i = 0; i < rows.size(); ++i) {
     const TensorRow& r = rows[i];
@@ -196,6 +219,7 @@ JsonOut plan_report_json(const PlanView& v, const PlanSource& s) {
                      {"operator_order", file_operator_order(*s.model, v.live.order)},
                      {"folded_operators", s.model->folded_ops}};
   }
+  if (s.tflm) out["tflm_arena"] = tflm_comparison_json(*s.tflm);
   return out;
 }
 

@@ -10,6 +10,7 @@
 #include "core/graph/lifetime.h"
 #include "core/graph/report.h"
 #include "core/tflite/tflite_import.h"
+#include "core/tflite/tflm_arena.h"
 
 namespace arenaplan {
 
@@ -19,6 +20,9 @@ struct PlanSource {
   std::string name;                    // graph or model name
   std::string sha256;                  // of the input file (model, or graph JSON text)
   const TfliteModel* model = nullptr;  // set when the graph came from a .tflite
+  // TFLM's whole arena for that model (tflm_arena_comparison): the C header then sizes
+  // tensor_arena with what MicroInterpreter needs, and the JSON report carries both figures.
+  const TflmArenaComparison* tflm = nullptr;
 };
 
 // A plan and what it was computed from (live.buffers[i] <-> problem.buffers[i] <-> plan.offsets[i]).
@@ -31,7 +35,10 @@ struct PlanView {
 
 // `alignas(16) static uint8_t tensor_arena[N]`, the offset of every tensor (-1: not in the arena),
 // the operator order, and a comment block: model hash, tool version, planner, alignment, input
-// sizes, arena size.
+// sizes, arena size. N is the plan's arena, or with source.tflm the tensor_arena_size TFLM's
+// MicroInterpreter needs (the larger of TFLM's own planner and the offline plan, so the header
+// works with the model as it is and with the exported tflite-offline model);
+// ARENAPLAN_PLAN_HEAD_BYTES then names the plan's (head) size apart.
 std::string c_header(const PlanView& v, const PlanSource& source);
 
 // Chrome trace events (chrome://tracing, ui.perfetto.dev): one step = 1 ms; one track per arena
@@ -43,7 +50,7 @@ std::string lifetime_trace_json(const PlanView& v, const PlanSource& source);
 std::string plan_minimalloc_csv(const PlanView& v);
 
 // {"source", "analysis" (analysis_json), "layout" (layout_json)} plus, for models, the file
-// numbering of tensors and operators.
+// numbering of tensors and operators, and with source.tflm "tflm_arena" (tflm_comparison_json).
 JsonOut plan_report_json(const PlanView& v, const PlanSource& source);
 
 // Throws std::logic_error naming the broken rule unless the plan verifies.

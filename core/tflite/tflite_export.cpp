@@ -68,6 +68,30 @@ std::vector<int32_t> offline_offsets_for(const TfliteModel& m, const LiveAnalysi
   return out;
 }
 
+int keep_offline_offsets(LayoutProblem& problem, const TfliteModel& m, const LiveAnalysis& live) {
+  if (!m.offline_offsets) return 0;
+  std::vector<std::optional<Bytes>> want(problem.buffers.size());
+  std::vector<char> conflict(problem.buffers.size(), 0);
+  for (size_t i = 0; i < m.offline_offsets->size() && i < m.graph_tensor.size(); ++i) {
+    const int32_t off = (*m.offline_offsets)[i];
+    const TensorId t = m.graph_tensor[i];
+    if (off < 0 || t < 0 || m.graph.tensors[t].persistent) continue;
+    const int b = live.buffer_of_tensor[t];
+    if (b < 0 || static_cast<size_t>(b) >= problem.buffers.size()) continue;
+    if (want[b] && *want[b] != off) conflict[b] = 1;
+    want[b] = off;
+  }
+  int fixed = 0;
+  for (size_t b = 0; b < problem.buffers.size(); ++b) {
+    if (!want[b] || conflict[b]) continue;
+    LayoutBuffer& buf = problem.buffers[b];
+    buf.fixed_offset = *want[b];
+    if (*want[b] % buf.alignment != 0) buf.alignment = 1;  // TFLM takes offsets as they are
+    ++fixed;
+  }
+  return fixed;
+}
+
 std::string tflite_with_offline_plan(std::string_view model_bytes, const std::vector<int32_t>& offsets) {
   std::string aligned(model_bytes);  // heap copy: aligned like the importer wants
   const tfl::Model* model = checked_model(aligned);

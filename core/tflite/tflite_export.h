@@ -28,6 +28,12 @@ namespace arenaplan {
 std::vector<int32_t> offline_offsets_for(const TfliteModel& m, const LiveAnalysis& live,
                                          const std::vector<Bytes>& offsets);
 
+// Keeps the offsets an OfflineMemoryAllocation already in the model fixes (TFLM's -1 means
+// "planned online" and stays free): the buffer of each such tensor gets that fixed offset, so a
+// re-plan places everything else around them. A buffer whose tensors disagree stays free.
+// Returns how many buffers it fixed.
+int keep_offline_offsets(LayoutProblem& problem, const TfliteModel& m, const LiveAnalysis& live);
+
 // The model with an OfflineMemoryAllocation entry (words: version 1, subgraph index 0, tensor
 // count, one offset per tensor of the model; -1 also for subgraphs other than 0). An existing
 // entry of that name is replaced. `offsets` has one entry per subgraph-0 tensor.

@@ -58,7 +58,7 @@ std::string kind_of(const tfl::OperatorCode* code, int32_t* builtin_out) {
 }
 
 // The offsets of subgraph 0 from OfflineMemoryAllocation (words: version, subgraph, tensor count,
-// then one int32 per tensor of the model).
+// then one int32 per tensor of the model), read as TFLM reads them.
 std::optional<std::vector<int32_t>> read_offline_offsets(const tfl::Model* model, int32_t sg0_tensors,
                                                          int32_t total_tensors) {
   if (!model->metadata()) return std::nullopt;
@@ -74,7 +74,8 @@ std::optional<std::vector<int32_t>> read_offline_offsets(const tfl::Model* model
     const size_t words = buf->data()->size() / 4;
     std::vector<int32_t> w(words);
     std::memcpy(w.data(), buf->data()->data(), words * 4);  // data may be unaligned for int32
-    if (w[0] != 1) throw InputError(where, "version " + std::to_string(w[0]) + " is not supported (expected 1)");
+    // TFLM reads only the count word and the offsets: the version word (Vela writes 0) and the
+    // subgraph word are not checked, so neither is refused here.
     if (w[2] != total_tensors && w[2] != sg0_tensors)
       throw InputError(where, std::to_string(w[2]) + " offsets for a model of " +
                                   std::to_string(total_tensors) + " tensors");

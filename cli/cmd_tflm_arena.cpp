@@ -1,0 +1,38 @@
+// arenaplan tflm-arena: the tensor_arena_size TFLM's MicroInterpreter needs for a .tflite model.
+#include <iostream>
+
+#include "cli/command.h"
+#include "core/tflite/tflm_arena.h"
+
+namespace arenaplan::cli {
+namespace {
+
+int run_tflm_arena(const Args& args) {
+  const std::string& path = args.positional_at(0, "MODEL.tflite");
+  if (args.positional.size() > 1) throw InputError("arguments", "unexpected \"" + args.positional[1] + "\"");
+  TflmArenaOptions o;
+  o.pointer_bytes = static_cast<int>(args.int_option("pointer-bytes", 4, 4, 8));
+  o.plan = parse_tflm_plan(args.option("plan").value_or("tflm"));
+  o.planner = args.option("planner").value_or("best");
+  o.time_limit_seconds = args.double_option("time-limit", 5.0, 0.0, 3600.0);
+  const std::string bytes = read_file(path);
+  TflmArena a;
+  try {
+    a = tflm_arena(bytes, o);
+  } catch (const InputError& e) {
+    if (e.where().rfind("--", 0) == 0) throw;
+    throw InputError(path + ": " + e.where(), std::string(e.what()).substr(e.where().size() + 2));
+  }
+  if (args.flag("json")) std::cout << tflm_arena_json(a).dump(2) << "\n";
+  else std::cout << tflm_arena_text(a);
+  return 0;
+}
+
+}  // namespace
+
+ARENAPLAN_COMMAND("tflm-arena",
+                  "tflm-arena MODEL.tflite [--pointer-bytes 4|8] [--plan tflm|offline|reordered] [--planner best] "
+                  "[--time-limit S] [--json]",
+                  {"json"}, {"pointer-bytes", "plan", "planner", "time-limit"}, run_tflm_arena);
+
+}  // namespace arenaplan::cli
