@@ -28,9 +28,11 @@ struct Reference {
   Bytes min_arena, used, head, tail;
   std::map<std::string, Used> categories;
   // arena_used_bytes() and the tail's padding depend on where the arena ends (tail allocations are
-  // aligned down from it). The model reports them for an arena of exactly the minimum size; the
-  // reference measured person_detect on 64 bits with an arena ending 8 bytes further from a
-  // 16-byte boundary, so those three figures may differ by less than one 16-byte step.
+  // aligned down from it). The model reports them for an arena of exactly the minimum size, as the
+  // reference did everywhere except person_detect on 64 bits, measured with an arena ending on a
+  // 16-byte boundary (the minimum, 85,016, ends 8 bytes off one): those three figures may differ
+  // by less than one 16-byte step. (TFLM built for wasm32 here shows the same effect the other
+  // way: over an 8 MiB arena person_detect uses 82,300 B, the model's figure for such an end.)
   Bytes end_alignment_slack = 0;
 };
 
@@ -287,19 +289,24 @@ TEST_CASE("a truncated or corrupt model is an InputError naming the place, never
 // tests/unit/data/tflm/README.md: int8 CNNs with branches, ADD, CONCATENATION, PAD, MAX_POOL,
 // MEAN and FULLY_CONNECTED, measured in the real TFLM interpreter on x86-64.
 TEST_CASE("int8 CNNs with branches, add and concat: the minimum TFLM measured, for every plan") {
-  const std::map<std::string, Bytes> measured = {{"int8_branches_small.tflite", 12400},
-                                                 {"int8_inception.tflite", 55784}};
-  for (const auto& [file, min_arena] : measured) {
-    INFO(file);
-    const std::string bytes = arenaplan::test::read_test_file(std::string(AP_SOURCE_DIR) + "/tests/unit/data/tflm/" + file);
-    for (TflmPlan plan : {TflmPlan::kTflm, TflmPlan::kOffline, TflmPlan::kReordered}) {
-      TflmArenaOptions o;
-      o.pointer_bytes = 8;
-      o.plan = plan;
-      o.planner = "portfolio";
-      const TflmArena a = tflm_arena(bytes, o);
-      CHECK(a.min_arena_bytes == min_arena);
-      CHECK(a.estimated_ops.empty());
-    }
+  struct Measured {
+    const char* file;
+    Bytes min64, min32;
+  };
+  for (const Measured& m : {Measured{"int8_branches_small.tflite", 12400, 11436},
+                            Measured{"int8_inception.tflite", 55784, 54292}}) {
+    INFO(m.file);
+    const std::string bytes =
+        arenaplan::test::read_test_file(std::string(AP_SOURCE_DIR) + "/tests/unit/data/tflm/" + m.file);
+    for (TflmPlan plan : {TflmPlan::kTflm, TflmPlan::kOffline, TflmPlan::kReordered})
+      for (int pointer : {8, 4}) {
+        TflmArenaOptions o;
+        o.pointer_bytes = pointer;
+        o.plan = plan;
+        o.planner = "portfolio";
+        const TflmArena a = tflm_arena(bytes, o);
+        CHECK(a.min_arena_bytes == (pointer == 8 ? m.min64 : m.min32));
+        CHECK(a.estimated_ops.empty());
+      }
   }
 }
