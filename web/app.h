@@ -24,7 +24,12 @@
 // title). A tile with no panels gives its space to the others.
 //
 // Edits are all-or-nothing: a failed edit (bad JSON, invalid order) keeps the last good state and
-// puts a readable message in AppState::error; a successful edit clears it and bumps `revision`.
+// puts a readable message in AppState::error; a successful edit clears it and bumps `revision`
+// (and `graph_revision` when the graph itself changed).
+//
+// Panel state: a panel that keeps anything between frames has one struct below ("Panel state")
+// and one member in AppState; values it derives from the input are Derived<T> (web/derived.h)
+// keyed by the revision they depend on. No panel state in file-scope globals.
 #pragma once
 
 #include <array>
@@ -115,7 +120,6 @@ struct GraphCanvasState {
   std::string search;
   Derived<std::vector<GraphSearchMatch>, std::pair<uint64_t, std::string>> matches;
   std::string jumped_to;
-  bool search_refocus = false;
 };
 
 // -- Graph tab: the structural editor (web/graph_editor.cpp) --

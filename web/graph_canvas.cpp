@@ -253,17 +253,21 @@ void handle_canvas_input(AppState& s, ImVec2 canvas_min, ImVec2 canvas, OpId hov
 }
 
 // Keeps the running op in view when the step changes (Next step, a click on a bar, Alt+arrows, a
-// share link): when its box would leave the canvas, the view centres on it.
-void follow_step(AppState& s, const DagLayout& d, ImVec2 canvas) {
+// share link): when its box would leave the canvas, or hide under the overview, the view centres
+// on it.
+void follow_step(AppState& s, const DagLayout& d, ImVec2 p0, ImVec2 canvas) {
   GraphCanvasState& v = s.graph_canvas;
   const bool moved = s.step != v.last_step;
   v.last_step = s.step;
   const OpId op = running_op(s);
   if (!moved || !v.follow_step || op < 0 || d.node_of_op.size() != s.graph.ops.size()) return;
   const DagNode& n = d.nodes[d.node_of_op[op]];
-  const Frame f = view_frame(v);
+  const Frame f = view_frame(v, p0);
   const ImVec2 a = f.box_min(n), b = f.box_max(n);
-  if (a.x < 0 || a.y < 0 || b.x > canvas.x || b.y > canvas.y) center_on(v, n, canvas);
+  const ItemRect& o = v.overview_rect;
+  const bool under_overview = o[2] > o[0] && b.x > o[0] && a.x < o[2] && b.y > o[1] && a.y < o[3];
+  if (a.x < p0.x || a.y < p0.y || b.x > p0.x + canvas.x || b.y > p0.y + canvas.y || under_overview)
+    center_on(v, n, canvas);
 }
 
 }  // namespace
@@ -296,7 +300,7 @@ void draw_canvas(AppState& s, ImVec2 size) {
     fit_view(v, d, canvas);
     v.fitted_for = "#" + s.graph.name;
   }
-  follow_step(s, d, canvas);
+  follow_step(s, d, p0, canvas);
   ImGui::InvisibleButton("graph_canvas_area", canvas);
   record_item_rect(s, "graph.canvas");
   const ImVec2 p1(p0.x + canvas.x, p0.y + canvas.y);

@@ -123,19 +123,12 @@ void mark_op(ImDrawList* dl, const GraphCanvasState& v, const DagNode& n, ImU32 
 void draw_search(AppState& s) {
   GraphCanvasState& v = s.graph_canvas;
   ImGui::SetNextItemWidth(170);
-  if (v.search_refocus) {
-    ImGui::SetKeyboardFocusHere();
-    v.search_refocus = false;
-  }
   const bool enter = ImGui::InputTextWithHint("##graph_search", "find op or tensor", &v.search,
                                               ImGuiInputTextFlags_EnterReturnsTrue);
   record_item_rect(s, "graph.search");
   const std::vector<GraphSearchMatch>& matches =
       v.matches.get({s.graph_revision, v.search}, [&](auto& out) { out = find_matches(s.graph, v.search); });
-  if (enter && !matches.empty()) {
-    jump_to(s, matches.front());
-    v.search_refocus = true;  // Enter again jumps again; the field keeps the keyboard
-  }
+  if (enter && !matches.empty()) jump_to(s, matches.front());
   if (v.search.empty()) return;
   ImGui::SameLine();
   if (matches.empty()) {

@@ -5,26 +5,9 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { chord, click, clickField, screenshot, state, test, typeText, waitFrames } from './harness.mjs';
+import { bigGraph, chord, click, clickField, openGraphTab, screenshot, state, test, typeInto, typeText, waitFrames } from './harness.mjs';
 
 const KiB = 1024;
-
-async function openGraphTab(t) {
-  const opened = await t.open();
-  await click(opened.page, 'tab.Graph');
-  await waitFrames(opened.page, 2);
-  return opened;
-}
-
-// Replaces the text of a field (ImGui selects it all on click; Ctrl+A makes sure) and commits it
-// with Enter. Keys are held for a frame (chord): ImGui 1.86 polls key state once per frame.
-async function typeInto(page, key, text) {
-  await clickField(page, key);
-  await chord(page, 'Control+a');
-  await typeText(page, text);
-  await chord(page, 'Enter');
-  await waitFrames(page, 2);
-}
 
 test('graph edit: select B on the canvas, grow tensor B 96 -> 112 KiB (peak 136 -> 152 KiB), Ctrl+Z, Ctrl+Shift+Z', async (t) => {
   const { page, errors } = await openGraphTab(t);
@@ -139,20 +122,6 @@ test('graph edit: add an op after F and remove it again through the editor', asy
   assert.deepEqual(s.analysis.steps.map((x) => x.live_bytes / KiB), [48, 96, 72]);
   assert.deepEqual(errors, []);
 });
-
-// A network-like graph: a chain with skip connections, `n` ops.
-function bigGraph(n) {
-  const tensors = { in: { bytes: 4096 } };
-  const ops = [];
-  for (let i = 0; i < n; i++) {
-    const inputs = [i === 0 ? 'in' : `t${i - 1}`];
-    if (i >= 3 && i % 3 === 0) inputs.push(`t${i - 3}`);
-    tensors[`t${i}`] = { bytes: 1024 * (1 + (i % 7)) };
-    ops.push({ name: `op${i}`, kind: i % 3 === 0 ? 'add' : 'conv2d', inputs, outputs: [`t${i}`] });
-  }
-  return JSON.stringify({ format: 'arenaplan-graph', version: 1, name: `big-${n}`, tensors, ops,
-                          inputs: ['in'], outputs: [`t${n - 1}`] });
-}
 
 test('graph view: a 500-op graph draws only the visible ops, pans, zooms and follows the step', async (t) => {
   const { page, errors } = await openGraphTab(t);
