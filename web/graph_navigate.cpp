@@ -5,9 +5,11 @@
 // size, so a frame draws at most one mark per cell plus the running op, the selection and the live
 // set, whatever the number of ops.
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <map>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 

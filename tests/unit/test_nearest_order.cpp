@@ -38,9 +38,10 @@ TEST_CASE("every valid order of two-branch comes back unchanged (not the file or
   }
 }
 
-TEST_CASE("with no preference the nearest order is the file order") {
+TEST_CASE("with no preference every op runs as early as its inputs allow (by depth, then op index)") {
+  // Depth: A 0; B, D 1; C, E 2; F 3. So not the file order ABCDEF.
   const Graph g = example_graph("two_branch");
-  CHECK(names(g, nearest_valid_order(g, {})) == "A,B,C,D,E,F");
+  CHECK(names(g, nearest_valid_order(g, {})) == "A,B,D,C,E,F");
 }
 
 TEST_CASE("a new op reading A runs right after A, the rest of ABDCEF keeps its order") {
