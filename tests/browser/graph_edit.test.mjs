@@ -182,7 +182,12 @@ test('graph view: a real imported network (selfie_segmentation.tflite, 136 ops) 
   s = await state(page);
   assert.equal(s.selected_op, op);
   // Double the op's first output through the Op tab's size field.
-  const field = Object.keys(s.ui).find((k) => k.startsWith('graph.sel.tensor.') && k.endsWith('.bytes'));
+  // The size field of a tensor live at the op's step (so it counts in the peak) that the editor
+  // shows without scrolling (its column is as tall as the canvas).
+  const bottom = s.ui['graph.canvas'][3];
+  const live = new Set(s.analysis.steps[s.step].live);
+  const field = Object.keys(s.ui).find((k) => k.startsWith('graph.sel.tensor.') && k.endsWith('.bytes') &&
+                                              live.has(k.slice(17, -6)) && s.ui[k][3] <= bottom);
   assert.ok(field, 'the selected op lists its tensors with size fields');
   await typeInto(page, field, '4MiB');
   s = await state(page);
