@@ -103,11 +103,16 @@ void draw_segment(const DrawContext& c, const DagSegment& seg, float up_dx, floa
   c.dl->AddBezierCubic(a, ImVec2(a.x, a.y + dy), ImVec2(b.x, b.y - dy), b, color, thick, 12);
   if (v.kind == DagNodeKind::kJoint)  // through the joint's row, down to where it leaves
     c.dl->AddLine(b, ImVec2(b.x, b.y + c.f.box_h()), color, thick);
-  if (!seg.first || c.f.zoom < 0.6f) return;
-  // The tensor's label once, where it leaves its producer: name, size, and LIVE as text.
+  // The tensor's label once, where it leaves its producer: name, size, and LIVE as text. Culled
+  // when the gap under the box is shorter than a line (it would overprint the next layer's boxes)
+  // and clipped to one slot across (it would run into its neighbour's label).
+  const float lh = ImGui::GetTextLineHeight();
+  if (!seg.first || c.f.zoom < 0.6f || c.f.layer_h() - c.f.box_h() < lh + 2) return;
   const Tensor& t = c.s.graph.tensors[seg.tensor];
   std::string label = t.name + " " + format_bytes(t.bytes) + (live ? " LIVE" : "");
-  c.dl->AddText(ImVec2(a.x + 5, a.y + 2), live ? kLiveColor : kTextColor, label.c_str());
+  const ImVec4 clip(a.x + 3, a.y, a.x + c.f.slot() - 8, a.y + lh + 4);
+  c.dl->AddText(ImGui::GetFont(), ImGui::GetFontSize(), ImVec2(a.x + 5, a.y + 2), live ? kLiveColor : kTextColor,
+                label.c_str(), nullptr, 0.0f, &clip);
 }
 
 void draw_edges(const DrawContext& c) {
