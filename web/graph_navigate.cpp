@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <initializer_list>
 #include <map>
 #include <string>
 #include <tuple>
@@ -80,6 +81,17 @@ void jump_to(AppState& s, const GraphSearchMatch& m) {
   request_redraw(s);
 }
 
+// The first of `texts` that fits what is left of the current row; none when none fits (the
+// toolbar never makes the panel scroll sideways).
+void text_that_fits(std::initializer_list<std::string> texts) {
+  for (const std::string& text : texts)
+    if (ImGui::CalcTextSize(text.c_str()).x <= ImGui::GetContentRegionAvail().x) {
+      ImGui::TextDisabled("%s", text.c_str());
+      return;
+    }
+  ImGui::NewLine();
+}
+
 // ---- Overview ---------------------------------------------------------------------------------
 
 // World size in pixels at zoom 1.
@@ -139,14 +151,20 @@ void draw_search(AppState& s) {
   }
   ImGui::TextDisabled("%zu%s:", matches.size(), matches.size() == kMaxMatches ? "+" : "");
   for (int i = 0; i < int(matches.size()) && i < kShownMatches; ++i) {
-    ImGui::SameLine();
-    ImGui::PushID(i);
     const std::string label = matches[i].name + (matches[i].is_op ? "" : " (tensor)");
+    ImGui::SameLine();
+    // Only the buttons that fit the row: the panel never grows a scrollbar for them.
+    if (ImGui::CalcTextSize(label.c_str()).x + ImGui::GetStyle().FramePadding.x * 2 > ImGui::GetContentRegionAvail().x) {
+      ImGui::TextDisabled("...");
+      break;
+    }
+    ImGui::PushID(i);
     if (ImGui::SmallButton(label.c_str())) jump_to(s, matches[i]);
     record_item_rect(s, "graph.search.match." + std::to_string(i));
     ImGui::PopID();
   }
 }
+
 
 void draw_toolbar(AppState& s) {
   GraphCanvasState& v = s.graph_canvas;
@@ -183,8 +201,9 @@ void draw_toolbar(AppState& s) {
     ImGui::Text("(peak %s at step %d)", format_bytes(s.live.peak_bytes).c_str(), s.live.peak_step);
     ImGui::SameLine();
   }
-  ImGui::TextDisabled("%zu ops, %zu layers, %lld crossings (drag: pan, wheel: zoom)", s.graph.ops.size(),
-                      d.layers.size(), (long long)d.crossings);
+  const std::string stats = std::to_string(s.graph.ops.size()) + " ops, " + std::to_string(d.layers.size()) +
+                            " layers, " + std::to_string(d.crossings) + " crossings";
+  text_that_fits({stats + " (drag: pan, wheel: zoom)", stats});
 }
 
 void place_overview(AppState& s, const DagLayout& d, ImVec2 p0, ImVec2 p1) {
