@@ -5,11 +5,11 @@
 #include <algorithm>
 #include <cstddef>
 #include <exception>
-#include <queue>
 #include <utility>
 
 #include "core/graph/examples.h"
 #include "core/graph/graph_json.h"
+#include "core/schedule/nearest_order.h"
 #include "core/tflite/tflite_import.h"
 
 namespace arenaplan::web {
@@ -27,14 +27,14 @@ std::vector<StateExporter>& state_exporter_registry() {
 namespace {
 
 // Everything derived from a graph and an order, computed before anything is committed.
-struct Derived {
+struct DerivedNumbers {
   LiveAnalysis live;
   JsonOut analysis;
   std::string timeline;
 };
 
-Derived derive(const Graph& g, const Schedule& order) {
-  Derived d;
+DerivedNumbers derive(const Graph& g, const Schedule& order) {
+  DerivedNumbers d;
   d.live = analyze_lifetimes(g, order);
   d.analysis = analysis_json(g, d.live);
   d.timeline = timeline_text(g, d.live);
@@ -47,7 +47,7 @@ bool redraw_after(AppState& s, bool ok) {
   return ok;
 }
 
-void commit(AppState& s, Schedule order, Derived d) {
+void commit(AppState& s, Schedule order, DerivedNumbers d) {
   s.order = std::move(order);
   s.live = std::move(d.live);
   s.analysis = std::move(d.analysis);
@@ -57,60 +57,25 @@ void commit(AppState& s, Schedule order, Derived d) {
   ++s.revision;
 }
 
-// The order closest to `preferred` (op names) that is valid for `g`: ops keep their relative
-// order, ops not named (new ones) go right after their latest predecessor. Kahn's algorithm on
-// those ranks, so an order that is already valid comes back unchanged.
-Schedule order_near(const Graph& g, const std::vector<std::string>& preferred) {
-  const size_t n = g.ops.size();
-  std::vector<double> rank(n, -1);
-  for (size_t i = 0; i < preferred.size(); ++i)
-    if (auto op = g.find_op(preferred[i])) rank[*op] = double(i);
-  const auto preds = op_predecessors(g);
-  for (OpId op : topological_order(g)) {
-    if (rank[op] >= 0) continue;
-    double after = -0.5;
-    for (OpId p : preds[op]) after = std::max(after, rank[p]);
-    rank[op] = after + 0.5;  // between the predecessor and the op that followed it
-  }
-  std::vector<int> waiting(n, 0);
-  std::vector<std::vector<OpId>> succs(n);
-  for (size_t op = 0; op < n; ++op)
-    for (OpId p : preds[op]) {
-      ++waiting[op];
-      succs[p].push_back(OpId(op));
-    }
-  auto later = [&](OpId a, OpId b) { return std::make_pair(rank[a], a) > std::make_pair(rank[b], b); };
-  std::priority_queue<OpId, std::vector<OpId>, decltype(later)> ready(later);
-  for (size_t op = 0; op < n; ++op)
-    if (waiting[op] == 0) ready.push(OpId(op));
-  Schedule order;
-  while (!ready.empty()) {
-    const OpId op = ready.top();
-    ready.pop();
-    order.push_back(op);
-    for (OpId next : succs[op])
-      if (--waiting[next] == 0) ready.push(next);
-  }
-  return order;
-}
-
 std::vector<std::string> order_names_of(const AppState& s) {
   std::vector<std::string> names;
   for (OpId op : s.order) names.push_back(s.graph.ops[op].name);
   return names;
 }
 
-// Parses and analyses `text` with the order nearest `preferred` (the file's order when empty);
-// commits only if every stage succeeded.
-bool load_graph_text(AppState& s, const std::string& text, const std::string& example_name,
-                     const std::string& what, const std::vector<std::string>& preferred = {}) {
+// Takes `g` (already checked by core) as the new graph with `text` as its JSON, in the order
+// nearest `preferred` (the file's order when empty); commits only if every stage succeeded.
+bool take_graph(AppState& s, Graph g, const std::string& text, const std::string& example_name,
+                const std::string& what, const std::vector<std::string>& preferred) {
   try {
-    Graph g = parse_graph_json(text);
-    Schedule order = preferred.empty() ? g.file_order() : order_near(g, preferred);
+    Schedule order = preferred.empty() ? g.file_order() : nearest_valid_order(g, preferred);
     check_order(g, order);
-    Derived d = derive(g, order);
+    DerivedNumbers d = derive(g, order);
     // The selection follows the op by name across edits, undo and redo (gone: none).
     const std::string selected = s.selected_op >= 0 ? s.graph.ops[s.selected_op].name : "";
+    // Views derived from the graph alone (its drawing, the list of orders) recompute only when
+    // the graph itself changed, not when an undo of an order edit reloads the same text.
+    if (text != s.graph_json || example_name != s.example_name) ++s.graph_revision;
     s.graph = std::move(g);
     s.graph_json = text;
     s.example_name = example_name;
@@ -123,6 +88,19 @@ bool load_graph_text(AppState& s, const std::string& text, const std::string& ex
     s.error = what + " refused: " + e.what();
     return false;
   }
+}
+
+// Parses `text`, then take_graph.
+bool load_graph_text(AppState& s, const std::string& text, const std::string& example_name,
+                     const std::string& what, const std::vector<std::string>& preferred = {}) {
+  Graph g;
+  try {
+    g = parse_graph_json(text);
+  } catch (const std::exception& e) {
+    s.error = what + " refused: " + e.what();
+    return false;
+  }
+  return take_graph(s, std::move(g), text, example_name, what, preferred);
 }
 
 InputSnapshot snapshot(const AppState& s, std::string what = "") {
@@ -246,6 +224,8 @@ bool move_op(AppState& s, Step step, int delta) {
 }
 
 bool apply_graph_edit(AppState& s, const Graph& edited, const std::string& what) {
+  // The edited graph is taken as it is (core's edit checked it); its JSON is written only because
+  // undo snapshots, share links, Save and the JSON tab hold the text.
   std::string text;
   try {
     text = graph_to_json(edited);
@@ -255,7 +235,7 @@ bool apply_graph_edit(AppState& s, const Graph& edited, const std::string& what)
   }
   const std::vector<std::string> preferred = order_names_of(s);
   // An edited graph travels inline (share links), so it is no longer "the example".
-  return undoable(s, what, [&] { return load_graph_text(s, text, "", "Edit (" + what + ")", preferred); });
+  return undoable(s, what, [&] { return take_graph(s, edited, text, "", "Edit (" + what + ")", preferred); });
 }
 
 bool undo(AppState& s) { return restore(s, s.undo_stack, s.redo_stack); }

@@ -24,19 +24,36 @@
 // title). A tile with no panels gives its space to the others.
 //
 // Edits are all-or-nothing: a failed edit (bad JSON, invalid order) keeps the last good state and
-// puts a readable message in AppState::error; a successful edit clears it and bumps `revision`.
+// puts a readable message in AppState::error; a successful edit clears it and bumps `revision`
+// (and `graph_revision` when the graph itself changed).
+//
+// Panel state: a panel that keeps anything between frames has one struct below ("Panel state")
+// and one member in AppState; values it derives from the input are Derived<T> (web/derived.h)
+// keyed by the revision they depend on. No panel state in file-scope globals.
 #pragma once
 
 #include <array>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
 #include <string_view>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 #include "core/graph/graph.h"
 #include "core/graph/lifetime.h"
 #include "core/graph/report.h"
+#include "core/layout/layout.h"
+#include "core/layout/planner_exact.h"
+#include "core/schedule/schedule.h"
+#include "core/sim/sim.h"
+#include "core/teach/cachelab.h"
+#include "core/teach/dag_layout.h"
+#include "core/transform/whatif.h"
+#include "imgui.h"
+#include "web/derived.h"
 
 namespace arenaplan::web {
 
@@ -51,6 +68,190 @@ struct InputSnapshot {
   std::vector<std::string> order;  // op names
   std::string what;                // the edit that left this state, for the Edit menu ("move C")
   std::string base_example;        // what "Reset to example" went back to at that moment
+};
+
+
+// ---- Panel state ----------------------------------------------------------------------------
+// Each panel keeps what it needs beyond the input (view options, drafts, values derived from the
+// input) in ONE struct below, held by AppState, instead of file-scope globals: the whole state of
+// the page is visible here, a test or a second AppState never shares it by accident, and every
+// derived value is a Derived<> whose key says what it depends on. One block per panel.
+
+// -- Graph tab: the canvas (web/graph_canvas.cpp, web/graph_overview.cpp) --
+// The DAG drawing of the graph, computed once per graph (not per order change or frame).
+struct GraphDrawing {
+  DagLayout layout;
+  std::vector<float> lower_dx, upper_dx;  // per segment: port offsets in slots, so edges fan out
+  double layout_ms = 0;
+};
+// The overview (minimap): the whole DAG binned into pixel cells, once per graph and overview size,
+// so a frame draws at most one rectangle per cell whatever the number of ops.
+struct GraphOverviewCells {
+  std::vector<ItemRect> cells;  // relative to the overview's corner, in pixels
+  std::vector<int> ops_in_cell;  // how many ops each cell stands for
+  int ops = 0;                   // ops binned (every op of the graph)
+};
+// One name the search field matched.
+struct GraphSearchMatch {
+  bool is_op = true;
+  int id = -1;  // OpId or TensorId
+  std::string name;
+};
+struct GraphCanvasState {
+  Derived<GraphDrawing> drawing;  // keyed by graph_revision
+  Derived<GraphOverviewCells, std::tuple<uint64_t, int, int>> overview_cells;  // graph_revision, w, h
+  float zoom = 1.0f;
+  ImVec2 pan{0, 0};        // screen offset of world (0, 0) from the canvas corner
+  std::string fitted_for;  // "#" + name of the graph the view was last fitted to (edits keep the view)
+  bool follow_step = true;
+  Step last_step = -1;
+  bool dragged = false;          // the current press moved: a pan, not a click
+  bool dragging_overview = false;  // the current press started on the overview: it moves the view
+  bool show_overview = true;
+  int visible_ops = 0;           // op boxes drawn in the canvas last frame
+  int labelled_ops = 0;          // of which with their name written
+  ImVec2 canvas_size{0, 0};
+  ItemRect overview_rect{};      // screen rect of the overview this frame (zero when hidden)
+  ItemRect overview_viewport{};  // the canvas's view drawn inside it
+  float overview_sx = 0, overview_sy = 0;  // overview pixels per world pixel (at zoom 1)
+  std::string selected_tensor;  // name of a tensor the search jumped to (highlighted with its producer)
+  // Search: the field's text, the matches (recomputed when the text or the graph changes), the
+  // last name jumped to.
+  std::string search;
+  Derived<std::vector<GraphSearchMatch>, std::pair<uint64_t, std::string>> matches;
+  std::string jumped_to;
+};
+
+// -- Graph tab: the structural editor (web/graph_editor.cpp) --
+struct GraphEditorState {
+  std::string error;        // InputError text of the last refused edit
+  std::string error_field;  // rect key of the field it came from
+  uint64_t error_revision = 0;
+  std::string selected_name;  // the selection, by name, carried across edits that renumber ops
+  const char* request_tab = nullptr;
+  std::string tensor_filter;
+  std::string new_bytes = "16KiB";  // size of tensors an edit creates (new outputs)
+  std::string add_name, add_kind = "conv2d", add_inputs, add_outputs;
+  bool add_outputs_are_results = true;
+  std::string tensor_name, tensor_bytes = "16KiB";
+  bool tensor_is_input = false;
+  // The text field being typed into: its text lives here until Enter / Tab / click-away commits it.
+  ImGuiID draft_id = 0;
+  std::string draft_text;
+  Derived<std::vector<std::string>, std::pair<uint64_t, OpId>> downstream;  // of the selected op
+};
+
+// -- Graph JSON tab (web/panel_json.cpp) --
+struct JsonPanelState {
+  // The draft being edited. It follows the loaded graph until the user types, and again after
+  // Apply or Revert.
+  std::string text;
+  uint64_t revision = ~uint64_t(0);
+  bool edited = false;
+};
+
+// -- Lifetimes tab (web/panel_lifetimes.cpp) --
+struct LifetimesPanelState {
+  bool stress = false;  // view option only: never part of the planning state
+};
+
+// -- Schedule tab (web/panel_schedule.cpp) --
+// Every order of the graph by peak: depends on the graph only (graph_revision).
+struct ScheduleOrders {
+  OrderCount count;
+  std::vector<OrderPeak> orders;  // sorted by peak, then enumeration order
+  bool listed_all = false;
+  std::string error;
+};
+struct SchedulePanelState {
+  Derived<ScheduleOrders> orders;  // keyed by graph_revision
+  Schedule compare;                // the second order of the side-by-side table
+  std::string compare_label;
+  LiveAnalysis compare_live;
+  std::unique_ptr<ScheduleSearch> search;
+  bool has_result = false;
+  ScheduleResult result;
+  JsonOut result_json;
+};
+
+// -- Arena tab (web/panel_arena.cpp) --
+struct ArenaPlannerRow {
+  std::string name;
+  ArenaPlan plan;
+};
+struct ArenaPanelState {
+  uint64_t revision = ~uint64_t{0};
+  LayoutProblem problem;
+  std::vector<ArenaPlannerRow> rows;  // the fast planners, then "exact" once the solver has run
+  int shown = 3;                      // row drawn in the picture (portfolio by default)
+  std::unique_ptr<ExactSolver> exact;
+  bool exact_running = false;
+  std::string exact_status;
+  std::string error;
+};
+
+// -- Simulator tab (web/panel_sim.cpp) --
+struct SimSettings {
+  int profile = 1;            // index into sim::mcu_profiles(): cortex-m4
+  bool shift = false;         // fault: move one buffer onto a live neighbour
+  int shift_tensor = 0;       // index into SimRun::shiftable
+  bool ignore_async = false;  // fault: plan as if DMA reads finished at once
+  bool shared = false;        // fault: two sessions interleaved on one arena
+  bool operator==(const SimSettings&) const = default;
+};
+// One simulation of the current graph and order with the settings: the whole run's report, and a
+// stepper over the same setup that shares the whole run's reference (nothing runs twice).
+struct SimRun {
+  uint64_t revision = ~uint64_t{0};
+  Graph graph;                         // copy the simulators refer to
+  std::vector<std::string> shiftable;  // tensors with an arena buffer
+  sim::SimReport report;               // the whole run, as the CLI reports it
+  JsonOut json;                        // simulation_json(report)
+  std::unique_ptr<sim::ArenaSimulator> reference, stepper;
+  sim::StepRecord last;                // the step just executed (valid when steps_done > 0)
+  int64_t steps_done = 0;
+  int64_t cycles_so_far = 0;
+  std::string error;
+};
+struct SimPanelState {
+  SimSettings settings;
+  Derived<SimRun, std::pair<uint64_t, SimSettings>> run;  // keyed by revision + settings
+  bool playing = false;
+  double last_step_time = 0;
+  float steps_per_second = 4;
+};
+
+// -- What-if tab (web/panel_whatif.cpp) --
+struct WhatIfResult {
+  WhatIfReport report;
+  JsonOut json;
+  std::string error;
+};
+struct WhatIfPanelState {
+  std::vector<WhatIfSpec> list;
+  std::vector<std::vector<WhatIfSpec>> undo;  // earlier lists, for Undo
+  char input[256] = "";
+  int budget_kib = 0;         // 0: no budget, "fits" not judged
+  uint64_t list_version = 0;  // bumped by every list edit
+  uint64_t list_graph = ~uint64_t{0};  // graph_revision the list was made for; a new graph clears it
+  Derived<WhatIfResult, std::tuple<uint64_t, uint64_t, int>> result;  // revision, list_version, budget
+};
+
+// -- Cache lab tab (web/panel_cache.cpp) --
+enum class CacheGuess { kNone, kHit, kMiss };
+struct CachePanelState {
+  int capacity = 4;
+  int stride = 4;
+  int ways = 0;  // 0 = fully associative
+  int policy = 0;
+  int run_count = 16;
+  CacheLab lab{CacheConfig{4, 0, ReplacementPolicy::kLru}, RequestStream::strided(4)};
+  // Prediction mode: outcomes of the first `predict_n` requests stay hidden until revealed.
+  bool predicting = false;
+  bool revealed = false;
+  int predict_n = 8;
+  std::vector<CacheGuess> guesses;
+  std::string error;
 };
 
 struct AppState {
@@ -79,6 +280,7 @@ struct AppState {
   std::vector<InputSnapshot> redo_stack;
 
   uint64_t revision = 0;  // bumped by every successful edit: panels may cache per revision
+  uint64_t graph_revision = 0;  // bumped when the graph itself changed (not only the order)
   uint64_t frame = 0;     // frames drawn so far
   double frame_cpu_ms = 0;  // main-thread time of the last frame (UI + GL submission), set by main.cpp
   double frame_ui_ms = 0;   // of which: events, ImGui frame and panels (the rest is GL)
@@ -91,6 +293,17 @@ struct AppState {
   // (exported as "ui" so tests click widgets by name instead of hard-coded pixels).
   std::map<std::string, ItemRect> ui_rects_building;
   std::map<std::string, ItemRect> ui_rects;
+
+  // Panel state (see "Panel state" above), one member per panel.
+  GraphCanvasState graph_canvas;
+  GraphEditorState graph_editor;
+  JsonPanelState json_panel;
+  LifetimesPanelState lifetimes;
+  SchedulePanelState schedule;
+  ArenaPanelState arena;
+  SimPanelState sim;
+  WhatIfPanelState whatif;
+  CachePanelState cache;
 };
 
 // Edits. Each returns true on success; on failure it leaves the state as it was and sets `error`.

@@ -25,58 +25,43 @@ namespace {
 constexpr double kSliceSeconds = 0.010;  // exact-search time per frame: the page stays responsive
 const char* const kFastPlanners[] = {"naive", "linear", "tflm-greedy", "portfolio"};
 
-struct PlannerRow {
-  std::string name;
-  ArenaPlan plan;
-};
+using PlannerRow = ArenaPlannerRow;  // the panel's state is AppState::arena (web/app.h)
 
-// View-side state, rebuilt whenever the graph or order changes (AppState::revision).
-struct ArenaView {
-  uint64_t revision = ~uint64_t{0};
-  LayoutProblem problem;
-  std::vector<PlannerRow> rows;  // the fast planners, then "exact" once the solver has run
-  int shown = 3;                 // row drawn in the picture (portfolio by default)
-  std::unique_ptr<ExactSolver> exact;
-  bool exact_running = false;
-  std::string exact_status;
-  std::string error;
-};
-
-ArenaView g_arena;
-
-void refresh(const AppState& s) {
-  if (g_arena.revision == s.revision) return;
-  const int shown = g_arena.shown;
-  g_arena = ArenaView();
-  g_arena.revision = s.revision;
-  g_arena.shown = shown;
+void refresh(AppState& s) {
+  ArenaPanelState& v = s.arena;
+  if (v.revision == s.revision) return;
+  const int shown = v.shown;
+  v = ArenaPanelState();
+  v.revision = s.revision;
+  v.shown = shown;
   try {
-    g_arena.problem = layout_problem(s.graph, s.live);
-    for (const char* name : kFastPlanners) g_arena.rows.push_back({name, plan_arena(g_arena.problem, {name, 1.0})});
+    v.problem = layout_problem(s.graph, s.live);
+    for (const char* name : kFastPlanners) v.rows.push_back({name, plan_arena(v.problem, {name, 1.0})});
   } catch (const std::exception& e) {
-    g_arena.error = e.what();
-    g_arena.rows.clear();
+    v.error = e.what();
+    v.rows.clear();
   }
-  if (g_arena.shown >= static_cast<int>(g_arena.rows.size())) g_arena.shown = static_cast<int>(g_arena.rows.size()) - 1;
+  if (v.shown >= static_cast<int>(v.rows.size())) v.shown = static_cast<int>(v.rows.size()) - 1;
 }
 
-void finish_exact() {
-  ExactSolver& x = *g_arena.exact;
+void finish_exact(ArenaPanelState& v) {
+  ExactSolver& x = *v.exact;
   ArenaPlan plan;
   plan.planner = "exact";
   plan.offsets = x.best_so_far();
   plan.arena_bytes = x.best_arena_bytes();
-  plan.lower_bound_bytes = layout_lower_bound(g_arena.problem);
+  plan.lower_bound_bytes = layout_lower_bound(v.problem);
   plan.proven_optimal = x.proven_optimal() || plan.arena_bytes <= plan.lower_bound_bytes;
-  plan.verified = verify_plan(g_arena.problem, plan.offsets, plan.arena_bytes).ok();  // checked again, independently
+  plan.verified = verify_plan(v.problem, plan.offsets, plan.arena_bytes).ok();  // checked again, independently
   plan.detail = x.status_text();
-  if (g_arena.rows.size() > 4) g_arena.rows.resize(4);
-  g_arena.rows.push_back({"exact", plan});
-  g_arena.exact_status = x.status_text();
+  if (v.rows.size() > 4) v.rows.resize(4);
+  v.rows.push_back({"exact", plan});
+  v.exact_status = x.status_text();
 }
 
 void draw_planner_table(AppState& s) {
-  const Bytes bound = g_arena.rows.empty() ? 0 : g_arena.rows[0].plan.lower_bound_bytes;
+  ArenaPanelState& v = s.arena;
+  const Bytes bound = v.rows.empty() ? 0 : v.rows[0].plan.lower_bound_bytes;
   ImGui::Text("Lower bound (peak live bytes): %s (%lld B)", kib_text(bound).c_str(), (long long)bound);
   if (!ImGui::BeginTable("planners", 5, ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingFixedFit))
     return;
@@ -86,12 +71,12 @@ void draw_planner_table(AppState& s) {
   ImGui::TableSetupColumn("above bound");
   ImGui::TableSetupColumn("verified / optimal");
   ImGui::TableHeadersRow();
-  for (size_t i = 0; i < g_arena.rows.size(); ++i) {
-    const PlannerRow& r = g_arena.rows[i];
+  for (size_t i = 0; i < v.rows.size(); ++i) {
+    const PlannerRow& r = v.rows[i];
     ImGui::TableNextRow();
     ImGui::TableNextColumn();
     ImGui::PushID(static_cast<int>(i));
-    if (ImGui::RadioButton("##show", g_arena.shown == static_cast<int>(i))) g_arena.shown = static_cast<int>(i);
+    if (ImGui::RadioButton("##show", v.shown == static_cast<int>(i))) v.shown = static_cast<int>(i);
     record_item_rect(s, "arena.show." + r.name);
     ImGui::PopID();
     ImGui::TableNextColumn();
@@ -108,20 +93,21 @@ void draw_planner_table(AppState& s) {
 }
 
 void draw_exact_controls(AppState& s) {
-  if (!g_arena.exact_running) {
+  ArenaPanelState& v = s.arena;
+  if (!v.exact_running) {
     if (ImGui::Button("Run exact solver")) {
-      const PlannerRow& seed = g_arena.rows[3];  // portfolio: the solver only ever improves on it
-      g_arena.exact = std::make_unique<ExactSolver>(g_arena.problem, seed.plan.offsets, seed.plan.arena_bytes);
-      g_arena.exact_running = true;
+      const PlannerRow& seed = v.rows[3];  // portfolio: the solver only ever improves on it
+      v.exact = std::make_unique<ExactSolver>(v.problem, seed.plan.offsets, seed.plan.arena_bytes);
+      v.exact_running = true;
     }
     record_item_rect(s, "arena.exact");
-    if (!g_arena.exact_status.empty()) {
+    if (!v.exact_status.empty()) {
       ImGui::SameLine();
-      ImGui::Text("exact: %s", g_arena.exact_status.c_str());
+      ImGui::Text("exact: %s", v.exact_status.c_str());
     }
     return;
   }
-  ExactSolver& x = *g_arena.exact;
+  ExactSolver& x = *v.exact;
   const auto start = std::chrono::steady_clock::now();
   while (!x.done() && std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() < kSliceSeconds)
     x.step(256);
@@ -135,9 +121,9 @@ void draw_exact_controls(AppState& s) {
   ImGui::ProgressBar(static_cast<float>(x.progress()), ImVec2(-1, 0), overlay);
   if (stop) x.cancel();
   if (x.done()) {
-    finish_exact();
-    g_arena.shown = static_cast<int>(g_arena.rows.size()) - 1;
-    g_arena.exact_running = false;
+    finish_exact(v);
+    v.shown = static_cast<int>(v.rows.size()) - 1;
+    v.exact_running = false;
   }
 }
 
@@ -151,7 +137,8 @@ ImU32 buffer_color(const LayoutBuffer& b, size_t i) {
 
 // Address across, time down; each buffer one rectangle; the current step outlined.
 void draw_picture(AppState& s, const ArenaPlan& plan) {
-  const LayoutProblem& p = g_arena.problem;
+  ArenaPanelState& v = s.arena;
+  const LayoutProblem& p = v.problem;
   const Step steps = static_cast<Step>(s.live.steps.size());
   if (steps == 0 || plan.arena_bytes <= 0) {
     ImGui::TextDisabled("Nothing to place: the graph has no arena buffers.");
@@ -227,56 +214,60 @@ void draw_picture(AppState& s, const ArenaPlan& plan) {
 }
 
 void draw_arena(AppState& s) {
+  ArenaPanelState& v = s.arena;
   refresh(s);
-  if (!g_arena.error.empty()) {
-    ImGui::TextColored(kColorError, "Cannot plan: %s", g_arena.error.c_str());
+  if (!v.error.empty()) {
+    ImGui::TextColored(kColorError, "Cannot plan: %s", v.error.c_str());
     return;
   }
-  if (g_arena.rows.empty()) return;
+  if (v.rows.empty()) return;
   draw_planner_table(s);
   draw_exact_controls(s);
-  const ArenaPlan& plan = g_arena.rows[g_arena.shown].plan;
-  const std::vector<Hole> holes = holes_at(g_arena.problem, plan.offsets, plan.arena_bytes, s.step);
+  const ArenaPlan& plan = v.rows[v.shown].plan;
+  const std::vector<Hole> holes = holes_at(v.problem, plan.offsets, plan.arena_bytes, s.step);
   Bytes largest = 0;
   for (const Hole& h : holes) largest = std::max(largest, h.bytes());
-  ImGui::Text("Showing %s: %s. During step %d: %zu holes, largest %s.", g_arena.rows[g_arena.shown].name.c_str(),
+  ImGui::Text("Showing %s: %s. During step %d: %zu holes, largest %s.", v.rows[v.shown].name.c_str(),
               kib_text(plan.arena_bytes).c_str(), s.step, holes.size(), kib_text(largest).c_str());
   draw_picture(s, plan);
 }
 
-JsonOut export_arena(const AppState&) {
+JsonOut export_arena(const AppState& s) {
+  const ArenaPanelState& v = s.arena;
   JsonOut out;
   JsonOut planners = JsonOut::array();
-  for (const PlannerRow& r : g_arena.rows)
+  for (const PlannerRow& r : v.rows)
     planners.push_back({{"planner", r.name},
                         {"arena_bytes", r.plan.arena_bytes},
                         {"verified", r.plan.verified},
                         {"proven_optimal", r.plan.proven_optimal}});
   out["planners"] = planners;
-  out["lower_bound_bytes"] = g_arena.rows.empty() ? 0 : g_arena.rows[0].plan.lower_bound_bytes;
-  out["shown"] = g_arena.rows.empty() ? "" : g_arena.rows[g_arena.shown].name;
-  out["exact_running"] = g_arena.exact_running;
-  if (g_arena.exact) {
-    out["exact_best_bytes"] = g_arena.exact->best_arena_bytes();
-    out["exact_progress"] = g_arena.exact->progress();
+  out["lower_bound_bytes"] = v.rows.empty() ? 0 : v.rows[0].plan.lower_bound_bytes;
+  out["shown"] = v.rows.empty() ? "" : v.rows[v.shown].name;
+  out["exact_running"] = v.exact_running;
+  if (v.exact) {
+    out["exact_best_bytes"] = v.exact->best_arena_bytes();
+    out["exact_progress"] = v.exact->progress();
   }
-  out["error"] = g_arena.error;
-  if (!g_arena.rows.empty()) out["plan"] = layout_json(g_arena.problem, g_arena.rows[g_arena.shown].plan);
+  out["error"] = v.error;
+  if (!v.rows.empty()) out["plan"] = layout_json(v.problem, v.rows[v.shown].plan);
   return out;
 }
 
 // The planner whose picture is shown travels in share links (the exact solver's row is not: it
 // is a search the receiver starts, so the link falls back to the portfolio).
-JsonOut save_arena_view(const AppState&) {
-  const int shown = std::min<int>(g_arena.shown, std::size(kFastPlanners) - 1);
+JsonOut save_arena_view(const AppState& s) {
+  const ArenaPanelState& v = s.arena;
+  const int shown = std::min<int>(v.shown, std::size(kFastPlanners) - 1);
   return {{"planner", kFastPlanners[shown]}};
 }
 
-void load_arena_view(AppState&, const JsonOut& j) {
+void load_arena_view(AppState& s, const JsonOut& j) {
+  ArenaPanelState& v = s.arena;
   const std::string name = j.at("planner").get<std::string>();
   const auto* it = std::find(std::begin(kFastPlanners), std::end(kFastPlanners), name);
   if (it == std::end(kFastPlanners)) throw InputError("arena.planner", "unknown planner \"" + name + "\"");
-  g_arena.shown = static_cast<int>(it - std::begin(kFastPlanners));
+  v.shown = static_cast<int>(it - std::begin(kFastPlanners));
 }
 
 }  // namespace

@@ -22,29 +22,7 @@ constexpr ImU32 kHiddenColor = IM_COL32(0x60, 0x60, 0x60, 0xFF);
 constexpr int kPolicies = 3;
 const char* const kPolicyLabels[kPolicies] = {"LRU", "FIFO", "OPT (Belady)"};
 
-enum class Guess { kNone, kHit, kMiss };
-
-struct CacheLabView {
-  int capacity = 4;
-  int stride = 4;
-  int ways = 0;  // 0 = fully associative
-  int policy = 0;
-  int run_count = 16;
-  CacheLab lab{CacheConfig{4, 0, ReplacementPolicy::kLru}, RequestStream::strided(4)};
-  // Prediction mode: outcomes of the first `predict_n` requests stay hidden until revealed.
-  bool predicting = false;
-  bool revealed = false;
-  int predict_n = 8;
-  std::vector<Guess> guesses;
-  std::string error;
-};
-
-CacheLabView& view() {
-  static CacheLabView v;  // UI-only state of this panel; the numbers come from `lab`
-  return v;
-}
-
-void rebuild(CacheLabView& v) {
+void rebuild(CachePanelState& v) {
   try {
     CacheConfig c{v.capacity, v.ways, static_cast<ReplacementPolicy>(v.policy)};
     v.lab = CacheLab(c, RequestStream::strided(v.stride));
@@ -53,7 +31,7 @@ void rebuild(CacheLabView& v) {
     v.error = e.what();  // keep the previous lab
   }
   v.revealed = false;
-  v.guesses.assign(static_cast<size_t>(v.predict_n), Guess::kNone);
+  v.guesses.assign(static_cast<size_t>(v.predict_n), CacheGuess::kNone);
 }
 
 // "[-] label = value [+]" with buttons a test (or a student) can click.
@@ -71,7 +49,7 @@ bool stepper(AppState& s, const char* key, const char* label, int& value, int lo
   return changed;
 }
 
-void draw_settings(AppState& s, CacheLabView& v) {
+void draw_settings(AppState& s, CachePanelState& v) {
   bool changed = stepper(s, "capacity", "C (lines)", v.capacity, 1, 64);
   ImGui::SameLine(0, 24);
   changed |= stepper(s, "stride", "s (stride)", v.stride, 1, 64);
@@ -88,7 +66,7 @@ void draw_settings(AppState& s, CacheLabView& v) {
   if (!v.error.empty()) ImGui::TextColored(kColorError, "Refused: %s", v.error.c_str());
 }
 
-void draw_controls(AppState& s, CacheLabView& v) {
+void draw_controls(AppState& s, CachePanelState& v) {
   if (ImGui::Button("Reset")) rebuild(v);
   record_item_rect(s, "cache.reset");
   ImGui::SameLine();
@@ -109,10 +87,10 @@ void draw_controls(AppState& s, CacheLabView& v) {
               (long long)v.lab.misses(), n ? 100.0 * double(v.lab.hits()) / double(n) : 0.0);
 }
 
-bool hidden(const CacheLabView& v, int64_t k) { return v.predicting && !v.revealed && k < v.predict_n; }
+bool hidden(const CachePanelState& v, int64_t k) { return v.predicting && !v.revealed && k < v.predict_n; }
 
 // The cache lines after the last request, most recent first, one row per set.
-void draw_lines(const CacheLabView& v) {
+void draw_lines(const CachePanelState& v) {
   const CacheLab& lab = v.lab;
   const float box = ImGui::GetFontSize() * 2.4f;
   ImDrawList* dl = ImGui::GetWindowDrawList();
@@ -142,7 +120,7 @@ void draw_lines(const CacheLabView& v) {
 }
 
 // The request tape: the latest requests as boxes, block number plus H or M (hidden ones as "?").
-void draw_tape(CacheLabView& v) {
+void draw_tape(CachePanelState& v) {
   const auto& h = v.lab.history();
   const float box = ImGui::GetFontSize() * 2.0f;
   const int fit = std::max(1, int(ImGui::GetContentRegionAvail().x / (box + 4)));
@@ -161,7 +139,7 @@ void draw_tape(CacheLabView& v) {
   ImGui::Dummy(ImVec2(float(fit) * (box + 4), box * 1.5f + 4));
 }
 
-void draw_hit_rate(const CacheLabView& v) {
+void draw_hit_rate(const CachePanelState& v) {
   const auto rate = hit_rate_series(v.lab.history());
   if (rate.size() < 2 || hidden(v, 0)) return;
   std::vector<float> values(rate.begin(), rate.end());
@@ -169,7 +147,7 @@ void draw_hit_rate(const CacheLabView& v) {
                    ImVec2(ImGui::GetContentRegionAvail().x * 0.6f, ImGui::GetFontSize() * 4));
 }
 
-void draw_prediction(AppState& s, CacheLabView& v) {
+void draw_prediction(AppState& s, CachePanelState& v) {
   if (ImGui::Checkbox("Prediction mode: hide outcomes, predict first", &v.predicting)) rebuild(v);
   record_item_rect(s, "cache.predict");
   ImGui::SameLine();
@@ -182,10 +160,10 @@ void draw_prediction(AppState& s, CacheLabView& v) {
   ImGui::TextWrapped("Click each request to cycle your guess (? -> H -> M), run the lab, then reveal.");
   for (int k = 0; k < v.predict_n; ++k) {
     ImGui::PushID(k);
-    const Guess g = v.guesses[k];
+    const CacheGuess g = v.guesses[k];
     char label[32];
-    std::snprintf(label, sizeof label, "%d:%s", k, g == Guess::kHit ? "H" : g == Guess::kMiss ? "M" : "?");
-    if (ImGui::Button(label) && !v.revealed) v.guesses[k] = Guess((int(g) + 1) % 3);
+    std::snprintf(label, sizeof label, "%d:%s", k, g == CacheGuess::kHit ? "H" : g == CacheGuess::kMiss ? "M" : "?");
+    if (ImGui::Button(label) && !v.revealed) v.guesses[k] = CacheGuess((int(g) + 1) % 3);
     record_item_rect(s, "cache.guess." + std::to_string(k));
     ImGui::PopID();
     if ((k + 1) % 16 != 0) ImGui::SameLine();
@@ -202,7 +180,7 @@ void draw_prediction(AppState& s, CacheLabView& v) {
   }
   if (v.revealed) {
     std::vector<bool> predicted;
-    for (Guess g : v.guesses) predicted.push_back(g == Guess::kHit);
+    for (CacheGuess g : v.guesses) predicted.push_back(g == CacheGuess::kHit);
     const PredictionScore score = score_prediction(v.lab.history(), predicted);
     ImGui::SameLine();
     ImGui::Text("Score: %lld / %lld correct", (long long)score.correct, (long long)score.total);
@@ -210,7 +188,7 @@ void draw_prediction(AppState& s, CacheLabView& v) {
 }
 
 void draw_cache_lab(AppState& s) {
-  CacheLabView& v = view();
+  CachePanelState& v = s.cache;
   ImGui::TextWrapped(
       "A cache is not an arena: there is no tensor graph, no offsets, no scratch and no "
       "asynchronous consumer here. A block is in one of C lines or not, and the replacement "
@@ -226,8 +204,8 @@ void draw_cache_lab(AppState& s) {
   draw_prediction(s, v);
 }
 
-JsonOut export_cache_lab(const AppState&) {
-  const CacheLabView& v = view();
+JsonOut export_cache_lab(const AppState& s) {
+  const CachePanelState& v = s.cache;
   JsonOut out = cache_report_json(v.lab);
   out.erase("trace");  // the tape is long; tests read the counters and the last contents
   out["stride"] = v.stride;
@@ -236,20 +214,20 @@ JsonOut export_cache_lab(const AppState&) {
   out["revealed"] = v.revealed;
   if (v.revealed) {
     std::vector<bool> predicted;
-    for (Guess g : v.guesses) predicted.push_back(g == Guess::kHit);
+    for (CacheGuess g : v.guesses) predicted.push_back(g == CacheGuess::kHit);
     out["score"] = score_prediction(v.lab.history(), predicted).correct;
   }
   return out;
 }
 
 // The lab's settings and how many requests ran: the history is rebuilt from them on load.
-JsonOut save_cache_lab(const AppState&) {
-  const CacheLabView& v = view();
+JsonOut save_cache_lab(const AppState& s) {
+  const CachePanelState& v = s.cache;
   return {{"capacity", v.capacity}, {"stride", v.stride}, {"ways", v.ways}, {"policy", policy_name(ReplacementPolicy(v.policy))},
           {"requests", static_cast<int64_t>(v.lab.history().size())}, {"run_count", v.run_count}};
 }
 
-void load_cache_lab(AppState&, const JsonOut& j) {
+void load_cache_lab(AppState& s, const JsonOut& j) {
   auto get = [&](const char* key, int lo, int hi, int fallback) {
     if (!j.contains(key)) return fallback;
     if (!j[key].is_number_integer() || j[key].get<int64_t>() < lo || j[key].get<int64_t>() > hi)
@@ -257,7 +235,7 @@ void load_cache_lab(AppState&, const JsonOut& j) {
                        "expected an integer in [" + std::to_string(lo) + ", " + std::to_string(hi) + "]");
     return j[key].get<int>();
   };
-  CacheLabView v;
+  CachePanelState v;
   v.capacity = get("capacity", 1, 64, 4);
   v.stride = get("stride", 1, 64, 4);
   v.ways = get("ways", 0, v.capacity, 0);
@@ -270,7 +248,7 @@ void load_cache_lab(AppState&, const JsonOut& j) {
   rebuild(v);
   if (!v.error.empty()) throw InputError("share link /panels/cache", v.error);
   v.lab.run(requests);
-  view() = std::move(v);  // only a fully valid section replaces the lab
+  s.cache = std::move(v);  // only a fully valid section replaces the lab
 }
 
 }  // namespace

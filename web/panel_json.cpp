@@ -11,29 +11,21 @@
 namespace arenaplan::web {
 namespace {
 
-// The draft being edited. It follows the loaded graph until the user types, and again after
-// Apply or Revert.
-struct Draft {
-  std::string text;
-  uint64_t revision = ~uint64_t(0);
-  bool edited = false;
-};
-Draft g_draft;
-
 void draw_json_panel(AppState& s) {
-  if (!g_draft.edited && g_draft.revision != s.revision) {
-    g_draft.text = s.graph_json;
-    g_draft.revision = s.revision;
+  JsonPanelState& d = s.json_panel;  // the draft: follows the graph until the user types
+  if (!d.edited && d.revision != s.revision) {
+    d.text = s.graph_json;
+    d.revision = s.revision;
   }
-  ImGui::BeginDisabled(!g_draft.edited);
+  ImGui::BeginDisabled(!d.edited);
   if (ImGui::Button("Apply")) {
-    if (load_graph_json(s, g_draft.text)) g_draft.edited = false;
+    if (load_graph_json(s, d.text)) d.edited = false;
   }
   record_item_rect(s, "json.apply");
   ImGui::SameLine();
   if (ImGui::Button("Revert")) {
-    g_draft.edited = false;
-    g_draft.revision = ~uint64_t(0);
+    d.edited = false;
+    d.revision = ~uint64_t(0);
   }
   ImGui::EndDisabled();
   ImGui::SameLine();
@@ -42,18 +34,20 @@ void draw_json_panel(AppState& s) {
   ImGui::SameLine();
   if (ImGui::Button("Save")) offer_download((s.graph.name.empty() ? "graph" : s.graph.name) + ".json", s.graph_json);
   ImGui::SameLine();
-  ImGui::TextDisabled(g_draft.edited ? "edited, not applied" : "(drop a .json file on the page to open it)");
+  ImGui::TextDisabled(d.edited ? "edited, not applied" : "(drop a .json file on the page to open it)");
   if (!s.error.empty()) {
     ImGui::PushStyleColor(ImGuiCol_Text, kColorError);
     ImGui::TextWrapped("Refused: %s", s.error.c_str());
     ImGui::PopStyleColor();
   }
-  if (ImGui::InputTextMultiline("##graph_json", &g_draft.text, ImVec2(-1, -1), ImGuiInputTextFlags_AllowTabInput))
-    g_draft.edited = true;
+  if (ImGui::InputTextMultiline("##graph_json", &d.text, ImVec2(-1, -1), ImGuiInputTextFlags_AllowTabInput))
+    d.edited = true;
   record_item_rect(s, "json.editor");
 }
 
-JsonOut export_json_panel(const AppState&) { return {{"edited", g_draft.edited}, {"draft_bytes", g_draft.text.size()}}; }
+JsonOut export_json_panel(const AppState& s) {
+  return {{"edited", s.json_panel.edited}, {"draft_bytes", s.json_panel.text.size()}};
+}
 
 }  // namespace
 

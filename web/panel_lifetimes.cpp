@@ -15,8 +15,6 @@
 namespace arenaplan::web {
 namespace {
 
-bool g_stress = false;  // view option only: never part of the planning state
-
 constexpr ImU32 kHeadColor = IM_COL32(0x00, 0x72, 0xB2, 0xFF);     // blue: activations
 constexpr ImU32 kTempColor = IM_COL32(0xCC, 0x79, 0xA7, 0xFF);     // purple: scratch
 constexpr ImU32 kTailColor = IM_COL32(0x00, 0x9E, 0x73, 0xFF);     // green: persistent
@@ -48,7 +46,7 @@ void draw_lifetimes_panel(AppState& s) {
   const LiveAnalysis& a = s.live;
   const int steps = int(a.steps.size());
   const int rows = int(a.buffers.size());
-  ImGui::Checkbox("Stress: +10,000 rectangles", &g_stress);
+  ImGui::Checkbox("Stress: +10,000 rectangles", &s.lifetimes.stress);
   record_item_rect(s, "lifetimes.stress");
   ImGui::SameLine();
   ImGui::TextDisabled("%.0f fps, one instanced draw call", ImGui::GetIO().Framerate);
@@ -81,7 +79,7 @@ void draw_lifetimes_panel(AppState& s) {
   }
 
   std::vector<RectInstance> rects;
-  rects.reserve(size_t(rows) + 1 + (g_stress ? 10000 : 0));
+  rects.reserve(size_t(rows) + 1 + (s.lifetimes.stress ? 10000 : 0));
   // The current step as a shaded column behind the bars.
   rects.push_back({float(s.step), 0.0f, float(s.step + 1), float(rows), kStepShade});
   for (int b = 0; b < rows; ++b) {
@@ -98,7 +96,7 @@ void draw_lifetimes_panel(AppState& s) {
     dl->PopClipRect();
     rects.push_back({float(buf.first), float(b) + 0.15f, float(buf.last + 1), float(b) + 0.85f, color_of(buf.category)});
   }
-  if (g_stress) {
+  if (s.lifetimes.stress) {
     add_stress_rects(rects, float(steps), float(rows));
     request_redraw(s);  // a stress test measures frame rate: keep drawing while it is on
   }
@@ -107,10 +105,10 @@ void draw_lifetimes_panel(AppState& s) {
   ImGui::TextDisabled("Rows: arena buffers (* = live at the peak step %d). Columns: steps.", a.peak_step);
 }
 
-JsonOut export_gpu(const AppState&) {
+JsonOut export_gpu(const AppState& s) {
   const RectRendererStats st = rect_renderer_stats();
   return {{"queued_rects", st.frame_rects}, {"draw_calls", st.draw_calls}, {"drawn_rects", st.drawn_rects},
-          {"stress", g_stress}, {"error", rect_renderer_error()}, {"fps", ImGui::GetIO().Framerate}};
+          {"stress", s.lifetimes.stress}, {"error", rect_renderer_error()}, {"fps", ImGui::GetIO().Framerate}};
 }
 
 }  // namespace

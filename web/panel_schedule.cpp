@@ -23,63 +23,55 @@ constexpr int64_t kListLimit = 5000;          // orders listed in the panel at m
 constexpr int64_t kCountLevelCap = 1 << 14;   // down-sets per level before counting gives up
 constexpr double kSliceSeconds = 0.012;       // optimiser time per frame
 
-// View-side state like the other panels' (the graph and current order stay in AppState).
-struct ScheduleView {
-  std::string graph_key;
-  OrderCount count;
-  std::vector<OrderPeak> orders;  // sorted by peak, then enumeration order
-  bool listed_all = false;
-  Schedule compare;               // the second order of the side-by-side table
-  std::string compare_label;
-  LiveAnalysis compare_live;
-  std::unique_ptr<ScheduleSearch> search;
-  bool has_result = false;
-  ScheduleResult result;
-  JsonOut result_json;
-  std::string error;
-};
-
-ScheduleView g_view;
-
-void set_compare(const AppState& s, const Schedule& order, const std::string& label) {
-  g_view.compare = order;
-  g_view.compare_label = label;
-  g_view.compare_live = analyze_lifetimes(s.graph, order);
+void set_compare(AppState& s, const Schedule& order, const std::string& label) {
+  SchedulePanelState& v = s.schedule;
+  v.compare = order;
+  v.compare_label = label;
+  v.compare_live = analyze_lifetimes(s.graph, order);
 }
 
-void refresh(AppState& s) {
-  const std::string key = s.example_name + "\n" + s.graph_json;
-  if (key == g_view.graph_key) return;
-  g_view = ScheduleView();
-  g_view.graph_key = key;
-  try {
-    g_view.count = count_orders(s.graph, kCountLevelCap);
-    if (g_view.count.exact() && g_view.count.value <= static_cast<unsigned __int128>(kListLimit)) {
-      Enumeration e = enumerate_orders(s.graph, kListLimit, kListLimit);
-      g_view.orders = e.orders;
-      g_view.listed_all = e.scanned_all;
-      std::stable_sort(g_view.orders.begin(), g_view.orders.end(),
-                       [](const OrderPeak& a, const OrderPeak& b) { return a.peak_bytes < b.peak_bytes; });
-    }
-    Schedule file = s.graph.file_order();
+// The orders of the graph, once per graph (not per order change: the optimiser's result and the
+// comparison survive a click on "Use the optimised order"); a new graph resets the whole panel.
+const ScheduleOrders& refresh(AppState& s) {
+  SchedulePanelState& v = s.schedule;
+  return v.orders.get(s.graph_revision, [&](ScheduleOrders& o) {
+    v.search.reset();
+    v.has_result = false;
+    v.result = ScheduleResult();
+    v.result_json = JsonOut();
+    v.compare.clear();
+    v.compare_label.clear();
+    v.compare_live = LiveAnalysis();
     try {
-      check_order(s.graph, file);
-    } catch (const InputError&) {
-      file = topological_order(s.graph);
+      o.count = count_orders(s.graph, kCountLevelCap);
+      if (o.count.exact() && o.count.value <= static_cast<unsigned __int128>(kListLimit)) {
+        Enumeration e = enumerate_orders(s.graph, kListLimit, kListLimit);
+        o.orders = e.orders;
+        o.listed_all = e.scanned_all;
+        std::stable_sort(o.orders.begin(), o.orders.end(),
+                         [](const OrderPeak& a, const OrderPeak& b) { return a.peak_bytes < b.peak_bytes; });
+      }
+      Schedule file = s.graph.file_order();
+      try {
+        check_order(s.graph, file);
+      } catch (const InputError&) {
+        file = topological_order(s.graph);
+      }
+      set_compare(s, file, "file order");
+    } catch (const std::exception& e) {
+      o.error = e.what();
     }
-    set_compare(s, file, "file order");
-  } catch (const std::exception& e) {
-    g_view.error = e.what();
-  }
+  });
 }
 
 // Histogram of peaks over the listed orders: one bar per distinct peak (binned when many).
 void draw_histogram(AppState& s) {
-  if (g_view.orders.empty()) return;
-  const Bytes lo = g_view.orders.front().peak_bytes, hi = g_view.orders.back().peak_bytes;
+  const ScheduleOrders& o = s.schedule.orders.value();
+  if (o.orders.empty()) return;
+  const Bytes lo = o.orders.front().peak_bytes, hi = o.orders.back().peak_bytes;
   std::vector<Bytes> distinct;
-  for (const OrderPeak& o : g_view.orders)
-    if (distinct.empty() || distinct.back() != o.peak_bytes) distinct.push_back(o.peak_bytes);
+  for (const OrderPeak& p : o.orders)
+    if (distinct.empty() || distinct.back() != p.peak_bytes) distinct.push_back(p.peak_bytes);
   const int bins = std::min<int>(static_cast<int>(distinct.size()), 30);
   std::vector<int> counts(bins, 0);
   auto bin_of = [&](Bytes p) {
@@ -87,7 +79,7 @@ void draw_histogram(AppState& s) {
       return static_cast<int>(std::lower_bound(distinct.begin(), distinct.end(), p) - distinct.begin());
     return std::min(bins - 1, static_cast<int>(double(p - lo) / double(std::max<Bytes>(1, hi - lo)) * bins));
   };
-  for (const OrderPeak& o : g_view.orders) ++counts[bin_of(o.peak_bytes)];
+  for (const OrderPeak& p : o.orders) ++counts[bin_of(p.peak_bytes)];
   const int most = *std::max_element(counts.begin(), counts.end());
   const float width = std::min(ImGui::GetContentRegionAvail().x, 60.0f * bins + 10), height = 44;
   ImVec2 p0 = ImGui::GetCursorScreenPos();
@@ -112,27 +104,28 @@ void draw_histogram(AppState& s) {
 }
 
 void draw_orders(AppState& s) {
-  ImGui::Text("Orders: %s%s", g_view.count.text().c_str(), g_view.count.exact() ? "" : " (not exact)");
-  if (g_view.orders.empty()) {
+  const ScheduleOrders& o = s.schedule.orders.value();
+  ImGui::Text("Orders: %s%s", o.count.text().c_str(), o.count.exact() ? "" : " (not exact)");
+  if (o.orders.empty()) {
     ImGui::TextDisabled("Too many to list here (more than %lld); use the optimiser.", (long long)kListLimit);
     return;
   }
   ImGui::SameLine();
-  ImGui::TextDisabled("  peaks %s .. %s, sorted by peak", kib_text(g_view.orders.front().peak_bytes).c_str(),
-                      kib_text(g_view.orders.back().peak_bytes).c_str());
+  ImGui::TextDisabled("  peaks %s .. %s, sorted by peak", kib_text(o.orders.front().peak_bytes).c_str(),
+                      kib_text(o.orders.back().peak_bytes).c_str());
   draw_histogram(s);
   ImGui::BeginChild("##orders", ImVec2(0, 7 * ImGui::GetTextLineHeightWithSpacing()), true);
   ImGuiListClipper clipper;
-  clipper.Begin(static_cast<int>(g_view.orders.size()));
+  clipper.Begin(static_cast<int>(o.orders.size()));
   while (clipper.Step())
     for (int i = clipper.DisplayStart; i < clipper.DisplayEnd; ++i) {
-      const OrderPeak& o = g_view.orders[i];
-      const std::string label = kib_text(o.peak_bytes) + "   " + order_names(s.graph, o.order, "-");
+      const OrderPeak& p = o.orders[i];
+      const std::string label = kib_text(p.peak_bytes) + "   " + order_names(s.graph, p.order, "-");
       ImGui::PushID(i);
-      if (ImGui::Selectable(label.c_str(), o.order == s.order)) set_order(s, o.order);
+      if (ImGui::Selectable(label.c_str(), p.order == s.order)) set_order(s, p.order);
       record_item_rect(s, "schedule.order." + std::to_string(i));
       if (ImGui::BeginPopupContextItem()) {
-        if (ImGui::MenuItem("Compare with the current order")) set_compare(s, o.order, "order #" + std::to_string(i));
+        if (ImGui::MenuItem("Compare with the current order")) set_compare(s, p.order, "order #" + std::to_string(i));
         ImGui::EndPopup();
       }
       ImGui::PopID();
@@ -142,36 +135,36 @@ void draw_orders(AppState& s) {
 }
 
 void draw_optimiser(AppState& s) {
-  if (!g_view.search) {
+  if (!s.schedule.search) {
     if (ImGui::Button("Optimise order")) {
-      g_view.search = std::make_unique<ScheduleSearch>(s.graph);
-      g_view.has_result = false;
+      s.schedule.search = std::make_unique<ScheduleSearch>(s.graph);
+      s.schedule.has_result = false;
     }
     record_item_rect(s, "schedule.optimise");
   } else {
     // Time-sliced: a few milliseconds of search per frame keep the page responsive.
     const auto start = std::chrono::steady_clock::now();
-    while (!g_view.search->done() &&
+    while (!s.schedule.search->done() &&
            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() < kSliceSeconds)
-      g_view.search->step(512);
+      s.schedule.search->step(512);
     request_redraw(s);
-    if (ImGui::Button("Cancel")) g_view.search->cancel();
+    if (ImGui::Button("Cancel")) s.schedule.search->cancel();
     record_item_rect(s, "schedule.cancel");
     ImGui::SameLine();
     char overlay[96];
-    std::snprintf(overlay, sizeof overlay, "best %s, lower bound %s", kib_text(g_view.search->best_peak()).c_str(),
-                  kib_text(g_view.search->lower_bound()).c_str());
-    ImGui::ProgressBar(static_cast<float>(g_view.search->progress()), ImVec2(-1, 0), overlay);
-    if (g_view.search->done()) {
-      g_view.result = g_view.search->result();
-      g_view.result_json = schedule_json(s.graph, g_view.result);
-      g_view.has_result = true;
-      g_view.search.reset();
-      set_compare(s, g_view.result.order, "optimised");
+    std::snprintf(overlay, sizeof overlay, "best %s, lower bound %s", kib_text(s.schedule.search->best_peak()).c_str(),
+                  kib_text(s.schedule.search->lower_bound()).c_str());
+    ImGui::ProgressBar(static_cast<float>(s.schedule.search->progress()), ImVec2(-1, 0), overlay);
+    if (s.schedule.search->done()) {
+      s.schedule.result = s.schedule.search->result();
+      s.schedule.result_json = schedule_json(s.graph, s.schedule.result);
+      s.schedule.has_result = true;
+      s.schedule.search.reset();
+      set_compare(s, s.schedule.result.order, "optimised");
     }
   }
-  if (g_view.has_result) {
-    const ScheduleResult& r = g_view.result;
+  if (s.schedule.has_result) {
+    const ScheduleResult& r = s.schedule.result;
     ImGui::SameLine();
     ImGui::Text("%s (%s) vs file order %s; lower bound %s; %s; %lld states, %.3f s", kib_text(r.peak_bytes).c_str(),
                 r.method.c_str(), kib_text(r.baseline_peak_bytes).c_str(), kib_text(r.lower_bound_bytes).c_str(),
@@ -188,11 +181,11 @@ void draw_optimiser(AppState& s) {
 // Current order and the comparison order, per step: op, live bytes (as bars) and live set.
 void draw_side_by_side(AppState& s) {
   const LiveAnalysis& a = s.live;
-  const LiveAnalysis& b = g_view.compare_live;
+  const LiveAnalysis& b = s.schedule.compare_live;
   if (a.steps.empty() || b.steps.size() != a.steps.size()) return;
   const Bytes top = std::max(a.peak_bytes, b.peak_bytes);
   ImGui::Text("Current order (peak %s) vs %s (peak %s).  Step %d; Alt+Left / Alt+Right to step.",
-              kib_text(a.peak_bytes).c_str(), g_view.compare_label.c_str(), kib_text(b.peak_bytes).c_str(), s.step);
+              kib_text(a.peak_bytes).c_str(), s.schedule.compare_label.c_str(), kib_text(b.peak_bytes).c_str(), s.step);
   const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_ScrollY |
                                 ImGuiTableFlags_SizingStretchProp;
   if (!ImGui::BeginTable("##sbs", 5, flags, ImVec2(0, std::max(140.0f, ImGui::GetContentRegionAvail().y)))) return;
@@ -235,10 +228,10 @@ void draw_side_by_side(AppState& s) {
 }
 
 void draw_schedule(AppState& s) {
-  refresh(s);
+  const ScheduleOrders& o = refresh(s);
   handle_step_keys(s);
-  if (!g_view.error.empty()) {
-    ImGui::TextWrapped("Error: %s", g_view.error.c_str());
+  if (!o.error.empty()) {
+    ImGui::TextWrapped("Error: %s", o.error.c_str());
     return;
   }
   draw_orders(s);
@@ -249,19 +242,20 @@ void draw_schedule(AppState& s) {
 }
 
 JsonOut export_schedule(const AppState& s) {
+  const ScheduleOrders& o = s.schedule.orders.value();
   JsonOut orders = JsonOut::array();
-  for (size_t i = 0; i < g_view.orders.size() && i < 50; ++i)
-    orders.push_back({{"order", order_json(s.graph, g_view.orders[i].order)}, {"peak_bytes", g_view.orders[i].peak_bytes}});
+  for (size_t i = 0; i < o.orders.size() && i < 50; ++i)
+    orders.push_back({{"order", order_json(s.graph, o.orders[i].order)}, {"peak_bytes", o.orders[i].peak_bytes}});
   JsonOut out;
-  out["count_text"] = g_view.count.text();
-  out["count_exact"] = g_view.count.exact();
-  out["listed"] = static_cast<int64_t>(g_view.orders.size());
+  out["count_text"] = o.count.text();
+  out["count_exact"] = o.count.exact();
+  out["listed"] = static_cast<int64_t>(o.orders.size());
   out["orders_by_peak"] = orders;  // the first 50 of the sorted list
-  out["compare_label"] = g_view.compare_label;
-  out["compare_order"] = order_json(s.graph, g_view.compare);
-  out["running"] = static_cast<bool>(g_view.search);
-  out["progress"] = g_view.search ? g_view.search->progress() : (g_view.has_result ? 1.0 : 0.0);
-  out["result"] = g_view.has_result ? g_view.result_json : JsonOut();
+  out["compare_label"] = s.schedule.compare_label;
+  out["compare_order"] = order_json(s.graph, s.schedule.compare);
+  out["running"] = static_cast<bool>(s.schedule.search);
+  out["progress"] = s.schedule.search ? s.schedule.search->progress() : (s.schedule.has_result ? 1.0 : 0.0);
+  out["result"] = s.schedule.has_result ? s.schedule.result_json : JsonOut();
   return out;
 }
 

@@ -2,7 +2,8 @@
 // through the ops; the arena is drawn as a heat map (each buffer its colour, the bytes the last op
 // read and wrote highlighted, a hex tooltip); per-op and total cycles of the chosen profile (a
 // model, said on screen); switches inject the faults the oracles must catch. Every number comes
-// from core (sim::simulate / sim::ArenaSimulator), the same calls behind `arenaplan simulate`.
+// from core (sim::simulate_setup / sim::ArenaSimulator), the same calls behind `arenaplan simulate`.
+// Its state is AppState::sim: the settings, and the run derived from them once per change.
 #include <algorithm>
 #include <cstdio>
 #include <exception>
@@ -18,102 +19,65 @@
 namespace arenaplan::web {
 namespace {
 
-// View-side state like the other panels' (the graph and order stay in AppState).
-struct SimView {
-  int profile = 1;            // index into sim::mcu_profiles(): cortex-m4
-  bool shift = false;         // fault: move one buffer onto a live neighbour
-  int shift_tensor = 0;       // index into `shiftable`
-  bool ignore_async = false;  // fault: plan as if DMA reads finished at once
-  bool shared = false;        // fault: two sessions interleaved on one arena
-  bool playing = false;
-  double last_step_time = 0;
-  float steps_per_second = 4;
-
-  // What the view was computed for; a change rebuilds everything.
-  uint64_t revision = ~0ull;
-  std::string key;
-
-  Graph graph;                        // copy the simulators refer to
-  std::vector<std::string> shiftable;  // tensors with an arena buffer
-  sim::SimReport report;              // the whole run, as the CLI reports it
-  JsonOut json;                       // simulation_json(report)
-  std::unique_ptr<sim::ArenaSimulator> reference, stepper;
-  sim::StepRecord last;               // the step just executed (valid when steps_done > 0)
-  int64_t steps_done = 0;
-  int64_t cycles_so_far = 0;
-  std::string error;
-};
-
-SimView g_view;
-
-sim::SimRequest request_of(const AppState& s) {
-  sim::SimRequest req;
-  req.order = s.order;
-  req.planner = "best";
-  req.profile = sim::mcu_profiles()[g_view.profile].name;
-  if (g_view.shared) req.sessions = 2, req.shared_arena = true;
-  if (g_view.shift && g_view.shift_tensor < static_cast<int>(g_view.shiftable.size()))
-    req.inject.push_back("shift:" + g_view.shiftable[g_view.shift_tensor]);
-  if (g_view.ignore_async) req.inject.push_back("ignore-async");
-  return req;
-}
-
 bool has_async(const Graph& g) {
   for (const Op& op : g.ops)
     if (!op.async_reads.empty()) return true;
   return false;
 }
 
+// The simulation of the current graph and order with the current settings: computed once per
+// change of either (Derived), never per frame. One reference run serves both the whole-run report
+// and the stepper.
 void recompute(AppState& s) {
-  const std::string key = std::to_string(g_view.profile) + (g_view.shift ? "s" + std::to_string(g_view.shift_tensor) : "") +
-                          (g_view.ignore_async ? "a" : "") + (g_view.shared ? "x" : "");
-  if (g_view.revision == s.revision && g_view.key == key) return;
-  g_view.stepper.reset();  // they refer to g_view.graph: gone before it changes
-  g_view.reference.reset();
-  if (g_view.revision != s.revision) {
-    g_view.graph = s.graph;
-    g_view.shiftable.clear();
+  SimPanelState& v = s.sim;
+  if (v.run.value().revision != s.revision) {
+    // A new graph or order: settings that no longer apply are dropped before the key is taken.
+    int shiftable = 0;
+    for (const LiveBuffer& b : s.live.buffers) shiftable += b.kind == BufferKind::kTensor;
+    v.settings.shift_tensor = std::min(v.settings.shift_tensor, std::max(0, shiftable - 1));
+    if (!has_async(s.graph)) v.settings.ignore_async = false;
+  }
+  v.run.get({s.revision, v.settings}, [&](SimRun& r) {
+    v.playing = false;
+    r.revision = s.revision;
+    r.graph = s.graph;
     for (const LiveBuffer& b : s.live.buffers)
-      if (b.kind == BufferKind::kTensor) g_view.shiftable.push_back(b.name);
-    g_view.shift_tensor = std::min(g_view.shift_tensor, std::max(0, static_cast<int>(g_view.shiftable.size()) - 1));
-    if (!has_async(g_view.graph)) g_view.ignore_async = false;
-  }
-  g_view.revision = s.revision;
-  g_view.key = key;
-  g_view.error.clear();
-  g_view.stepper.reset();
-  g_view.reference.reset();
-  g_view.steps_done = 0;
-  g_view.cycles_so_far = 0;
-  g_view.playing = false;
-  try {
-    const sim::SimRequest req = request_of(s);
-    g_view.report = sim::simulate(g_view.graph, req);
-    g_view.json = sim::simulation_json(g_view.graph, g_view.report);
-    // The stepper replays the same setup; its reference run gives the outputs oracle its answer.
-    sim::SimSetup setup = sim::prepare_simulation(g_view.graph, req);
-    sim::SimOptions ref_options = setup.options;
-    ref_options.oracles = false;
-    ref_options.shared_arena = false;
-    g_view.reference = std::make_unique<sim::ArenaSimulator>(
-        g_view.graph, setup.live, sim::separate_layout(setup.live, g_view.graph.alignment), ref_options);
-    g_view.reference->run_all();
-    g_view.stepper = std::make_unique<sim::ArenaSimulator>(g_view.graph, setup.live, setup.layout, setup.options);
-    g_view.stepper->compare_with(g_view.reference.get());
-  } catch (const std::exception& e) {
-    g_view.error = e.what();
-    g_view.json = JsonOut();
-  }
+      if (b.kind == BufferKind::kTensor) r.shiftable.push_back(b.name);
+    try {
+      sim::SimRequest req;
+      req.order = s.order;
+      req.planner = "best";
+      req.profile = sim::mcu_profiles()[v.settings.profile].name;
+      if (v.settings.shared) req.sessions = 2, req.shared_arena = true;
+      if (v.settings.shift && v.settings.shift_tensor < static_cast<int>(r.shiftable.size()))
+        req.inject.push_back("shift:" + r.shiftable[v.settings.shift_tensor]);
+      if (v.settings.ignore_async) req.inject.push_back("ignore-async");
+      const sim::SimSetup setup = sim::prepare_simulation(r.graph, req);
+      r.reference = sim::reference_simulator(r.graph, setup.live, setup.options);
+      r.reference->run_all();
+      r.report = sim::simulate_setup(r.graph, setup, *r.reference);
+      r.report.planner = req.planner;
+      r.json = sim::simulation_json(r.graph, r.report);
+      // The stepper replays the same setup against the same reference, one op per Step.
+      r.stepper = std::make_unique<sim::ArenaSimulator>(r.graph, setup.live, setup.layout, setup.options);
+      r.stepper->compare_with(r.reference.get());
+    } catch (const std::exception& e) {
+      r.error = e.what();
+      r.json = JsonOut();
+      r.stepper.reset();
+    }
+  });
 }
 
-void step_once() {
-  if (!g_view.stepper || g_view.stepper->done()) {
-    g_view.playing = false;
+void step_once(SimPanelState& v) {
+  SimRun& r = v.run.value();
+  if (!r.stepper || r.stepper->done()) {
+    v.playing = false;
     return;
   }
-  g_view.last = g_view.stepper->step();
-  ++g_view.steps_done;
-  g_view.cycles_so_far += g_view.last.stats->cycles;
+  r.last = r.stepper->step();
+  ++r.steps_done;
+  r.cycles_so_far += r.last.stats->cycles;
 }
 
 // Okabe-Ito-like hues per buffer, cycling; free bytes stay dark grey.
@@ -127,7 +91,8 @@ ImU32 buffer_color(int b, int alpha) {
 // The arena as a grid of cells; each cell covers `per_cell` bytes. Colour: the buffer live there
 // at the current step; red: written by the last op; blue outline: read by it.
 void draw_heat_map(AppState& s) {
-  const sim::ArenaSimulator& sim = *g_view.stepper;
+  const SimRun& run = s.sim.run.value();
+  const sim::ArenaSimulator& sim = *run.stepper;
   const sim::ArenaLayout& layout = sim.layout();
   const LiveAnalysis& live = sim.live();
   const Bytes shown = std::max<Bytes>(1, std::max(layout.arena_bytes, sim.high_water_bytes()));
@@ -137,7 +102,7 @@ void draw_heat_map(AppState& s) {
   const float cw = std::max(4.0f, avail / cols), ch = 9;  // compact: the summary stays in view
   const ImVec2 origin = ImGui::GetCursorScreenPos();
   ImDrawList* dl = ImGui::GetWindowDrawList();
-  const Step step = g_view.steps_done > 0 ? g_view.last.step : -1;
+  const Step step = run.steps_done > 0 ? run.last.step : -1;
   std::vector<int> owner(static_cast<size_t>(cols * rows), -1);
   if (step >= 0)
     for (int b : live.steps[step].buffers) {
@@ -146,13 +111,13 @@ void draw_heat_map(AppState& s) {
     }
   auto mark = [&](const std::vector<sim::ByteRange>* ranges, std::vector<bool>& out) {
     out.assign(static_cast<size_t>(cols * rows), false);
-    if (!ranges || g_view.steps_done == 0) return;
+    if (!ranges || run.steps_done == 0) return;
     for (const sim::ByteRange& r : *ranges)
       for (Bytes c = r.offset / per_cell; c <= (r.offset + r.bytes - 1) / per_cell && c < cols * rows; ++c) out[c] = true;
   };
   std::vector<bool> read, written;
-  mark(g_view.last.reads, read);
-  mark(g_view.last.writes, written);
+  mark(run.last.reads, read);
+  mark(run.last.writes, written);
   for (int i = 0; i < cols * rows; ++i) {
     const ImVec2 a(origin.x + (i % cols) * cw, origin.y + (i / cols) * ch), b(a.x + cw - 1, a.y + ch - 1);
     const Bytes at = Bytes(i) * per_cell;
@@ -174,7 +139,7 @@ void draw_heat_map(AppState& s) {
     ImGui::Text("bytes %lld..%lld: %s%s%s", (long long)at, (long long)(at + per_cell - 1),
                 owner[i] >= 0 ? live.buffers[owner[i]].name.c_str() : (at >= layout.arena_bytes ? "past the arena" : "free"),
                 written[i] ? ", WRITTEN by the last op" : "", read[i] ? ", READ by the last op" : "");
-    const uint8_t* bytes = sim.region_data(g_view.steps_done > 0 ? g_view.last.region : 0);
+    const uint8_t* bytes = sim.region_data(run.steps_done > 0 ? run.last.region : 0);
     std::string hex;
     for (Bytes k = at; k < at + 16 && k < sim.region_bytes(); ++k) {
       char h[4];
@@ -190,85 +155,87 @@ void draw_heat_map(AppState& s) {
 }
 
 void draw_controls(AppState& s) {
+  const SimRun& run = s.sim.run.value();
   const auto& profiles = sim::mcu_profiles();
   ImGui::SetNextItemWidth(160);
-  if (ImGui::BeginCombo("profile", profiles[g_view.profile].name.c_str())) {
+  if (ImGui::BeginCombo("profile", profiles[s.sim.settings.profile].name.c_str())) {
     for (int i = 0; i < static_cast<int>(profiles.size()); ++i)
-      if (ImGui::Selectable(profiles[i].name.c_str(), i == g_view.profile)) g_view.profile = i;
+      if (ImGui::Selectable(profiles[i].name.c_str(), i == s.sim.settings.profile)) s.sim.settings.profile = i;
     ImGui::EndCombo();
   }
   record_item_rect(s, "sim.profile");
   ImGui::SameLine();
-  ImGui::TextDisabled("(%s)", profiles[g_view.profile].assumptions.c_str());
+  ImGui::TextDisabled("(%s)", profiles[s.sim.settings.profile].assumptions.c_str());
 
   ImGui::Text("Faults:");
   ImGui::SameLine();
-  ImGui::Checkbox("shift one offset", &g_view.shift);
+  ImGui::Checkbox("shift one offset", &s.sim.settings.shift);
   record_item_rect(s, "sim.fault.shift");
-  if (g_view.shift && !g_view.shiftable.empty()) {
+  if (s.sim.settings.shift && !run.shiftable.empty()) {
     ImGui::SameLine();
     ImGui::SetNextItemWidth(120);
-    if (ImGui::BeginCombo("##shift", g_view.shiftable[g_view.shift_tensor].c_str())) {
-      for (int i = 0; i < static_cast<int>(g_view.shiftable.size()); ++i)
-        if (ImGui::Selectable(g_view.shiftable[i].c_str(), i == g_view.shift_tensor)) g_view.shift_tensor = i;
+    if (ImGui::BeginCombo("##shift", run.shiftable[s.sim.settings.shift_tensor].c_str())) {
+      for (int i = 0; i < static_cast<int>(run.shiftable.size()); ++i)
+        if (ImGui::Selectable(run.shiftable[i].c_str(), i == s.sim.settings.shift_tensor)) s.sim.settings.shift_tensor = i;
       ImGui::EndCombo();
     }
   }
   ImGui::SameLine();
   ImGui::BeginDisabled(!has_async(s.graph));
-  ImGui::Checkbox("ignore DMA completion", &g_view.ignore_async);
+  ImGui::Checkbox("ignore DMA completion", &s.sim.settings.ignore_async);
   ImGui::EndDisabled();
   record_item_rect(s, "sim.fault.async");
   ImGui::SameLine();
-  ImGui::Checkbox("2 sessions, shared arena", &g_view.shared);
+  ImGui::Checkbox("2 sessions, shared arena", &s.sim.settings.shared);
   record_item_rect(s, "sim.fault.shared");
 }
 
 void draw_stepper(AppState& s) {
-  sim::ArenaSimulator& sim = *g_view.stepper;
+  SimRun& run = s.sim.run.value();
+  sim::ArenaSimulator& sim = *run.stepper;
   ImGui::BeginDisabled(sim.done());
-  if (ImGui::Button("Step")) step_once();
+  if (ImGui::Button("Step")) step_once(s.sim);
   record_item_rect(s, "sim.step");
   ImGui::SameLine();
   // Reduced motion: no auto-play animation; Step and Run to end reach the same states.
-  if (s.reduced_motion) g_view.playing = false;
+  if (s.reduced_motion) s.sim.playing = false;
   ImGui::BeginDisabled(s.reduced_motion);
-  if (ImGui::Button(g_view.playing ? "Pause" : "Play")) g_view.playing = !g_view.playing;
+  if (ImGui::Button(s.sim.playing ? "Pause" : "Play")) s.sim.playing = !s.sim.playing;
   ImGui::EndDisabled();
   record_item_rect(s, "sim.play");
   ImGui::SameLine();
   if (ImGui::Button("Run to end"))
-    while (!sim.done()) step_once();
+    while (!sim.done()) step_once(s.sim);
   record_item_rect(s, "sim.run");
   ImGui::EndDisabled();
   ImGui::SameLine();
   if (ImGui::Button("Restart")) {
-    g_view.key.clear();  // forces a rebuild at the same settings
+    s.sim.run.reset();  // a rebuild at the same settings
     recompute(s);
     return;
   }
   record_item_rect(s, "sim.restart");
   ImGui::SameLine();
   ImGui::SetNextItemWidth(100);
-  ImGui::SliderFloat("ops/s", &g_view.steps_per_second, 1, 60, "%.0f");
-  if (g_view.playing) {
+  ImGui::SliderFloat("ops/s", &s.sim.steps_per_second, 1, 60, "%.0f");
+  if (s.sim.playing) {
     const double now = ImGui::GetTime();
-    if (now - g_view.last_step_time >= 1.0 / g_view.steps_per_second) {
-      step_once();
-      g_view.last_step_time = now;
+    if (now - s.sim.last_step_time >= 1.0 / s.sim.steps_per_second) {
+      step_once(s.sim);
+      s.sim.last_step_time = now;
     }
     request_redraw(s);
   }
 
   const sim::SimOptions& o = sim.options();
-  if (g_view.steps_done == 0) {
+  if (run.steps_done == 0) {
     ImGui::Text("Ready: %d op(s) x %d session(s). Step to run the first op.", int(sim.live().order.size()), o.sessions);
   } else {
-    const sim::StepRecord& r = g_view.last;
+    const sim::StepRecord& r = run.last;
     ImGui::Text("Ran step %d, op %s (%s)%s: %lld cycles, %lld MACs; %lld cycles so far", r.step,
-                g_view.graph.ops[r.op].name.c_str(), r.stats->kernel,
+                run.graph.ops[r.op].name.c_str(), r.stats->kernel,
                 o.sessions > 1 ? (" session " + std::to_string(r.session)).c_str() : "", (long long)r.stats->cycles,
-                (long long)r.stats->macs, (long long)g_view.cycles_so_far);
+                (long long)r.stats->macs, (long long)run.cycles_so_far);
   }
   const auto& v = sim.violations();
   if (sim.violation_count() == 0) {
@@ -280,8 +247,9 @@ void draw_stepper(AppState& s) {
   draw_heat_map(s);
 }
 
-void draw_summary(const AppState&) {
-  const sim::SimReport& r = g_view.report;
+void draw_summary(const AppState& s) {
+  const SimRun& run = s.sim.run.value();
+  const sim::SimReport& r = run.report;
   ImGui::Separator();
   ImGui::Text("Whole run (as `arenaplan simulate` reports it):");
   ImGui::Text("%lld cycles = %.1f us at %.0f MHz   arena %lld B, high-water %lld B, lower bound %lld B",
@@ -302,12 +270,12 @@ void draw_summary(const AppState&) {
     for (size_t i = 0; i < r.per_op.size(); ++i) {
       const sim::OpStats& st = r.per_op[i];
       ImGui::TableNextRow();
-      const bool now = g_view.steps_done > 0 && g_view.last.step == static_cast<Step>(i);
+      const bool now = run.steps_done > 0 && run.last.step == static_cast<Step>(i);
       if (now) ImGui::TableSetBgColor(ImGuiTableBgTarget_RowBg0, IM_COL32(0x56, 0xB4, 0xE9, 0x50));
       ImGui::TableNextColumn();
       ImGui::Text("%zu%s", i, now ? " <" : "");
       ImGui::TableNextColumn();
-      ImGui::TextUnformatted(g_view.graph.ops[st.op].name.c_str());
+      ImGui::TextUnformatted(run.graph.ops[st.op].name.c_str());
       ImGui::TableNextColumn();
       ImGui::TextUnformatted(st.kernel);
       if (!st.note.empty() && ImGui::IsItemHovered()) ImGui::SetTooltip("%s", st.note.c_str());
@@ -327,25 +295,28 @@ void draw_summary(const AppState&) {
 void draw_sim(AppState& s) {
   draw_controls(s);
   recompute(s);
+  const SimRun& run = s.sim.run.value();
   ImGui::Separator();
-  if (!g_view.error.empty()) {
-    ImGui::TextColored(kColorError, "Cannot simulate: %s", g_view.error.c_str());
+  if (!run.error.empty()) {
+    ImGui::TextColored(kColorError, "Cannot simulate: %s", run.error.c_str());
     return;
   }
-  if (g_view.stepper) draw_stepper(s);
+  if (run.stepper) draw_stepper(s);
   draw_summary(s);
 }
 
-JsonOut export_sim(const AppState&) {
+JsonOut export_sim(const AppState& s) {
+  const SimRun& run = s.sim.run.value();
   JsonOut j;
-  j["report"] = g_view.json;
-  j["steps_done"] = g_view.steps_done;
-  j["cycles_so_far"] = g_view.cycles_so_far;
-  j["playing"] = g_view.playing;
-  j["done"] = g_view.stepper ? g_view.stepper->done() : false;
-  j["violations_so_far"] = g_view.stepper ? g_view.stepper->violation_count() : 0;
-  j["last_op"] = g_view.steps_done > 0 ? g_view.graph.ops[g_view.last.op].name : "";
-  j["error"] = g_view.error;
+  j["report"] = run.json;
+  j["steps_done"] = run.steps_done;
+  j["cycles_so_far"] = run.cycles_so_far;
+  j["playing"] = s.sim.playing;
+  j["done"] = run.stepper ? run.stepper->done() : false;
+  j["violations_so_far"] = run.stepper ? run.stepper->violation_count() : 0;
+  j["last_op"] = run.steps_done > 0 ? run.graph.ops[run.last.op].name : "";
+  j["error"] = run.error;
+  j["simulations"] = s.sim.run.computations();  // once per change of graph, order or settings
   return j;
 }
 

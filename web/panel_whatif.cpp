@@ -18,55 +18,34 @@
 namespace arenaplan::web {
 namespace {
 
-// View-side state like the other panels' options; the graph and order stay in AppState.
-struct WhatIfView {
-  std::vector<WhatIfSpec> list;
-  std::vector<std::vector<WhatIfSpec>> undo;  // earlier lists, for Undo
-  char input[256] = "";
-  int budget_kib = 0;           // 0: no budget, "fits" not judged
-  uint64_t list_version = 0;    // bumped by every list edit
-  uint64_t computed_revision = ~0ull, computed_list = ~0ull;
-  int computed_budget = -1;
-  std::string graph_key;        // graph the list was made for; a new graph clears it
-  WhatIfReport report;
-  JsonOut json;
-  std::string error;
-};
-
-WhatIfView g_view;
-
-void edit_list(std::vector<WhatIfSpec> next) {
-  g_view.undo.push_back(g_view.list);
-  g_view.list = std::move(next);
-  ++g_view.list_version;
+void edit_list(WhatIfPanelState& v, std::vector<WhatIfSpec> next) {
+  v.undo.push_back(v.list);
+  v.list = std::move(next);
+  ++v.list_version;
 }
 
-void recompute(const AppState& s) {
-  if (g_view.computed_revision == s.revision && g_view.computed_list == g_view.list_version &&
-      g_view.computed_budget == g_view.budget_kib)
-    return;
-  g_view.computed_revision = s.revision;
-  g_view.computed_list = g_view.list_version;
-  g_view.computed_budget = g_view.budget_kib;
-  g_view.error.clear();
-  try {
-    // The user's current order is the starting schedule.
-    const Graph base = reorder_ops(s.graph, s.order).graph;
-    WhatIfOptions options;
-    options.plan_time_limit_seconds = 0.2;  // a frame budget, not a batch job
-    if (g_view.budget_kib > 0) options.arena_budget_bytes = Bytes(g_view.budget_kib) * 1024;
-    TransformContext context;
-    context.order_time_limit_seconds = 0.2;
-    // "pool:NAME" shares the arena with a built-in example (the page has no file system).
-    for (const WhatIfSpec& w : g_view.list)
-      if (w.spec.rfind("pool:", 0) == 0)
-        if (const std::string* text = find_example(w.spec.substr(5))) context.models[w.spec.substr(5)] = parse_graph_json(*text);
-    g_view.report = run_whatif(base, g_view.list, options, context);
-    g_view.json = whatif_json(g_view.report);
-  } catch (const std::exception& e) {
-    g_view.error = e.what();
-    g_view.json = JsonOut{{"error", g_view.error}};
-  }
+// The report, once per change of the graph/order, the list or the budget.
+const WhatIfResult& recompute(const AppState& s, WhatIfPanelState& v) {
+  return v.result.get({s.revision, v.list_version, v.budget_kib}, [&](WhatIfResult& out) {
+    try {
+      // The user's current order is the starting schedule.
+      const Graph base = reorder_ops(s.graph, s.order).graph;
+      WhatIfOptions options;
+      options.plan_time_limit_seconds = 0.2;  // a frame budget, not a batch job
+      if (v.budget_kib > 0) options.arena_budget_bytes = Bytes(v.budget_kib) * 1024;
+      TransformContext context;
+      context.order_time_limit_seconds = 0.2;
+      // "pool:NAME" shares the arena with a built-in example (the page has no file system).
+      for (const WhatIfSpec& w : v.list)
+        if (w.spec.rfind("pool:", 0) == 0)
+          if (const std::string* text = find_example(w.spec.substr(5))) context.models[w.spec.substr(5)] = parse_graph_json(*text);
+      out.report = run_whatif(base, v.list, options, context);
+      out.json = whatif_json(out.report);
+    } catch (const std::exception& e) {
+      out.error = e.what();
+      out.json = JsonOut{{"error", out.error}};
+    }
+  });
 }
 
 void figures_row(const char* label, const PlanFigures& f, const PlanFigures* before) {
@@ -94,32 +73,32 @@ void figures_row(const char* label, const PlanFigures& f, const PlanFigures* bef
 void draw_list(AppState& s) {
   ImGui::TextUnformatted("Transformations (applied top to bottom)");
   ImGui::SetNextItemWidth(280);
-  const bool enter = ImGui::InputTextWithHint("##spec", "fuse:A,B  inplace:C  quantize:T=int8 ...", g_view.input,
-                                              sizeof g_view.input, ImGuiInputTextFlags_EnterReturnsTrue);
+  const bool enter = ImGui::InputTextWithHint("##spec", "fuse:A,B  inplace:C  quantize:T=int8 ...", s.whatif.input,
+                                              sizeof s.whatif.input, ImGuiInputTextFlags_EnterReturnsTrue);
   record_item_rect(s, "whatif.spec");
   ImGui::SameLine();
-  if ((ImGui::Button("Add") || enter) && g_view.input[0]) {
-    std::vector<WhatIfSpec> next = g_view.list;
-    next.push_back({g_view.input, true});
-    edit_list(next);
-    g_view.input[0] = '\0';
+  if ((ImGui::Button("Add") || enter) && s.whatif.input[0]) {
+    std::vector<WhatIfSpec> next = s.whatif.list;
+    next.push_back({s.whatif.input, true});
+    edit_list(s.whatif, next);
+    s.whatif.input[0] = '\0';
   }
   record_item_rect(s, "whatif.add");
   ImGui::SameLine();
-  ImGui::BeginDisabled(g_view.undo.empty());
+  ImGui::BeginDisabled(s.whatif.undo.empty());
   if (ImGui::Button("Undo")) {
-    g_view.list = g_view.undo.back();
-    g_view.undo.pop_back();
-    ++g_view.list_version;
+    s.whatif.list = s.whatif.undo.back();
+    s.whatif.undo.pop_back();
+    ++s.whatif.list_version;
   }
   ImGui::EndDisabled();
   record_item_rect(s, "whatif.undo");
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", transformation_help());
 
   int remove = -1, up = -1, toggle = -1;
-  for (size_t i = 0; i < g_view.list.size(); ++i) {
+  for (size_t i = 0; i < s.whatif.list.size(); ++i) {
     ImGui::PushID(int(i));
-    bool on = g_view.list[i].enabled;
+    bool on = s.whatif.list[i].enabled;
     if (ImGui::Checkbox("##on", &on)) toggle = int(i);
     record_item_rect(s, "whatif.toggle." + std::to_string(i));
     ImGui::SameLine();
@@ -127,44 +106,42 @@ void draw_list(AppState& s) {
     ImGui::SameLine();
     if (ImGui::SmallButton("x")) remove = int(i);
     ImGui::SameLine();
-    ImGui::TextUnformatted(g_view.list[i].spec.c_str());
-    if (i < g_view.report.steps.size()) {
-      const WhatIfStep& st = g_view.report.steps[i];
+    ImGui::TextUnformatted(s.whatif.list[i].spec.c_str());
+    if (i < s.whatif.result.value().report.steps.size()) {
+      const WhatIfStep& st = s.whatif.result.value().report.steps[i];
       if (!st.error.empty()) ImGui::TextWrapped("    refused: %s", st.error.c_str());
       else if (st.applied) ImGui::TextDisabled("    %s", st.summary.c_str());
     }
     ImGui::PopID();
   }
   if (toggle >= 0 || up >= 0 || remove >= 0) {
-    std::vector<WhatIfSpec> next = g_view.list;
+    std::vector<WhatIfSpec> next = s.whatif.list;
     if (toggle >= 0) next[toggle].enabled = !next[toggle].enabled;
     if (up > 0) std::swap(next[up], next[up - 1]);
     if (remove >= 0) next.erase(next.begin() + remove);
-    edit_list(next);
+    edit_list(s.whatif, next);
   }
   ImGui::SetNextItemWidth(120);
-  ImGui::InputInt("arena budget (KiB, 0 = none)", &g_view.budget_kib, 8, 64);
-  if (g_view.budget_kib < 0) g_view.budget_kib = 0;
+  ImGui::InputInt("arena budget (KiB, 0 = none)", &s.whatif.budget_kib, 8, 64);
+  if (s.whatif.budget_kib < 0) s.whatif.budget_kib = 0;
 }
 
-std::string graph_key(const AppState& s) { return s.example_name + "\n" + s.graph_json; }
-
 void draw_whatif(AppState& s) {
-  const std::string key = graph_key(s);
-  if (key != g_view.graph_key) {
-    g_view.graph_key = key;
-    g_view.list.clear();
-    g_view.undo.clear();
-    ++g_view.list_version;
+  WhatIfPanelState& v = s.whatif;
+  if (v.list_graph != s.graph_revision) {  // a list belongs to the graph it was made for
+    v.list_graph = s.graph_revision;
+    v.list.clear();
+    v.undo.clear();
+    ++v.list_version;
   }
   draw_list(s);
-  recompute(s);
+  const WhatIfResult& result = recompute(s, v);
   ImGui::Separator();
-  if (!g_view.error.empty()) {
-    ImGui::TextWrapped("Error: %s", g_view.error.c_str());
+  if (!result.error.empty()) {
+    ImGui::TextWrapped("Error: %s", result.error.c_str());
     return;
   }
-  const WhatIfReport& r = g_view.report;
+  const WhatIfReport& r = result.report;
   const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_SizingFixedFit;
   if (ImGui::BeginTable("whatif", 6, flags)) {
     for (const char* h : {"", "peak", "arena", "cycles", "fits", "checks"}) ImGui::TableSetupColumn(h);
@@ -192,17 +169,17 @@ void draw_whatif(AppState& s) {
   record_item_rect(s, "whatif.load");
 }
 
-JsonOut export_whatif(const AppState&) {
+JsonOut export_whatif(const AppState& s) {
   JsonOut list = JsonOut::array();
-  for (const WhatIfSpec& w : g_view.list) list.push_back({{"spec", w.spec}, {"enabled", w.enabled}});
-  return {{"list", list}, {"report", g_view.json}};
+  for (const WhatIfSpec& w : s.whatif.list) list.push_back({{"spec", w.spec}, {"enabled", w.enabled}});
+  return {{"list", list}, {"report", s.whatif.result.value().json}};
 }
 
 // The list of changes and the budget travel in share links; the report is recomputed on load.
-JsonOut save_whatif(const AppState&) {
+JsonOut save_whatif(const AppState& s) {
   JsonOut list = JsonOut::array();
-  for (const WhatIfSpec& w : g_view.list) list.push_back({{"spec", w.spec}, {"enabled", w.enabled}});
-  return {{"list", list}, {"budget_kib", g_view.budget_kib}};
+  for (const WhatIfSpec& w : s.whatif.list) list.push_back({{"spec", w.spec}, {"enabled", w.enabled}});
+  return {{"list", list}, {"budget_kib", s.whatif.budget_kib}};
 }
 
 // Runs after the link's graph is loaded, so the list belongs to that graph.
@@ -211,11 +188,11 @@ void load_whatif(AppState& s, const JsonOut& j) {
   for (const JsonOut& w : j.at("list")) list.push_back({w.at("spec").get<std::string>(), w.at("enabled").get<bool>()});
   const int budget = j.at("budget_kib").get<int>();
   if (budget < 0) throw InputError("whatif.budget_kib", "must be >= 0");
-  g_view.graph_key = graph_key(s);
-  g_view.list = std::move(list);
-  g_view.undo.clear();
-  g_view.budget_kib = budget;
-  ++g_view.list_version;
+  s.whatif.list_graph = s.graph_revision;
+  s.whatif.list = std::move(list);
+  s.whatif.undo.clear();
+  s.whatif.budget_kib = budget;
+  ++s.whatif.list_version;
 }
 
 }  // namespace

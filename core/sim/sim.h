@@ -21,6 +21,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -237,6 +238,13 @@ SimSetup prepare_simulation(const Graph& g, const SimRequest& request);
 // Reference run with separate buffers, then the planned run compared with it.
 SimReport simulate_layout(const Graph& g, const LiveAnalysis& live, const ArenaLayout& layout,
                           const SimOptions& options);
+// The reference simulator of `options` (separate buffers, no oracles, one arena per session), not
+// yet run. A caller that both reports a whole run and steps through it (the browser panel) runs
+// one reference and hands it to simulate_setup and to its stepper, so nothing runs twice.
+std::unique_ptr<ArenaSimulator> reference_simulator(const Graph& g, const LiveAnalysis& live, const SimOptions& options);
+// The planned run of `setup` compared with `reference` (finished: run_all() done), reported like
+// simulate() (planner left empty).
+SimReport simulate_setup(const Graph& g, const SimSetup& setup, const ArenaSimulator& reference);
 // Lifetimes, plan (verified), faults, simulation. Throws InputError for bad requests.
 SimReport simulate(const Graph& g, const SimRequest& request);
 

@@ -2,6 +2,7 @@
 // and the planned arena, and report in the `simulate --json` shape.
 #include <algorithm>
 #include <cstdlib>
+#include <memory>
 
 #include "core/layout/layout.h"
 #include "core/sim/sim.h"
@@ -65,12 +66,17 @@ ArenaLayout shift_buffer(const Graph& g, const LiveAnalysis& live, ArenaLayout l
   return layout;
 }
 
-SimReport simulate_layout(const Graph& g, const LiveAnalysis& live, const ArenaLayout& layout, const SimOptions& options) {
+std::unique_ptr<ArenaSimulator> reference_simulator(const Graph& g, const LiveAnalysis& live, const SimOptions& options) {
   SimOptions ref_options = options;
   ref_options.oracles = false;
   ref_options.shared_arena = false;
-  ArenaSimulator reference(g, live, separate_layout(live, g.alignment), ref_options);
-  reference.run_all();
+  return std::make_unique<ArenaSimulator>(g, live, separate_layout(live, g.alignment), ref_options);
+}
+
+namespace {
+
+SimReport run_planned(const Graph& g, const LiveAnalysis& live, const ArenaLayout& layout, const SimOptions& options,
+                      const ArenaSimulator& reference) {
   ArenaSimulator planned(g, live, layout, options);
   planned.compare_with(&reference);
   planned.run_all();
@@ -94,6 +100,20 @@ SimReport simulate_layout(const Graph& g, const LiveAnalysis& live, const ArenaL
   r.foreign_write_count = planned.foreign_write_count();
   r.violations = planned.violations();
   r.violation_count = planned.violation_count();
+  return r;
+}
+
+}  // namespace
+
+SimReport simulate_layout(const Graph& g, const LiveAnalysis& live, const ArenaLayout& layout, const SimOptions& options) {
+  const std::unique_ptr<ArenaSimulator> reference = reference_simulator(g, live, options);
+  reference->run_all();
+  return run_planned(g, live, layout, options, *reference);
+}
+
+SimReport simulate_setup(const Graph& g, const SimSetup& setup, const ArenaSimulator& reference) {
+  SimReport r = run_planned(g, setup.live, setup.layout, setup.options, reference);
+  r.injected = setup.injected;
   return r;
 }
 

@@ -5,26 +5,9 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { chord, click, clickField, screenshot, state, test, typeText, waitFrames } from './harness.mjs';
+import { bigGraph, chord, click, clickField, openGraphTab, screenshot, state, test, typeInto, typeText, waitFrames } from './harness.mjs';
 
 const KiB = 1024;
-
-async function openGraphTab(t) {
-  const opened = await t.open();
-  await click(opened.page, 'tab.Graph');
-  await waitFrames(opened.page, 2);
-  return opened;
-}
-
-// Replaces the text of a field (ImGui selects it all on click; Ctrl+A makes sure) and commits it
-// with Enter. Keys are held for a frame (chord): ImGui 1.86 polls key state once per frame.
-async function typeInto(page, key, text) {
-  await clickField(page, key);
-  await chord(page, 'Control+a');
-  await typeText(page, text);
-  await chord(page, 'Enter');
-  await waitFrames(page, 2);
-}
 
 test('graph edit: select B on the canvas, grow tensor B 96 -> 112 KiB (peak 136 -> 152 KiB), Ctrl+Z, Ctrl+Shift+Z', async (t) => {
   const { page, errors } = await openGraphTab(t);
@@ -140,20 +123,6 @@ test('graph edit: add an op after F and remove it again through the editor', asy
   assert.deepEqual(errors, []);
 });
 
-// A network-like graph: a chain with skip connections, `n` ops.
-function bigGraph(n) {
-  const tensors = { in: { bytes: 4096 } };
-  const ops = [];
-  for (let i = 0; i < n; i++) {
-    const inputs = [i === 0 ? 'in' : `t${i - 1}`];
-    if (i >= 3 && i % 3 === 0) inputs.push(`t${i - 3}`);
-    tensors[`t${i}`] = { bytes: 1024 * (1 + (i % 7)) };
-    ops.push({ name: `op${i}`, kind: i % 3 === 0 ? 'add' : 'conv2d', inputs, outputs: [`t${i}`] });
-  }
-  return JSON.stringify({ format: 'arenaplan-graph', version: 1, name: `big-${n}`, tensors, ops,
-                          inputs: ['in'], outputs: [`t${n - 1}`] });
-}
-
 test('graph view: a 500-op graph draws only the visible ops, pans, zooms and follows the step', async (t) => {
   const { page, errors } = await openGraphTab(t);
   assert.equal(await page.evaluate((text) => window.arenaplan.loadGraphJson(text), bigGraph(500)), '');
@@ -213,7 +182,12 @@ test('graph view: a real imported network (selfie_segmentation.tflite, 136 ops) 
   s = await state(page);
   assert.equal(s.selected_op, op);
   // Double the op's first output through the Op tab's size field.
-  const field = Object.keys(s.ui).find((k) => k.startsWith('graph.sel.tensor.') && k.endsWith('.bytes'));
+  // The size field of a tensor live at the op's step (so it counts in the peak) that the editor
+  // shows without scrolling (its column is as tall as the canvas).
+  const bottom = s.ui['graph.canvas'][3];
+  const live = new Set(s.analysis.steps[s.step].live);
+  const field = Object.keys(s.ui).find((k) => k.startsWith('graph.sel.tensor.') && k.endsWith('.bytes') &&
+                                              live.has(k.slice(17, -6)) && s.ui[k][3] <= bottom);
   assert.ok(field, 'the selected op lists its tensors with size fields');
   await typeInto(page, field, '4MiB');
   s = await state(page);

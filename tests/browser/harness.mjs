@@ -180,3 +180,35 @@ export async function openAt(t, fragment) {
   await waitFrames(page, 3);
   return { page, errors };
 }
+
+// A network-like graph: a chain with skip connections, `n` ops.
+export function bigGraph(n) {
+  const tensors = { in: { bytes: 4096 } };
+  const ops = [];
+  for (let i = 0; i < n; i++) {
+    const inputs = [i === 0 ? 'in' : `t${i - 1}`];
+    if (i >= 3 && i % 3 === 0) inputs.push(`t${i - 3}`);
+    tensors[`t${i}`] = { bytes: 1024 * (1 + (i % 7)) };
+    ops.push({ name: `op${i}`, kind: i % 3 === 0 ? 'add' : 'conv2d', inputs, outputs: [`t${i}`] });
+  }
+  return JSON.stringify({ format: 'arenaplan-graph', version: 1, name: `big-${n}`, tensors, ops,
+                          inputs: ['in'], outputs: [`t${n - 1}`] });
+}
+
+// Replaces the text of a field (ImGui selects it all on click; Ctrl+A makes sure) and commits it
+// with Enter. Keys are held for a frame (chord): ImGui 1.86 polls key state once per frame.
+export async function typeInto(page, key, text) {
+  await clickField(page, key);
+  await chord(page, 'Control+a');
+  await typeText(page, text);
+  await chord(page, 'Enter');
+  await waitFrames(page, 2);
+}
+
+// Opens the app on the Graph tab.
+export async function openGraphTab(t) {
+  const opened = await t.open();
+  await click(opened.page, 'tab.Graph');
+  await waitFrames(opened.page, 2);
+  return opened;
+}
