@@ -91,24 +91,31 @@ void draw_histogram(AppState& s) {
   const int most = *std::max_element(counts.begin(), counts.end());
   const float width = std::min(ImGui::GetContentRegionAvail().x, 60.0f * bins + 10), height = 44;
   ImVec2 p0 = ImGui::GetCursorScreenPos();
-  ImGui::InvisibleButton("##histogram", ImVec2(width, height + 16));
+  ImGui::InvisibleButton("##histogram", ImVec2(width, height + 4 + ImGui::GetTextLineHeight()));
   record_item_rect(s, "schedule.histogram");
   ImDrawList* dl = ImGui::GetWindowDrawList();
   const float bar = width / bins;
   const int current = s.live.steps.empty() ? -1 : bin_of(s.live.peak_bytes);
+  // Labels go through draw_label: only where they fit and never over another label (one peak
+  // value gives lo == hi: a single axis label, not two overprinted ones).
+  std::vector<ImVec4> taken;
+  const float line = ImGui::GetTextLineHeight();
+  const ImVec4 box(p0.x, p0.y, p0.x + width, p0.y + height + 2 + line);
   for (int b = 0; b < bins; ++b) {
     const float h = height * counts[b] / std::max(1, most);
     const ImU32 color = b == current ? IM_COL32(230, 159, 0, 255) : IM_COL32(86, 180, 233, 255);
     dl->AddRectFilled(ImVec2(p0.x + b * bar + 1, p0.y + height - h), ImVec2(p0.x + (b + 1) * bar - 1, p0.y + height), color);
     char label[48];
     std::snprintf(label, sizeof label, "%d", counts[b]);
-    dl->AddText(ImVec2(p0.x + b * bar + 2, p0.y + height - h - 14 < p0.y ? p0.y : p0.y + height - h - 14),
-                IM_COL32(240, 240, 240, 255), label);
+    draw_label(s, dl, "schedule.histogram", ImVec2(p0.x + b * bar + 2, std::max(p0.y, p0.y + height - h - line)),
+               IM_COL32(240, 240, 240, 255), label, box, taken);
   }
-  dl->AddText(ImVec2(p0.x, p0.y + height + 2), IM_COL32(200, 200, 200, 255), kib_text(lo).c_str());
+  draw_label(s, dl, "schedule.histogram", ImVec2(p0.x, p0.y + height + 2), IM_COL32(200, 200, 200, 255), kib_text(lo),
+             box, taken);
   const std::string hi_text = kib_text(hi);
-  dl->AddText(ImVec2(p0.x + width - ImGui::CalcTextSize(hi_text.c_str()).x, p0.y + height + 2),
-              IM_COL32(200, 200, 200, 255), hi_text.c_str());
+  if (hi != lo)
+    draw_label(s, dl, "schedule.histogram", ImVec2(p0.x + width - ImGui::CalcTextSize(hi_text.c_str()).x, p0.y + height + 2),
+               IM_COL32(200, 200, 200, 255), hi_text, box, taken);
 }
 
 void draw_orders(AppState& s) {
