@@ -294,10 +294,10 @@ void draw_regions(AppState& s) {
   if (ImGui::BeginTable("regions", 5, flags)) {
     const float em = ImGui::CalcTextSize("M").x;
     ImGui::TableSetupColumn("Region", ImGuiTableColumnFlags_WidthStretch);
-    ImGui::TableSetupColumn("Base", ImGuiTableColumnFlags_WidthFixed, em * 8);
-    ImGui::TableSetupColumn("KiB", ImGuiTableColumnFlags_WidthFixed, em * 12);
-    ImGui::TableSetupColumn("Kind", ImGuiTableColumnFlags_WidthFixed, em * 7);
-    ImGui::TableSetupColumn("Arena", ImGuiTableColumnFlags_WidthFixed, em * 4);
+    ImGui::TableSetupColumn("Base", ImGuiTableColumnFlags_WidthFixed, ImGui::CalcTextSize("0x00000000").x + 4);
+    ImGui::TableSetupColumn("KiB", ImGuiTableColumnFlags_WidthFixed, em * 10);
+    ImGui::TableSetupColumn("Kind", ImGuiTableColumnFlags_WidthFixed, ImGui::CalcTextSize("fast+dma").x + 4);
+    ImGui::TableSetupColumn("Arena", ImGuiTableColumnFlags_WidthFixed, ImGui::CalcTextSize("Arena").x + 4);
     ImGui::TableHeadersRow();
     for (size_t i = 0; i < edited.regions.size(); ++i) {
       Region& r = edited.regions[i];
@@ -374,7 +374,9 @@ void draw_board_picker(AppState& s) {
   if (ImGui::Button("Open board file...")) request_open_board_file();
   record_item_rect(s, "budget.open_board");
   static const char* kPolicies[] = {"scratch in the arena (new plan)", "scratch kept separate"};
-  ImGui::SetNextItemWidth(std::min(ImGui::GetContentRegionAvail().x, ImGui::GetFontSize() * 18));
+  ImGui::SetNextItemWidth(std::min(ImGui::GetContentRegionAvail().x, ImGui::CalcTextSize(kPolicies[0]).x +
+                                                                       ImGui::GetFrameHeight() +
+                                                                       2 * ImGui::GetStyle().FramePadding.x));
   ImGui::Combo("##scratch", &g_view.scratch_policy, kPolicies, 2);
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", kPolicies[g_view.scratch_policy]);
   record_item_rect(s, "budget.scratch");

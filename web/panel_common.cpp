@@ -103,6 +103,12 @@ bool draw_label(AppState& s, ImDrawList* dl, const char* owner, ImVec2 pos, ImU3
   return true;
 }
 
+void same_line_if_fits(float next_width, float spacing) {
+  const float gap = spacing >= 0 ? spacing : ImGui::GetStyle().ItemSpacing.x;
+  const float right = ImGui::GetWindowPos().x + ImGui::GetWindowContentRegionMax().x;
+  if (ImGui::GetItemRectMax().x + gap + next_width <= right) ImGui::SameLine(0, spacing);
+}
+
 void handle_step_keys(AppState& s) {
   if (!ImGui::IsWindowFocused(ImGuiFocusedFlags_RootAndChildWindows)) return;
   const ImGuiIO& io = ImGui::GetIO();

@@ -39,6 +39,10 @@ void text_wrapped(const std::string& text, const ImVec4* color = nullptr);
 bool draw_label(AppState& s, ImDrawList* dl, const char* owner, ImVec2 pos, ImU32 color, const std::string& text,
                 const ImVec4& box, std::vector<ImVec4>& taken);
 
+// Puts the next widget (about `next_width` wide) on the same line when it fits before the
+// panel's right edge, else on a new line: rows of controls reflow at small sizes and big text.
+void same_line_if_fits(float next_width, float spacing = -1.0f);
+
 // Alt+Left / Alt+Right step through the current order while the calling panel has focus.
 void handle_step_keys(AppState& s);
 

@@ -125,8 +125,10 @@ void draw_orders(AppState& s) {
     return;
   }
   ImGui::SameLine();
+  ImGui::PushTextWrapPos(0.0f);
   ImGui::TextDisabled("  peaks %s .. %s, sorted by peak", kib_text(g_view.orders.front().peak_bytes).c_str(),
                       kib_text(g_view.orders.back().peak_bytes).c_str());
+  ImGui::PopTextWrapPos();
   draw_histogram(s);
   ImGui::BeginChild("##orders", ImVec2(0, 7 * ImGui::GetTextLineHeightWithSpacing()), true);
   ImGuiListClipper clipper;
@@ -180,9 +182,11 @@ void draw_optimiser(AppState& s) {
   if (g_view.has_result) {
     const ScheduleResult& r = g_view.result;
     ImGui::SameLine();
+    ImGui::PushTextWrapPos(0.0f);  // the result wraps at the panel's edge instead of being cut
     ImGui::Text("%s (%s) vs file order %s; lower bound %s; %s; %lld states, %.3f s", kib_text(r.peak_bytes).c_str(),
                 r.method.c_str(), kib_text(r.baseline_peak_bytes).c_str(), kib_text(r.lower_bound_bytes).c_str(),
                 r.proven_optimal ? "proven optimal" : "not proven", (long long)r.states_explored, r.seconds);
+    ImGui::PopTextWrapPos();
     if (ImGui::Button("Use the optimised order")) set_order(s, r.order);
     record_item_rect(s, "schedule.use");
     if (!r.explanation.empty() && ImGui::TreeNode("Why it cannot be lower")) {
@@ -198,8 +202,10 @@ void draw_side_by_side(AppState& s) {
   const LiveAnalysis& b = g_view.compare_live;
   if (a.steps.empty() || b.steps.size() != a.steps.size()) return;
   const Bytes top = std::max(a.peak_bytes, b.peak_bytes);
+  ImGui::PushTextWrapPos(0.0f);
   ImGui::Text("Current order (peak %s) vs %s (peak %s).  Step %d; Alt+Left / Alt+Right to step.",
               kib_text(a.peak_bytes).c_str(), g_view.compare_label.c_str(), kib_text(b.peak_bytes).c_str(), s.step);
+  ImGui::PopTextWrapPos();
   const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_ScrollY |
                                 ImGuiTableFlags_SizingStretchProp;
   if (!ImGui::BeginTable("##sbs", 5, flags, ImVec2(0, std::max(140.0f, ImGui::GetContentRegionAvail().y)))) return;

@@ -13,6 +13,7 @@
 #include "core/sim/sim.h"
 #include "imgui.h"
 #include "web/app.h"
+#include "web/panel_common.h"
 #include "web/ui_style.h"
 
 namespace arenaplan::web {
@@ -199,7 +200,9 @@ void draw_controls(AppState& s) {
   }
   record_item_rect(s, "sim.profile");
   ImGui::SameLine();
+  ImGui::PushTextWrapPos(0.0f);  // the profile's assumptions wrap at the panel's edge
   ImGui::TextDisabled("(%s)", profiles[g_view.profile].assumptions.c_str());
+  ImGui::PopTextWrapPos();
 
   ImGui::Text("Faults:");
   ImGui::SameLine();
@@ -214,12 +217,16 @@ void draw_controls(AppState& s) {
       ImGui::EndCombo();
     }
   }
-  ImGui::SameLine();
+  // The fault switches reflow onto new lines when the panel is narrow.
+  auto checkbox_w = [](const char* label) {
+    return ImGui::GetFrameHeight() + ImGui::GetStyle().ItemInnerSpacing.x + ImGui::CalcTextSize(label).x;
+  };
+  same_line_if_fits(checkbox_w("ignore DMA completion"));
   ImGui::BeginDisabled(!has_async(s.graph));
   ImGui::Checkbox("ignore DMA completion", &g_view.ignore_async);
   ImGui::EndDisabled();
   record_item_rect(s, "sim.fault.async");
-  ImGui::SameLine();
+  same_line_if_fits(checkbox_w("2 sessions, shared arena"));
   ImGui::Checkbox("2 sessions, shared arena", &g_view.shared);
   record_item_rect(s, "sim.fault.shared");
 }
@@ -248,7 +255,7 @@ void draw_stepper(AppState& s) {
     return;
   }
   record_item_rect(s, "sim.restart");
-  ImGui::SameLine();
+  same_line_if_fits(100 + ImGui::GetStyle().ItemInnerSpacing.x + ImGui::CalcTextSize("ops/s").x);
   ImGui::SetNextItemWidth(100);
   ImGui::SliderFloat("ops/s", &g_view.steps_per_second, 1, 60, "%.0f");
   if (g_view.playing) {
@@ -261,6 +268,7 @@ void draw_stepper(AppState& s) {
   }
 
   const sim::SimOptions& o = sim.options();
+  ImGui::PushTextWrapPos(0.0f);  // long op names and fault reasons wrap at the panel's edge
   if (g_view.steps_done == 0) {
     ImGui::Text("Ready: %d op(s) x %d session(s). Step to run the first op.", int(sim.live().order.size()), o.sessions);
   } else {
@@ -277,12 +285,14 @@ void draw_stepper(AppState& s) {
     ImGui::TextColored(kColorError, "Oracles: %zu violation(s) so far. First: [%s] %s", sim.violation_count(),
                        v.front().oracle.c_str(), v.front().message.c_str());
   }
+  ImGui::PopTextWrapPos();
   draw_heat_map(s);
 }
 
 void draw_summary(const AppState&) {
   const sim::SimReport& r = g_view.report;
   ImGui::Separator();
+  ImGui::PushTextWrapPos(0.0f);  // the summary lines wrap instead of running past the panel
   ImGui::Text("Whole run (as `arenaplan simulate` reports it):");
   ImGui::Text("%lld cycles = %.1f us at %.0f MHz   arena %lld B, high-water %lld B, lower bound %lld B",
               (long long)r.cycles_total, r.latency_us, r.profile.clock_mhz, (long long)r.arena_bytes,
@@ -294,6 +304,7 @@ void draw_summary(const AppState&) {
               std::any_of(r.violations.begin(), r.violations.end(), [](auto& v) { return v.oracle == "writes"; }) ? "FAILED" : "ok",
               std::any_of(r.violations.begin(), r.violations.end(), [](auto& v) { return v.oracle == "high_water"; }) ? "FAILED"
                                                                                                                      : "ok");
+  ImGui::PopTextWrapPos();
   const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_SizingFixedFit |
                                 ImGuiTableFlags_ScrollY;
   if (ImGui::BeginTable("sim.per_op", 6, flags, ImVec2(0, 180))) {
@@ -329,7 +340,9 @@ void draw_sim(AppState& s) {
   recompute(s);
   ImGui::Separator();
   if (!g_view.error.empty()) {
+    ImGui::PushTextWrapPos(0.0f);
     ImGui::TextColored(kColorError, "Cannot simulate: %s", g_view.error.c_str());
+    ImGui::PopTextWrapPos();
     return;
   }
   if (g_view.stepper) draw_stepper(s);

@@ -93,6 +93,7 @@ void draw_menu_bar(AppState& s) {
     if (ImGui::MenuItem("Export plan report JSON")) export_plan_file(s, PlanFileFormat::kJsonReport);
     record_item_rect(s, "menu.file.report");
     if (ImGui::MenuItem("Export C header")) export_plan_file(s, PlanFileFormat::kCHeader);
+    record_item_rect(s, "menu.file.header");
     if (ImGui::MenuItem("Export PNG of the view")) request_png_export(s);
     record_item_rect(s, "menu.file.png");
     ImGui::EndMenu();
@@ -192,10 +193,7 @@ void draw_tile(AppState& s, const char* window_name, PanelArea area, ImVec2 pos,
           // NavFlattened: arrow keys reach the panel's widgets without first "entering" the child.
           ImGui::BeginChild(p->title, ImVec2(0, 0), false,
                             ImGuiWindowFlags_HorizontalScrollbar | ImGuiWindowFlags_NavFlattened);
-          // Every Text() of every panel wraps at the panel's edge instead of running past it.
-          ImGui::PushTextWrapPos(0.0f);
           p->draw(s);
-          ImGui::PopTextWrapPos();
           ImGui::EndChild();
           ImGui::EndTabItem();
         }
@@ -258,6 +256,9 @@ void draw_welcome(AppState& s) {
   const ImGuiWindowFlags flags = ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoResize | ImGuiWindowFlags_NoCollapse |
                                  ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_AlwaysAutoResize;
   bool open = true;
+  ImVec4 bg = ImGui::GetStyleColorVec4(ImGuiCol_WindowBg);
+  bg.w = 1.0f;  // opaque: the tiles behind must not show through the card's text
+  ImGui::PushStyleColor(ImGuiCol_WindowBg, bg);
   if (ImGui::Begin("Welcome to arenaplan", &open, flags)) {
     text_wrapped("arenaplan answers one question before the firmware runs: how much RAM does this network "
                  "need for inference on this microcontroller? It shows which tensors coexist, which operator "
@@ -296,6 +297,7 @@ void draw_welcome(AppState& s) {
                                            ImGui::GetWindowPos().y + ImGui::GetWindowSize().y};
   }
   ImGui::End();
+  ImGui::PopStyleColor();
   if (!open) s.welcome_open = false;
   if (!s.welcome_open) {
     opened_at = ~0ull;
@@ -316,6 +318,10 @@ void collect_text_overflows(AppState& s) {
     if (!w->WasActive && !w->Active) continue;
     if (w->Hidden || (w->Flags & ImGuiWindowFlags_Tooltip) || (w->Flags & ImGuiWindowFlags_Popup)) continue;
     if (w->Flags & ImGuiWindowFlags_ChildMenu) continue;
+    // Tiles, their panels and the status line; not children inside a panel (a text editor or a
+    // scrolling table scrolls sideways by design).
+    const std::string name = w->Name;
+    if (name.rfind("##", 0) != 0 || std::count(name.begin(), name.end(), '/') > 1) continue;
     const float right = w->InnerClipRect.Max.x;
     // Where widgets were actually placed (not IdealMaxPos, which is the room tab bars and tables
     // would like: they shrink and elide to the width they get).
