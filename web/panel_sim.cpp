@@ -185,9 +185,11 @@ void draw_heat_map(AppState& s) {
     ImGui::Text("%s", hex.c_str());
     ImGui::EndTooltip();
   }
+  ImGui::PushTextWrapPos(0.0f);
   ImGui::Text("%lld bytes per cell; colour = buffer live now, orange fill = written, blue outline = read, dark red = past "
               "the planned arena",
               (long long)per_cell);
+  ImGui::PopTextWrapPos();
 }
 
 void draw_controls(AppState& s) {

@@ -191,8 +191,9 @@ void draw_tile(AppState& s, const char* window_name, PanelArea area, ImVec2 pos,
         if (open) {
           if (area == PanelArea::kMain) s.active_panel = p->title;
           // NavFlattened: arrow keys reach the panel's widgets without first "entering" the child.
-          ImGui::BeginChild(p->title, ImVec2(0, 0), false,
-                            ImGuiWindowFlags_HorizontalScrollbar | ImGuiWindowFlags_NavFlattened);
+          // No horizontal scrolling: wrapped text, headers and tables then take the panel's
+          // visible width (with it, ImGui lays them out to the widest content, which then sticks).
+          ImGui::BeginChild(p->title, ImVec2(0, 0), false, ImGuiWindowFlags_NavFlattened);
           p->draw(s);
           ImGui::EndChild();
           ImGui::EndTabItem();
