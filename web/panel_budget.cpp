@@ -295,7 +295,10 @@ void draw_regions(AppState& s) {
     const float em = ImGui::CalcTextSize("M").x;
     ImGui::TableSetupColumn("Region", ImGuiTableColumnFlags_WidthStretch);
     ImGui::TableSetupColumn("Base", ImGuiTableColumnFlags_WidthFixed, ImGui::CalcTextSize("0x00000000").x + 4);
-    ImGui::TableSetupColumn("KiB", ImGuiTableColumnFlags_WidthFixed, em * 10);
+    // Room for seven digits and the -/+ buttons of InputInt.
+    ImGui::TableSetupColumn("KiB", ImGuiTableColumnFlags_WidthFixed,
+                            ImGui::CalcTextSize("0000000").x + 2 * ImGui::GetFrameHeight() +
+                                2 * ImGui::GetStyle().ItemInnerSpacing.x + 2 * ImGui::GetStyle().FramePadding.x);
     ImGui::TableSetupColumn("Kind", ImGuiTableColumnFlags_WidthFixed, ImGui::CalcTextSize("fast+dma").x + 4);
     ImGui::TableSetupColumn("Arena", ImGuiTableColumnFlags_WidthFixed, ImGui::CalcTextSize("Arena").x + 4);
     ImGui::TableHeadersRow();
@@ -347,10 +350,14 @@ void draw_regions(AppState& s) {
 }
 
 void draw_board_picker(AppState& s) {
+  const ImGuiStyle& st = ImGui::GetStyle();
   const float avail = ImGui::GetContentRegionAvail().x;
-  const float open_w = ImGui::CalcTextSize("Open board file...").x + ImGui::GetStyle().FramePadding.x * 2;
-  ImGui::SetNextItemWidth(std::max(120.0f, std::min(avail - open_w - 60, ImGui::GetFontSize() * 26)));
+  const float open_w = ImGui::CalcTextSize("Open board file...").x + st.FramePadding.x * 2;
   const std::string current = board_label(g_view.board_name);
+  // Wide enough for the whole name when the panel allows (the combo clips its preview).
+  const float want = ImGui::CalcTextSize(current.c_str()).x + ImGui::GetFrameHeight() + st.FramePadding.x * 2;
+  const float room = avail - open_w - ImGui::CalcTextSize("Board").x - st.ItemInnerSpacing.x - 2 * st.ItemSpacing.x;
+  ImGui::SetNextItemWidth(std::max(120.0f, std::min(room, want)));
   if (ImGui::BeginCombo("Board", current.c_str())) {
     for (const std::string& b : builtin_board_names()) {
       if (ImGui::Selectable(board_label(b).c_str(), b == g_view.board_name)) load_board(b);
@@ -362,10 +369,11 @@ void draw_board_picker(AppState& s) {
     }
     ImGui::EndCombo();
   }
-  if (ImGui::IsItemHovered() && !g_view.board.source.empty()) {
+  if (ImGui::IsItemHovered()) {
     ImGui::BeginTooltip();
     ImGui::PushTextWrapPos(ImGui::GetFontSize() * 36.0f);
-    ImGui::TextUnformatted(("Source: " + g_view.board.source).c_str());
+    ImGui::TextUnformatted(current.c_str());
+    if (!g_view.board.source.empty()) ImGui::TextUnformatted(("Source: " + g_view.board.source).c_str());
     ImGui::PopTextWrapPos();
     ImGui::EndTooltip();
   }
