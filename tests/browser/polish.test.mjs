@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { chord, click, clickField, launch, openApp, screenshot, sleep, state, test, waitFrames } from './harness.mjs';
+import { chord, click, clickField, launch, openApp, screenshot, sleep, state, test, typeText, waitFrames } from './harness.mjs';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const selfie = path.join(repo, '.cache/models/selfie_segmentation.tflite');
@@ -86,7 +86,7 @@ test('polish: a board file opened in the Budget tab, a region size edited, both 
   await clickField(page, 'budget.region.0.kib');
   await chord(page, 'Control+a');
   await chord(page, 'Backspace');
-  await page.keyboard.type('140', { delay: 30 });
+  await typeText(page, '140');  // a frame per key: ImGui reads input once per frame
   await chord(page, 'Enter');
   await page.waitForFunction(() => window.arenaplan.state().budget.regions[0].size_bytes === 140 * 1024, null, { timeout: 10000 });
   s = await state(page);
