@@ -88,7 +88,8 @@ async function frameRates(url) {
     const frames = () => window.arenaplan.state().frame;
     await page.evaluate(() => window.arenaplan.redraw(1e9));  // draw continuously, as while interacting
     const idle = await rate(page, frames);
-    await click(page, 'lifetimes.stress');
+    await click(page, 'menu.debug');  // the stress switch lives in the Debug menu
+    await click(page, 'menu.debug.stress');
     await waitFrames(page, 3);
     const st = await page.evaluate(() => window.arenaplan.state());
     const stress = await rate(page, frames);

@@ -1,8 +1,10 @@
 // arenaplan budget: does the whole firmware fit the board (arena per region + reservations)?
+#include <filesystem>
 #include <iostream>
 
 #include "cli/command.h"
 #include "core/budget/board.h"
+#include "core/budget/board_library.h"
 #include "core/budget/budget.h"
 #include "core/budget/budget_report.h"
 #include "core/graph/examples.h"
@@ -13,12 +15,13 @@
 namespace arenaplan::cli {
 namespace {
 
+// --board takes a library name ("stm32h743"), "example:NAME" (a teaching board) or a file.
 MemoryMap load_board(const std::string& path) {
-  if (path.rfind("example:", 0) == 0) {
-    const std::string* text = find_example(path.substr(8));
-    if (!text) throw InputError(path, "no built-in example of that name");
-    return parse_board_json(*text);
-  }
+  if (const std::string* text = builtin_board_text(path)) return parse_board_json(*text);
+  if (path.rfind("example:", 0) == 0) throw InputError(path, "no built-in board example of that name");
+  const bool looks_like_name = path.find('/') == std::string::npos && path.find('.') == std::string::npos;
+  if (looks_like_name && !std::filesystem::exists(path))
+    throw InputError("--board", "no library board \"" + path + "\" (see `arenaplan budget --list-boards`) and no such file");
   try {
     return parse_board_json(read_file(path));
   } catch (const InputError& e) {
@@ -28,10 +31,15 @@ MemoryMap load_board(const std::string& path) {
 }
 
 int run_budget(const Args& args) {
+  if (args.flag("list-boards")) {
+    if (args.flag("json")) std::cout << board_library_json().dump(2) << "\n";
+    else std::cout << board_library_text();
+    return 0;
+  }
   const std::string& path = args.positional_at(0, "GRAPH");
   Graph g = load_graph(path);
   auto board_path = args.option("board");
-  if (!board_path) throw InputError("--board", "missing: give the board JSON (--board BOARD.json or example:NAME)");
+  if (!board_path) throw InputError("--board", "missing: give a library board (--board stm32h743; --list-boards lists them), a board JSON file or example:NAME");
   MemoryMap board = load_board(*board_path);
   BudgetOptions options;
   if (auto p = args.option("planner")) options.plan.planner = *p;
@@ -84,8 +92,8 @@ int run_budget(const Args& args) {
 }  // namespace
 
 ARENAPLAN_COMMAND("budget",
-                  "budget GRAPH --board BOARD.json [--order A,B,...] [--planner NAME] [--scratch in_arena|separate] "
-                  "[--time-limit S] [--pointer-bytes 4|8] [--json]",
-                  {"json"}, {"board", "order", "planner", "scratch", "time-limit", "pointer-bytes"}, run_budget);
+                  "budget GRAPH --board NAME|BOARD.json [--order A,B,...] [--planner NAME] [--scratch in_arena|separate] "
+                  "[--time-limit S] [--pointer-bytes 4|8] [--json]   |   budget --list-boards [--json]",
+                  {"json", "list-boards"}, {"board", "order", "planner", "scratch", "time-limit", "pointer-bytes"}, run_budget);
 
 }  // namespace arenaplan::cli

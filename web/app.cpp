@@ -1,6 +1,7 @@
 // AppState edits: every edit builds the complete new state aside and swaps it in only when core
 // accepted it, so a refused edit can never leave the graph and its analysis out of step.
 #include "web/app.h"
+#include "web/panel_common.h"
 
 #include <algorithm>
 #include <cstddef>
@@ -173,11 +174,13 @@ bool load_graph_json(AppState& s, const std::string& text) {
   return undoable(s, "load graph JSON", [&] { return load_graph_text(s, text, "", "Graph"); });
 }
 
-bool load_tflite(AppState& s, std::string_view bytes) {
+bool load_tflite(AppState& s, std::string_view bytes, const std::string& name) {
   std::string json;
   try {
     // Imported in the browser, never uploaded; from here on it is an ordinary (inline) graph.
-    json = graph_to_json(import_tflite(bytes).graph);
+    TfliteImportOptions options;
+    options.name = name;
+    json = graph_to_json(import_tflite(bytes, options).graph);
   } catch (const std::exception& e) {
     s.error = std::string("Model refused: ") + e.what();
     return redraw_after(s, false);
@@ -288,8 +291,8 @@ JsonOut export_state(const AppState& s) {
 }
 
 std::string summary_text(const AppState& s) {
-  std::string text = "Graph " + s.graph.name + ". Order " + order_names(s.graph, s.order) +
-                     ". Peak live " + format_bytes(s.live.peak_bytes) + " (" +
+  std::string text = "Graph " + human_model_title(s.graph.name) + ". Order " + order_names(s.graph, s.order) +
+                     ". Peak live " + kib_text(s.live.peak_bytes) + " (" +
                      std::to_string(s.live.peak_bytes) + " bytes)";
   if (!s.live.steps.empty()) {
     text += " at step " + std::to_string(s.live.peak_step) + " (" +
@@ -297,7 +300,7 @@ std::string summary_text(const AppState& s) {
     const StepLive& cur = s.live.steps[s.step];
     text += ". Current step " + std::to_string(s.step) + " of 0.." +
             std::to_string(s.live.steps.size() - 1) + ": " + s.graph.ops[cur.op].name + ", " +
-            format_bytes(cur.live_bytes) + " live";
+            kib_text(cur.live_bytes) + " live";
   }
   text += ".";
   if (!s.error.empty()) text += " Error: " + s.error;

@@ -150,11 +150,6 @@ struct JsonPanelState {
   bool edited = false;
 };
 
-// -- Lifetimes tab (web/panel_lifetimes.cpp) --
-struct LifetimesPanelState {
-  bool stress = false;  // view option only: never part of the planning state
-};
-
 // -- Schedule tab (web/panel_schedule.cpp) --
 // Every order of the graph by peak: depends on the graph only (graph_revision).
 struct ScheduleOrders {
@@ -289,6 +284,19 @@ struct AppState {
   int png_export_frames = 0;  // > 0: a PNG of the canvas is taken after that many more frames
   bool reduced_motion = false;  // the user asked the system for less motion (no blinking, no auto-play)
 
+  // ---- Page settings and notices (View > Text size, welcome card, Debug menu; web/shell.cpp) ----
+  float text_px = 13;            // UI text size in CSS pixels (View > Text size); share link + local storage
+  bool welcome_open = false;     // the first-visit card (Help > Tour re-opens it)
+  bool stress_rects = false;     // Debug > "+10,000 rectangles" (read by the Lifetimes panel)
+  std::string notice;            // short confirmation ("Link copied"), shown in the status line
+  uint64_t notice_until_frame = 0;
+  // Per frame: windows whose widgets reach past the window's right edge (browser tests assert
+  // none), and custom-drawn labels with their owner, for overprint checks.
+  struct TextOverflow { std::string window; float right = 0, content_right = 0; };
+  std::vector<TextOverflow> text_overflows;
+  struct DrawnLabel { std::string owner, text; ItemRect rect; ItemRect clip; };
+  std::vector<DrawnLabel> labels_building, labels;
+
   // Widget rectangles recorded during the frame being drawn, and those of the last full frame
   // (exported as "ui" so tests click widgets by name instead of hard-coded pixels).
   std::map<std::string, ItemRect> ui_rects_building;
@@ -298,7 +306,6 @@ struct AppState {
   GraphCanvasState graph_canvas;
   GraphEditorState graph_editor;
   JsonPanelState json_panel;
-  LifetimesPanelState lifetimes;
   SchedulePanelState schedule;
   ArenaPanelState arena;
   SimPanelState sim;
@@ -309,8 +316,9 @@ struct AppState {
 // Edits. Each returns true on success; on failure it leaves the state as it was and sets `error`.
 bool load_example(AppState& s, const std::string& name);
 bool load_graph_json(AppState& s, const std::string& text);
-// A .tflite model's bytes (File > Open or a drop): imported by core, then shown as its graph.
-bool load_tflite(AppState& s, std::string_view bytes);
+// A .tflite model's bytes (File > Open or a drop): imported by core, then shown as its graph,
+// named `name` (the file's name, trimmed) when given, else by the model's own subgraph name.
+bool load_tflite(AppState& s, std::string_view bytes, const std::string& name = "");
 bool set_order(AppState& s, const Schedule& order);
 bool set_order_csv(AppState& s, const std::string& comma_separated_op_names);
 // Moves the op at `step` by `delta` positions (clamped to the schedule); refused when invalid.
@@ -331,6 +339,15 @@ bool can_undo(const AppState& s);
 bool can_redo(const AppState& s);
 // Back to the last loaded built-in example (base_example), as an undoable edit.
 bool reset_to_example(AppState& s);
+
+// ---- Page settings (web/shell.cpp) ----
+// Supported text sizes in CSS pixels, smallest first (View > Text size); the largest are for
+// projectors.
+inline constexpr float kTextSizes[] = {13, 16, 20, 24};
+// Sets the UI text size (one of kTextSizes, else refused with a message); the page stores it.
+bool set_text_px(AppState& s, float px);
+// A short confirmation ("Link copied") shown in the status line for a few seconds.
+void show_notice(AppState& s, const std::string& text);
 
 // Idle frames are skipped (no input, no edit: the canvas keeps its last picture) to spare CPU and
 // battery. Input and every edit above redraw by themselves; a panel that animates or measures

@@ -6,6 +6,11 @@
 
 #include <string>
 
+#include "core/graph/file_kind.h"
+#include "core/tflite/tflite_import.h"
+#include "web/panel_budget.h"
+#include "web/panel_common.h"
+
 #ifdef __EMSCRIPTEN__
 #include <emscripten.h>
 #define AP_EXPORT EMSCRIPTEN_KEEPALIVE
@@ -44,14 +49,32 @@ void request_open_graph_file() {
 #endif
 }
 
-void offer_download(const std::string& filename, const std::string& text) {
+void request_open_board_file() {
 #ifdef __EMSCRIPTEN__
-  EM_ASM({ if (Module.downloadText) Module.downloadText(UTF8ToString($0), UTF8ToString($1)); },
-         filename.c_str(), text.c_str());
+  EM_ASM({ if (Module.openBoardFile) Module.openBoardFile(); });
+#endif
+}
+
+void offer_download(const std::string& filename, const std::string& text, const char* type) {
+#ifdef __EMSCRIPTEN__
+  EM_ASM({ if (Module.downloadText) Module.downloadText(UTF8ToString($0), UTF8ToString($1), UTF8ToString($2)); },
+         filename.c_str(), text.c_str(), type);
 #else
   (void)filename;
   (void)text;
+  (void)type;
 #endif
+}
+
+bool open_file_bytes(AppState& s, const std::string& file_name, std::string_view bytes) {
+  if (looks_like_tflite(bytes)) return load_tflite(s, bytes, file_name.empty() ? "" : human_model_title(file_name));
+  if (auto what = non_graph_file_kind(bytes)) {
+    s.error = "Not opened: " + (file_name.empty() ? std::string("the file") : file_name) + " looks like " + *what +
+              ", not a graph JSON or a .tflite model";
+    request_redraw(s);
+    return false;
+  }
+  return load_graph_json(s, std::string(bytes));
 }
 
 }  // namespace arenaplan::web
@@ -61,10 +84,38 @@ using arenaplan::web::result;
 
 extern "C" {
 
+// Never throws (JavaScript would see an abort): bytes that are not UTF-8 (a message quoting a
+// binary file) are replaced by U+FFFD, and any other failure becomes {"export_error": ...}.
 AP_EXPORT const char* ap_state_json() {
   static std::string text;
-  text = g_state ? arenaplan::web::export_state(*g_state).dump() : "{}";
+  try {
+    text = g_state ? arenaplan::web::export_state(*g_state).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)
+                   : "{}";
+  } catch (const std::exception& e) {
+    text = nlohmann::json({{"export_error", std::string(e.what())}}).dump(-1, ' ', false,
+                                                                             nlohmann::json::error_handler_t::replace);
+  }
   return text.c_str();
+}
+
+AP_EXPORT const char* ap_open_file(const char* name, const unsigned char* bytes, int size) {
+  return result(arenaplan::web::open_file_bytes(
+      *g_state, name ? name : "",
+      std::string_view(reinterpret_cast<const char*>(bytes), size > 0 ? static_cast<size_t>(size) : 0)));
+}
+
+AP_EXPORT const char* ap_load_board_json(const char* name, const char* text) {
+  return result(arenaplan::web::load_board_file(*g_state, name ? name : "", text ? text : ""));
+}
+
+AP_EXPORT const char* ap_set_text_px(int px) {
+  return result(arenaplan::web::set_text_px(*g_state, float(px)));
+}
+
+AP_EXPORT void ap_set_first_visit(int first) {
+  if (!g_state) return;
+  g_state->welcome_open = first != 0;
+  arenaplan::web::request_redraw(*g_state);
 }
 
 AP_EXPORT const char* ap_load_example(const char* name) {

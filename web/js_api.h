@@ -3,6 +3,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 
 #include "web/app.h"
 
@@ -18,8 +19,16 @@ void publish_summary(const AppState& state);
 // Browsers allow this only shortly after a user gesture (a click or key press in the app).
 void request_open_graph_file();
 
-// Offers `text` as a file download named `filename` (browser only).
-void offer_download(const std::string& filename, const std::string& text);
+// Asks the page for a board file (Budget > Open board file...); it comes back through
+// ap_load_board_json.
+void request_open_board_file();
+
+// Offers `text` as a file download named `filename` with MIME type `type` (browser only).
+void offer_download(const std::string& filename, const std::string& text, const char* type = "application/json");
+
+// A file opened or dropped on the page, by name and bytes: a .tflite model, graph JSON, or a
+// clear refusal saying what the file looks like ("a PNG image").
+bool open_file_bytes(AppState& s, const std::string& file_name, std::string_view bytes);
 
 }  // namespace arenaplan::web
 
@@ -29,6 +38,10 @@ const char* ap_state_json();                     // export_state() as JSON text
 const char* ap_load_example(const char* name);   // "" on success, else the error
 const char* ap_load_graph_json(const char* text);
 const char* ap_load_tflite(const unsigned char* bytes, int size);  // a .tflite model
+const char* ap_open_file(const char* name, const unsigned char* bytes, int size);  // any file: model, graph or refusal
+const char* ap_load_board_json(const char* name, const char* text);  // a board file for the Budget panel
+const char* ap_set_text_px(int px);             // View > Text size (from local storage); "" or why not
+void ap_set_first_visit(int first);             // 1: show the welcome card (the page keeps the "seen" flag)
 const char* ap_set_order(const char* csv);       // "A,B,D,C,E,F"
 const char* ap_set_step(int step);
 void ap_request_redraw(int frames);              // draw `frames` more frames even when idle

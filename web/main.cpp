@@ -39,6 +39,7 @@ struct Platform {
   SDL_Window* window = nullptr;
   SDL_GLContext gl = nullptr;
   float font_scale = 0;  // framebuffer pixels per UI unit the font atlas was built for
+  float text_px = 0;     // UI text size (View > Text size) the atlas and style were built for
   bool quit = false;
 };
 
@@ -52,11 +53,13 @@ void update_font_scale(Platform& p) {
   SDL_GetWindowSize(p.window, &w, &h);
   SDL_GL_GetDrawableSize(p.window, &fb_w, &fb_h);
   const float scale = w > 0 ? std::max(1.0f, float(fb_w) / float(w)) : 1.0f;
-  if (std::fabs(scale - p.font_scale) < 0.01f) return;
+  if (std::fabs(scale - p.font_scale) < 0.01f && g_state.text_px == p.text_px) return;
+  if (g_state.text_px != p.text_px) arenaplan::web::apply_style(g_state.text_px / 13.0f);  // paddings grow with the text
+  p.text_px = g_state.text_px;
   ImGuiIO& io = ImGui::GetIO();
   io.Fonts->Clear();
   ImFontConfig cfg;
-  cfg.SizePixels = std::round(13.0f * scale);
+  cfg.SizePixels = std::round(g_state.text_px * scale);
   cfg.OversampleH = cfg.OversampleV = 1;
   cfg.PixelSnapH = true;
   io.Fonts->AddFontDefault(&cfg);

@@ -10,6 +10,7 @@
 #include "core/layout/layout.h"
 #include "core/tflite/tflite_sha256.h"
 #include "web/js_api.h"
+#include "web/panel_common.h"
 
 #ifdef __EMSCRIPTEN__
 #include <emscripten.h>
@@ -22,7 +23,8 @@ namespace {
 // search lives in the Arena panel, time-sliced).
 constexpr const char* kPagePlanner = "portfolio";
 
-std::string base_name(const AppState& s) { return s.graph.name.empty() ? "graph" : s.graph.name; }
+// The trimmed title ("selfie_segmentation", not "keras2tflite_...v1215.tflite.generated").
+std::string base_name(const AppState& s) { return human_model_title(s.graph.name); }
 
 // "Live bytes" -> "live-bytes": file names without spaces or characters file systems dislike.
 std::string file_word(const std::string& text) {
@@ -47,7 +49,7 @@ void export_plan_file(AppState& s, PlanFileFormat format) {
     if (format == PlanFileFormat::kJsonReport)
       offer_download(base_name(s) + ".plan.json", plan_report_json(view, source).dump(2) + "\n");
     else
-      offer_download(base_name(s) + "_arena.h", c_header(view, source));
+      offer_download(base_name(s) + "_arena.h", c_header(view, source), "text/x-c");
   } catch (const std::exception& e) {
     s.error = std::string("Export refused: ") + e.what();
   }

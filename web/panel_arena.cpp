@@ -207,7 +207,8 @@ void draw_picture(AppState& s, const ArenaPlan& plan) {
     const std::vector<Hole> holes = holes_at(p, plan.offsets, plan.arena_bytes, t);
     Bytes largest = 0;
     for (const Hole& h : holes) largest = std::max(largest, h.bytes());
-    ImGui::SetTooltip("step %d: %zu holes, largest %s (click: make current)", t, holes.size(), kib_text(largest).c_str());
+    ImGui::SetTooltip("step %d: %s, largest %s (click: make current)", t,
+                      plural(int64_t(holes.size()), "hole", "holes").c_str(), kib_text(largest).c_str());
   }
   if (clicked && mouse.y >= top && mouse.y < y_of(steps))
     set_step(s, std::clamp(static_cast<Step>((mouse.y - top) / row_h), 0, steps - 1));
@@ -227,8 +228,9 @@ void draw_arena(AppState& s) {
   const std::vector<Hole> holes = holes_at(v.problem, plan.offsets, plan.arena_bytes, s.step);
   Bytes largest = 0;
   for (const Hole& h : holes) largest = std::max(largest, h.bytes());
-  ImGui::Text("Showing %s: %s. During step %d: %zu holes, largest %s.", v.rows[v.shown].name.c_str(),
-              kib_text(plan.arena_bytes).c_str(), s.step, holes.size(), kib_text(largest).c_str());
+  ImGui::Text("Showing %s: %s. During step %d: %s, largest %s.", v.rows[v.shown].name.c_str(),
+              kib_text(plan.arena_bytes).c_str(), s.step, plural(int64_t(holes.size()), "hole", "holes").c_str(),
+              kib_text(largest).c_str());
   draw_picture(s, plan);
 }
 

@@ -10,11 +10,14 @@
 #include <vector>
 
 #include "core/budget/board.h"
+#include "core/budget/board_library.h"
 #include "core/budget/budget.h"
 #include "core/budget/budget_report.h"
 #include "core/graph/examples.h"
 #include "imgui.h"
 #include "web/app.h"
+#include "web/js_api.h"
+#include "web/panel_budget.h"
 #include "web/panel_common.h"
 #include "web/ui_style.h"
 
@@ -53,30 +56,38 @@ ImU32 kind_color(const std::string& kind) {
   return IM_COL32(0x99, 0x99, 0x99, 0xFF);
 }
 
-std::vector<std::string> board_examples() {
-  std::vector<std::string> out;
-  for (const Example& e : builtin_examples())
-    if (e.json.find("\"arenaplan-board\"") != std::string::npos) out.push_back(e.name);
-  return out;
+// A board opened from a file has no built-in text: it travels inline in share links.
+constexpr const char* kFileBoardPrefix = "file:";
+
+void adopt_board(MemoryMap board, const std::string& name) {
+  g_view.board = std::move(board);
+  g_view.board_name = name;
+  g_view.loaded = true;
+  g_view.error.clear();
+  ++g_view.board_version;
 }
 
 void load_board(const std::string& name) {
-  const std::string* text = find_example(name);
+  const std::string* text = builtin_board_text(name);
   if (!text) return;
   try {
-    g_view.board = parse_board_json(*text);
-    g_view.board_name = name;
-    g_view.loaded = true;
-    g_view.error.clear();
-    ++g_view.board_version;
+    adopt_board(parse_board_json(*text), name);
   } catch (const std::exception& e) {
     g_view.error = std::string("Board refused: ") + e.what();
   }
 }
 
+// "stm32h743: STM32H743 (e.g. NUCLEO-H743ZI2)" for library boards, the stem for teaching boards.
+std::string board_label(const std::string& name) {
+  for (const LibraryBoard& b : board_library())
+    if (b.name == name) return b.title;
+  if (name.rfind(kFileBoardPrefix, 0) == 0) return name.substr(5) + " (file)";
+  return name + " (teaching)";
+}
+
 void ensure_board() {
   if (g_view.loaded) return;
-  std::vector<std::string> boards = board_examples();
+  std::vector<std::string> boards = builtin_board_names();
   const bool has_default = std::find(boards.begin(), boards.end(), "two_branch_board") != boards.end();
   if (has_default) load_board("two_branch_board");
   else if (!boards.empty()) load_board(boards.front());
@@ -110,12 +121,13 @@ void draw_region_bar(AppState& s, const JsonOut& region, int index) {
   const Bytes size = region["size_bytes"].get<Bytes>();
   const Bytes used = region["used_bytes"].get<Bytes>();
   const Bytes free = region["free_bytes"].get<Bytes>();
-  ImGui::Text("%s  %s at %s: used %s, %s", region["name"].get<std::string>().c_str(), kib_text(size).c_str(),
-              region["base"].get<std::string>().c_str(), kib_text(used).c_str(),
-              free >= 0 ? ("free " + kib_text(free)).c_str() : ("OVER by " + kib_text(-free)).c_str());
+  text_elided(region["name"].get<std::string>() + "  " + kib_text(size) + " at " + region["base"].get<std::string>() +
+              ": used " + kib_text(used) + ", " + (free >= 0 ? "free " + kib_text(free) : "OVER by " + kib_text(-free)));
+  if (ImGui::IsItemHovered())
+    ImGui::SetTooltip("size %s, used %s", exact_bytes_text(size).c_str(), exact_bytes_text(used).c_str());
   const float line = ImGui::GetTextLineHeight();
   const ImVec2 origin = ImGui::GetCursorScreenPos();
-  const float width = std::max(ImGui::GetContentRegionAvail().x, 200.0f);
+  const float width = std::max(ImGui::GetContentRegionAvail().x, 100.0f);
   const float height = line * 2.2f;
   ImGui::InvisibleButton(("bar" + std::to_string(index)).c_str(), ImVec2(width, height));
   record_item_rect(s, "budget.bar." + std::to_string(index));
@@ -126,6 +138,15 @@ void draw_region_bar(AppState& s, const JsonOut& region, int index) {
   auto x_of = [&](Bytes b) { return origin.x + width * float(double(b) / double(std::max<Bytes>(1, scale))); };
   dl->AddRectFilled(origin, ImVec2(x_of(size), origin.y + height), kFreeColor);
 
+  // The overflow first, so its "OVER" mark claims its place before any segment label: labels
+  // are drawn only where they fit their box and overlap no other label.
+  std::vector<ImVec4> taken;
+  if (used > size) {
+    dl->AddRectFilled(ImVec2(x_of(size), origin.y), ImVec2(x_of(used), origin.y + height), kOverflowColor & 0x80FFFFFF);
+    dl->AddLine(ImVec2(x_of(size), origin.y - 3), ImVec2(x_of(size), origin.y + height + 3), kOverflowColor, 3.0f);
+    draw_label(s, dl, "budget.bar", ImVec2(x_of(size) + 4, origin.y + height - line - 1), kTextColor, "OVER",
+               ImVec4(x_of(size), origin.y, origin.x + width, origin.y + height), taken);
+  }
   // Phase-only items overlay each other (init and inference never coexist), so draw each at its
   // offset; the arena and always-present items tile the start of the region.
   std::string tooltip;
@@ -138,15 +159,14 @@ void draw_region_bar(AppState& s, const JsonOut& region, int index) {
     dl->AddRectFilled(p0, p1, kind_color(it["kind"].get<std::string>()));
     dl->AddRect(p0, p1, IM_COL32(0, 0, 0, 0xFF));
     const std::string label = it["owner"].get<std::string>() + " " + kib_text(bytes);
-    const ImVec2 ts = ImGui::CalcTextSize(label.c_str());
-    if (ts.x + 6 < p1.x - p0.x) dl->AddText(ImVec2(p0.x + 3, y0 + 2), IM_COL32(0, 0, 0, 0xFF), label.c_str());
+    // Inside the segment and inside the region's end (the overflow keeps its own mark).
+    const ImVec4 box(p0.x + 2, y0, std::min(p1.x, x_of(size)) - 2, y1);
+    if (!draw_label(s, dl, "budget.bar", ImVec2(p0.x + 3, y0 + 2), IM_COL32(0, 0, 0, 0xFF), label, box, taken))
+      draw_label(s, dl, "budget.bar", ImVec2(p0.x + 3, y0 + 2), IM_COL32(0, 0, 0, 0xFF), it["owner"].get<std::string>(),
+                 box, taken);
     if (hovered && mouse.x >= p0.x && mouse.x < p1.x && mouse.y >= y0 && mouse.y < y1)
-      tooltip = label + " [" + it["kind"].get<std::string>() + (phase == "always" ? "" : ", " + phase + " only") + "]";
-  }
-  if (used > size) {
-    dl->AddRectFilled(ImVec2(x_of(size), origin.y), ImVec2(x_of(used), origin.y + height), kOverflowColor & 0x80FFFFFF);
-    dl->AddLine(ImVec2(x_of(size), origin.y - 3), ImVec2(x_of(size), origin.y + height + 3), kOverflowColor, 3.0f);
-    dl->AddText(ImVec2(x_of(size) + 4, origin.y + height * 0.5f), kTextColor, "OVER");
+      tooltip = label + " (" + exact_bytes_text(bytes) + ") [" + it["kind"].get<std::string>() +
+                (phase == "always" ? "" : ", " + phase + " only") + "]";
   }
   if (!tooltip.empty()) ImGui::SetTooltip("%s", tooltip.c_str());
 }
@@ -191,10 +211,16 @@ void draw_reservations(AppState& s) {
       ImGui::TableNextColumn();
       char owner[96];
       std::snprintf(owner, sizeof owner, "%s", r.owner.c_str());
-      ImGui::SetNextItemWidth(-1);
+      ImGui::SetNextItemWidth(r.assumption ? -ImGui::CalcTextSize("(assumed)").x - 8 : -1);
       if (ImGui::InputText("##owner", owner, sizeof owner, ImGuiInputTextFlags_EnterReturnsTrue) && owner[0]) {
         r.owner = owner;
         changed = true;
+      }
+      if (r.assumption) {
+        ImGui::SameLine(0, 4);
+        ImGui::TextDisabled("(assumed)");
+        if (ImGui::IsItemHovered())
+          ImGui::SetTooltip("A default guessed by the board file, not a datasheet figure: set it to what your firmware uses.");
       }
       ImGui::TableNextColumn();
       int kind = 0;
@@ -220,8 +246,10 @@ void draw_reservations(AppState& s) {
       ImGui::SetNextItemWidth(-1);
       if (ImGui::InputInt("##kib", &kibs, 4, 16) && kibs > 0) {
         r.bytes = Bytes(kibs) * 1024;
+        r.assumption = false;  // the user has set it
         changed = true;
       }
+      bytes_tooltip(r.bytes);
       record_item_rect(s, "budget.reservation." + std::to_string(i) + ".kib");
       ImGui::TableNextColumn();
       int phase = r.phase == Phase::kInit ? 1 : r.phase == Phase::kInference ? 2 : 0;
@@ -243,7 +271,7 @@ void draw_reservations(AppState& s) {
   }
   if (ImGui::Button("Add reservation")) {
     edited.reservations.push_back({"new reservation", ReservationKind::kOther, edited.arena_regions.front(), 4096,
-                                   Phase::kAlways, false});
+                                   Phase::kAlways, false, false});
     changed = true;
   }
   record_item_rect(s, "budget.add");
@@ -257,27 +285,120 @@ void draw_reservations(AppState& s) {
   }
 }
 
-void draw_budget_panel(AppState& s) {
-  ensure_board();
-  if (!g_view.loaded) {
-    ImGui::TextDisabled("No board example is built in.");
-    return;
+// The regions table: sizes editable (boards differ: FlexRAM splits, PSRAM sizes, a smaller
+// part of the family), whether the arena may use a region, and where each figure comes from.
+void draw_regions(AppState& s) {
+  MemoryMap edited = g_view.board;
+  bool changed = false;
+  const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_SizingStretchProp;
+  if (ImGui::BeginTable("regions", 5, flags)) {
+    const float em = ImGui::CalcTextSize("M").x;
+    ImGui::TableSetupColumn("Region", ImGuiTableColumnFlags_WidthStretch);
+    ImGui::TableSetupColumn("Base", ImGuiTableColumnFlags_WidthFixed, ImGui::CalcTextSize("0x00000000").x + 4);
+    // Room for seven digits and the -/+ buttons of InputInt.
+    ImGui::TableSetupColumn("KiB", ImGuiTableColumnFlags_WidthFixed,
+                            ImGui::CalcTextSize("0000000").x + 2 * ImGui::GetFrameHeight() +
+                                2 * ImGui::GetStyle().ItemInnerSpacing.x + 2 * ImGui::GetStyle().FramePadding.x);
+    ImGui::TableSetupColumn("Kind", ImGuiTableColumnFlags_WidthFixed, ImGui::CalcTextSize("fast+dma").x + 4);
+    ImGui::TableSetupColumn("Arena", ImGuiTableColumnFlags_WidthFixed, ImGui::CalcTextSize("Arena").x + 4);
+    ImGui::TableHeadersRow();
+    for (size_t i = 0; i < edited.regions.size(); ++i) {
+      Region& r = edited.regions[i];
+      ImGui::PushID(int(i));
+      ImGui::TableNextRow();
+      ImGui::TableNextColumn();
+      text_elided(r.name);
+      if (!r.source.empty() && ImGui::IsItemHovered()) ImGui::SetTooltip("Source: %s", r.source.c_str());
+      ImGui::TableNextColumn();
+      char base[24];
+      std::snprintf(base, sizeof base, "0x%08llX", static_cast<unsigned long long>(r.base));
+      text_elided(base);
+      ImGui::TableNextColumn();
+      int kibs = int(std::min<Bytes>(r.size / 1024, 1 << 30));
+      ImGui::SetNextItemWidth(-1);
+      if (ImGui::InputInt("##size", &kibs, 16, 256) && kibs > 0) {
+        r.size = Bytes(kibs) * 1024;
+        changed = true;
+      }
+      record_item_rect(s, "budget.region." + std::to_string(i) + ".kib");
+      bytes_tooltip(r.size);
+      ImGui::TableNextColumn();
+      std::string attrs;
+      for (RegionAttribute a : r.attributes) attrs += (attrs.empty() ? "" : "+") + std::string(attribute_name(a));
+      text_elided(attrs.empty() ? "-" : attrs);
+      ImGui::TableNextColumn();
+      const auto pos = std::find(edited.arena_regions.begin(), edited.arena_regions.end(), RegionId(i));
+      bool in_arena = pos != edited.arena_regions.end();
+      if (ImGui::Checkbox("##arena", &in_arena)) {
+        if (in_arena) edited.arena_regions.push_back(RegionId(i));
+        else edited.arena_regions.erase(pos);
+        changed = true;
+      }
+      if (ImGui::IsItemHovered()) ImGui::SetTooltip("May unconstrained arena buffers use this region?");
+      ImGui::PopID();
+    }
+    ImGui::EndTable();
   }
-  std::vector<std::string> boards = board_examples();
-  ImGui::SetNextItemWidth(220);
-  if (ImGui::BeginCombo("Board", g_view.board_name.c_str())) {
-    for (const std::string& b : boards)
-      if (ImGui::Selectable(b.c_str(), b == g_view.board_name)) load_board(b);
+  if (!changed) return;
+  try {
+    validate_board(edited);
+    g_view.board = std::move(edited);
+    ++g_view.board_version;
+  } catch (const std::exception& e) {
+    g_view.error = std::string("Edit refused: ") + e.what();
+  }
+}
+
+void draw_board_picker(AppState& s) {
+  const ImGuiStyle& st = ImGui::GetStyle();
+  const float avail = ImGui::GetContentRegionAvail().x;
+  const float open_w = ImGui::CalcTextSize("Open board file...").x + st.FramePadding.x * 2;
+  const std::string current = board_label(g_view.board_name);
+  // Wide enough for the whole name when the panel allows (the combo clips its preview).
+  const float want = ImGui::CalcTextSize(current.c_str()).x + ImGui::GetFrameHeight() + st.FramePadding.x * 2;
+  const float room = avail - open_w - ImGui::CalcTextSize("Board").x - st.ItemInnerSpacing.x - 2 * st.ItemSpacing.x;
+  ImGui::SetNextItemWidth(std::max(120.0f, std::min(room, want)));
+  if (ImGui::BeginCombo("Board", current.c_str())) {
+    for (const std::string& b : builtin_board_names()) {
+      if (ImGui::Selectable(board_label(b).c_str(), b == g_view.board_name)) load_board(b);
+      record_item_rect(s, "budget.board." + b);
+      for (const LibraryBoard& lb : board_library())
+        if (lb.name == b && ImGui::IsItemHovered())
+          ImGui::SetTooltip("%s: %s RAM in %s", lb.name.c_str(), kib_text(lb.total_bytes).c_str(),
+                            plural(int64_t(parse_board_json(lb.json).regions.size()), "region", "regions").c_str());
+    }
     ImGui::EndCombo();
+  }
+  if (ImGui::IsItemHovered()) {
+    ImGui::BeginTooltip();
+    ImGui::PushTextWrapPos(ImGui::GetFontSize() * 36.0f);
+    ImGui::TextUnformatted(current.c_str());
+    if (!g_view.board.source.empty()) ImGui::TextUnformatted(("Source: " + g_view.board.source).c_str());
+    ImGui::PopTextWrapPos();
+    ImGui::EndTooltip();
   }
   record_item_rect(s, "budget.board");
   ImGui::SameLine();
+  if (ImGui::Button("Open board file...")) request_open_board_file();
+  record_item_rect(s, "budget.open_board");
   static const char* kPolicies[] = {"scratch in the arena (new plan)", "scratch kept separate"};
-  ImGui::SetNextItemWidth(240);
+  ImGui::SetNextItemWidth(std::min(ImGui::GetContentRegionAvail().x, ImGui::CalcTextSize(kPolicies[0]).x +
+                                                                       ImGui::GetFrameHeight() +
+                                                                       2 * ImGui::GetStyle().FramePadding.x));
   ImGui::Combo("##scratch", &g_view.scratch_policy, kPolicies, 2);
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", kPolicies[g_view.scratch_policy]);
   record_item_rect(s, "budget.scratch");
+}
+
+void draw_budget_panel(AppState& s) {
+  ensure_board();
+  if (!g_view.loaded) {
+    ImGui::TextDisabled("No board is built in.");
+    return;
+  }
+  draw_board_picker(s);
   replan(s);
-  if (!g_view.error.empty()) ImGui::TextColored(kColorError, "%s", g_view.error.c_str());
+  if (!g_view.error.empty()) text_wrapped(g_view.error, &kColorError);
   if (!g_view.json.is_object()) return;
 
   const JsonOut& j = g_view.json;
@@ -285,18 +406,29 @@ void draw_budget_panel(AppState& s) {
   ImGui::TextColored(fits ? ImVec4(0.0f, 0.62f, 0.45f, 1.0f) : ImVec4(0.84f, 0.24f, 0.0f, 1.0f), "%s",
                      fits ? "FITS" : "DOES NOT FIT");
   ImGui::SameLine();
-  ImGui::Text("tensor arena %s + outside the arena %s (order %s)", kib_text(j["arena_bytes"].get<Bytes>()).c_str(),
-              kib_text(j["outside_arena_bytes"].get<Bytes>()).c_str(), order_names(s.graph, s.order).c_str());
-  if (!fits) ImGui::TextWrapped("Reason: %s", j["reason"].get<std::string>().c_str());
-  for (const auto& w : j["warnings"]) ImGui::TextDisabled("warning: %s", w.get<std::string>().c_str());
-
+  const Bytes arena = j["arena_bytes"].get<Bytes>(), outside = j["outside_arena_bytes"].get<Bytes>();
+  text_elided("tensor arena " + kib_text(arena) + " + outside the arena " + kib_text(outside) + " on " +
+              (g_view.board.title.empty() ? g_view.board.name : g_view.board.title));
+  if (ImGui::IsItemHovered() && !ImGui::IsPopupOpen("", ImGuiPopupFlags_AnyPopup))
+    ImGui::SetTooltip("arena %s, outside %s; order %s", exact_bytes_text(arena).c_str(), exact_bytes_text(outside).c_str(),
+                      order_names(s.graph, s.order).c_str());
+  if (!fits) text_wrapped("Reason: " + j["reason"].get<std::string>());
+  for (const auto& w : j["warnings"]) {
+    const ImVec4 dim = ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled);
+    text_wrapped("warning: " + w.get<std::string>(), &dim);
+  }
   ImGui::Separator();
   int index = 0;
   for (const auto& region : j["regions"]) draw_region_bar(s, region, index++);
   draw_legend();
 
   ImGui::Separator();
+  if (ImGui::CollapsingHeader("Regions (editable sizes)", ImGuiTreeNodeFlags_DefaultOpen)) draw_regions(s);
   if (ImGui::CollapsingHeader("Reservations (editable)", ImGuiTreeNodeFlags_DefaultOpen)) draw_reservations(s);
+  if (!g_view.board.description.empty() && ImGui::CollapsingHeader("About this board")) {
+    text_wrapped(g_view.board.description);
+    if (!g_view.board.source.empty()) text_wrapped("Source: " + g_view.board.source);
+  }
   if (ImGui::CollapsingHeader("The three answers")) {
     const JsonOut& c = j["coexist"];
     std::string peak;
@@ -324,7 +456,15 @@ JsonOut export_budget(const AppState& s) {
   replan(s);
   JsonOut out;
   out["board"] = g_view.board_name;
+  out["board_title"] = g_view.board.title;
   out["board_version"] = g_view.board_version;
+  out["regions"] = JsonOut::array();
+  for (const Region& r : g_view.board.regions) out["regions"].push_back({{"name", r.name}, {"size_bytes", r.size}});
+  out["reservations"] = JsonOut::array();
+  for (const Reservation& r : g_view.board.reservations)
+    out["reservations"].push_back({{"owner", r.owner}, {"bytes", r.bytes}, {"assumption", r.assumption}});
+  out["library"] = JsonOut::array();
+  for (const std::string& n : builtin_board_names()) out["library"].push_back(n);
   out["error"] = g_view.error;
   out["report"] = g_view.json;
   return out;
@@ -335,7 +475,7 @@ JsonOut export_budget(const AppState& s) {
 JsonOut save_budget(const AppState&) {
   ensure_board();
   JsonOut out = {{"board", g_view.board_name}, {"scratch_policy", g_view.scratch_policy == 1 ? "separate" : "in_arena"}};
-  const std::string* builtin = find_example(g_view.board_name);
+  const std::string* builtin = builtin_board_text(g_view.board_name);
   const std::string current = board_to_json(g_view.board);
   if (!builtin || board_to_json(parse_board_json(*builtin)) != current) out["board_json"] = current;
   return out;
@@ -348,17 +488,28 @@ void load_budget(AppState&, const JsonOut& j) {
   const std::string name = j.at("board").get<std::string>();
   MemoryMap board;
   if (j.contains("board_json")) board = parse_board_json(j.at("board_json").get<std::string>());
-  else if (const std::string* text = find_example(name)) board = parse_board_json(*text);
+  else if (const std::string* text = builtin_board_text(name)) board = parse_board_json(*text);
   else throw InputError("budget.board", "no built-in board named \"" + name + "\"");
-  g_view.board = std::move(board);
-  g_view.board_name = name;
-  g_view.loaded = true;
+  adopt_board(std::move(board), name);
   g_view.scratch_policy = policy == "separate" ? 1 : 0;
-  g_view.error.clear();
-  ++g_view.board_version;
 }
 
 }  // namespace
+
+bool load_board_file(AppState& s, const std::string& file_name, const std::string& text) {
+  try {
+    MemoryMap board = parse_board_json(text);
+    adopt_board(std::move(board), kFileBoardPrefix + (file_name.empty() ? std::string("board.json") : file_name));
+    s.requested_panel = "Budget";
+    request_redraw(s);
+    return true;
+  } catch (const std::exception& e) {
+    g_view.error = "Board file refused: " + file_name + ": " + e.what();
+    s.error = g_view.error;
+    request_redraw(s);
+    return false;
+  }
+}
 
 ARENAPLAN_SHARE_SECTION("budget", save_budget, load_budget);
 ARENAPLAN_PANEL_AT(PanelArea::kMain, 60, "Budget", draw_budget_panel);

@@ -11,6 +11,7 @@
 #include "core/graph/graph.h"
 #include "imgui.h"
 #include "web/app.h"
+#include "web/panel_common.h"
 #include "web/ui_style.h"
 
 namespace arenaplan::web {
@@ -49,14 +50,24 @@ bool stepper(AppState& s, const char* key, const char* label, int& value, int lo
   return changed;
 }
 
+// Width of a stepper ("-  C (lines) = 64  +") and of a labelled widget, to reflow the row.
+float stepper_width(const char* label) {
+  const ImGuiStyle& st = ImGui::GetStyle();
+  return 2 * ImGui::GetFrameHeight() + ImGui::CalcTextSize(label).x + ImGui::CalcTextSize(" = 00").x + 2 * st.ItemSpacing.x;
+}
+float labelled_width(float field, const char* label) {
+  return field + ImGui::GetStyle().ItemInnerSpacing.x + ImGui::CalcTextSize(label).x;
+}
+
 void draw_settings(AppState& s, CachePanelState& v) {
   bool changed = stepper(s, "capacity", "C (lines)", v.capacity, 1, 64);
-  ImGui::SameLine(0, 24);
+  same_line_if_fits(stepper_width("s (stride)"), 24);
   changed |= stepper(s, "stride", "s (stride)", v.stride, 1, 64);
-  ImGui::SameLine(0, 24);
-  ImGui::SetNextItemWidth(ImGui::CalcTextSize("OPT (Belady)").x + 40);
+  const float policy_w = ImGui::CalcTextSize("OPT (Belady)").x + 40;
+  same_line_if_fits(labelled_width(policy_w, "policy"), 24);
+  ImGui::SetNextItemWidth(policy_w);
   changed |= ImGui::Combo("policy", &v.policy, kPolicyLabels, kPolicies);
-  ImGui::SameLine(0, 24);
+  same_line_if_fits(labelled_width(ImGui::GetFontSize() * 6, "ways (0 = fully assoc.)"), 24);
   ImGui::SetNextItemWidth(ImGui::GetFontSize() * 6);
   if (ImGui::InputInt("ways (0 = fully assoc.)", &v.ways)) {
     v.ways = std::clamp(v.ways, 0, v.capacity);
@@ -81,7 +92,7 @@ void draw_controls(AppState& s, CachePanelState& v) {
   ImGui::SetNextItemWidth(ImGui::GetFontSize() * 6);
   ImGui::InputInt("##run_count", &v.run_count);
   v.run_count = std::clamp(v.run_count, 1, 100000);
-  ImGui::SameLine(0, 24);
+  same_line_if_fits(ImGui::CalcTextSize("requests 0000   hits 0000   misses 0000   hit rate 100 %").x, 24);
   const auto n = static_cast<long long>(v.lab.history().size());
   ImGui::Text("requests %lld   hits %lld   misses %lld   hit rate %.0f %%", n, (long long)v.lab.hits(),
               (long long)v.lab.misses(), n ? 100.0 * double(v.lab.hits()) / double(n) : 0.0);
@@ -166,9 +177,9 @@ void draw_prediction(AppState& s, CachePanelState& v) {
     if (ImGui::Button(label) && !v.revealed) v.guesses[k] = CacheGuess((int(g) + 1) % 3);
     record_item_rect(s, "cache.guess." + std::to_string(k));
     ImGui::PopID();
-    if ((k + 1) % 16 != 0) ImGui::SameLine();
+    if ((k + 1) % 16 != 0) same_line_if_fits(ImGui::CalcTextSize("00:M").x + 2 * ImGui::GetStyle().FramePadding.x);
   }
-  ImGui::NewLine();
+  if (ImGui::GetCursorPosX() > ImGui::GetCursorStartPos().x) ImGui::NewLine();
   const bool enough = int64_t(v.lab.history().size()) >= v.predict_n;
   ImGui::BeginDisabled(!enough || v.revealed);
   if (ImGui::Button("Reveal and score")) v.revealed = true;

@@ -5,6 +5,7 @@
 #include "imgui.h"
 #include "imgui_stdlib.h"
 #include "web/app.h"
+#include "web/panel_common.h"
 #include "web/js_api.h"
 #include "web/ui_style.h"
 
@@ -32,9 +33,11 @@ void draw_json_panel(AppState& s) {
   if (ImGui::Button("Open file...")) request_open_graph_file();
   record_item_rect(s, "json.open");
   ImGui::SameLine();
-  if (ImGui::Button("Save")) offer_download((s.graph.name.empty() ? "graph" : s.graph.name) + ".json", s.graph_json);
+  if (ImGui::Button("Save")) offer_download(human_model_title(s.graph.name) + ".json", s.graph_json);
   ImGui::SameLine();
-  ImGui::TextDisabled(d.edited ? "edited, not applied" : "(drop a .json file on the page to open it)");
+  // Elided to the panel's width (full text on hover).
+  text_elided(d.edited ? "edited, not applied" : "(drop a .json file on the page to open it)",
+              ImGui::GetColorU32(ImGuiCol_TextDisabled));
   if (!s.error.empty()) {
     ImGui::PushStyleColor(ImGuiCol_Text, kColorError);
     ImGui::TextWrapped("Refused: %s", s.error.c_str());

@@ -9,6 +9,7 @@
 
 #include "imgui.h"
 #include "web/app.h"
+#include "web/panel_common.h"
 #include "web/rect_renderer.h"
 #include "web/ui_style.h"
 
@@ -46,10 +47,9 @@ void draw_lifetimes_panel(AppState& s) {
   const LiveAnalysis& a = s.live;
   const int steps = int(a.steps.size());
   const int rows = int(a.buffers.size());
-  ImGui::Checkbox("Stress: +10,000 rectangles", &s.lifetimes.stress);
-  record_item_rect(s, "lifetimes.stress");
-  ImGui::SameLine();
-  ImGui::TextDisabled("%.0f fps, one instanced draw call", ImGui::GetIO().Framerate);
+  // The stress switch (+10,000 rectangles) lives in the Debug menu (AppState::stress_rects).
+  ImGui::TextDisabled("%.0f fps, one instanced draw call%s", ImGui::GetIO().Framerate,
+                      s.stress_rects ? ", +10,000 stress rectangles (Debug menu)" : "");
   if (steps == 0 || rows == 0) {
     ImGui::TextDisabled("No arena buffers.");
     return;
@@ -79,7 +79,7 @@ void draw_lifetimes_panel(AppState& s) {
   }
 
   std::vector<RectInstance> rects;
-  rects.reserve(size_t(rows) + 1 + (s.lifetimes.stress ? 10000 : 0));
+  rects.reserve(size_t(rows) + 1 + (s.stress_rects ? 10000 : 0));
   // The current step as a shaded column behind the bars.
   rects.push_back({float(s.step), 0.0f, float(s.step + 1), float(rows), kStepShade});
   for (int b = 0; b < rows; ++b) {
@@ -88,7 +88,7 @@ void draw_lifetimes_panel(AppState& s) {
                          a.steps[a.peak_step].buffers.end();
     char label[64];
     // "*" marks buffers live at the peak step (a text mark, not only a colour).
-    std::snprintf(label, sizeof label, "%s%s %s", at_peak ? "*" : " ", buf.name.c_str(), format_bytes(buf.size).c_str());
+    std::snprintf(label, sizeof label, "%s%s %s", at_peak ? "*" : " ", buf.name.c_str(), kib_text(buf.size).c_str());
     // Clipped to the label column: long tensor names never run into the bars.
     const ImVec2 row(origin.x, plot_min.y + line * float(b));
     dl->PushClipRect(row, ImVec2(plot_min.x - 4, row.y + line), true);
@@ -96,19 +96,19 @@ void draw_lifetimes_panel(AppState& s) {
     dl->PopClipRect();
     rects.push_back({float(buf.first), float(b) + 0.15f, float(buf.last + 1), float(b) + 0.85f, color_of(buf.category)});
   }
-  if (s.lifetimes.stress) {
+  if (s.stress_rects) {
     add_stress_rects(rects, float(steps), float(rows));
     request_redraw(s);  // a stress test measures frame rate: keep drawing while it is on
   }
   if (!queue_rects(dl, plot_min, plot_max, {0, 0, float(steps), float(rows)}, std::move(rects)))
     ImGui::TextColored(kColorError, "GPU rectangles unavailable: %s", rect_renderer_error().c_str());
-  ImGui::TextDisabled("Rows: arena buffers (* = live at the peak step %d). Columns: steps.", a.peak_step);
+  text_wrapped("Rows: arena buffers (* = live at the peak step " + std::to_string(a.peak_step) + "). Columns: steps.");
 }
 
 JsonOut export_gpu(const AppState& s) {
   const RectRendererStats st = rect_renderer_stats();
   return {{"queued_rects", st.frame_rects}, {"draw_calls", st.draw_calls}, {"drawn_rects", st.drawn_rects},
-          {"stress", s.lifetimes.stress}, {"error", rect_renderer_error()}, {"fps", ImGui::GetIO().Framerate}};
+          {"stress", s.stress_rects}, {"error", rect_renderer_error()}, {"fps", ImGui::GetIO().Framerate}};
 }
 
 }  // namespace

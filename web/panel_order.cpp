@@ -6,6 +6,7 @@
 #include "imgui.h"
 #include "imgui_internal.h"  // NavMoveRequestCancel: the arrow keys must move the op, not the focus
 #include "web/app.h"
+#include "web/panel_common.h"
 #include "web/ui_style.h"
 
 namespace arenaplan::web {
@@ -50,9 +51,12 @@ void draw_graph_summary(const AppState& s) {
   ImGui::Text("Graph: %s", g.name.c_str());
   ImGui::Text("%d ops, %d tensors, alignment %lld B", int(g.ops.size()), int(g.tensors.size()),
               (long long)g.alignment);
-  ImGui::Text("All tensors: %s, largest: %s", format_bytes(s.live.total_bytes).c_str(),
-              format_bytes(s.live.largest_tensor_bytes).c_str());
-  ImGui::Text("Peak live: %s (%lld bytes) at step %d", format_bytes(s.live.peak_bytes).c_str(),
+  ImGui::Text("All tensors: %s, largest: %s", kib_text(s.live.total_bytes).c_str(),
+              kib_text(s.live.largest_tensor_bytes).c_str());
+  if (ImGui::IsItemHovered())
+    ImGui::SetTooltip("all tensors %s, largest %s", exact_bytes_text(s.live.total_bytes).c_str(),
+                      exact_bytes_text(s.live.largest_tensor_bytes).c_str());
+  ImGui::Text("Peak live: %s (%lld bytes) at step %d", kib_text(s.live.peak_bytes).c_str(),
               (long long)s.live.peak_bytes, s.live.peak_step);
 }
 

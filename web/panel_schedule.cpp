@@ -83,24 +83,31 @@ void draw_histogram(AppState& s) {
   const int most = *std::max_element(counts.begin(), counts.end());
   const float width = std::min(ImGui::GetContentRegionAvail().x, 60.0f * bins + 10), height = 44;
   ImVec2 p0 = ImGui::GetCursorScreenPos();
-  ImGui::InvisibleButton("##histogram", ImVec2(width, height + 16));
+  ImGui::InvisibleButton("##histogram", ImVec2(width, height + 4 + ImGui::GetTextLineHeight()));
   record_item_rect(s, "schedule.histogram");
   ImDrawList* dl = ImGui::GetWindowDrawList();
   const float bar = width / bins;
   const int current = s.live.steps.empty() ? -1 : bin_of(s.live.peak_bytes);
+  // Labels go through draw_label: only where they fit and never over another label (one peak
+  // value gives lo == hi: a single axis label, not two overprinted ones).
+  std::vector<ImVec4> taken;
+  const float line = ImGui::GetTextLineHeight();
+  const ImVec4 box(p0.x, p0.y, p0.x + width, p0.y + height + 2 + line);
   for (int b = 0; b < bins; ++b) {
     const float h = height * counts[b] / std::max(1, most);
     const ImU32 color = b == current ? IM_COL32(230, 159, 0, 255) : IM_COL32(86, 180, 233, 255);
     dl->AddRectFilled(ImVec2(p0.x + b * bar + 1, p0.y + height - h), ImVec2(p0.x + (b + 1) * bar - 1, p0.y + height), color);
     char label[48];
     std::snprintf(label, sizeof label, "%d", counts[b]);
-    dl->AddText(ImVec2(p0.x + b * bar + 2, p0.y + height - h - 14 < p0.y ? p0.y : p0.y + height - h - 14),
-                IM_COL32(240, 240, 240, 255), label);
+    draw_label(s, dl, "schedule.histogram", ImVec2(p0.x + b * bar + 2, std::max(p0.y, p0.y + height - h - line)),
+               IM_COL32(240, 240, 240, 255), label, box, taken);
   }
-  dl->AddText(ImVec2(p0.x, p0.y + height + 2), IM_COL32(200, 200, 200, 255), kib_text(lo).c_str());
+  draw_label(s, dl, "schedule.histogram", ImVec2(p0.x, p0.y + height + 2), IM_COL32(200, 200, 200, 255), kib_text(lo),
+             box, taken);
   const std::string hi_text = kib_text(hi);
-  dl->AddText(ImVec2(p0.x + width - ImGui::CalcTextSize(hi_text.c_str()).x, p0.y + height + 2),
-              IM_COL32(200, 200, 200, 255), hi_text.c_str());
+  if (hi != lo)
+    draw_label(s, dl, "schedule.histogram", ImVec2(p0.x + width - ImGui::CalcTextSize(hi_text.c_str()).x, p0.y + height + 2),
+               IM_COL32(200, 200, 200, 255), hi_text, box, taken);
 }
 
 void draw_orders(AppState& s) {
@@ -111,8 +118,10 @@ void draw_orders(AppState& s) {
     return;
   }
   ImGui::SameLine();
+  ImGui::PushTextWrapPos(0.0f);
   ImGui::TextDisabled("  peaks %s .. %s, sorted by peak", kib_text(o.orders.front().peak_bytes).c_str(),
                       kib_text(o.orders.back().peak_bytes).c_str());
+  ImGui::PopTextWrapPos();
   draw_histogram(s);
   ImGui::BeginChild("##orders", ImVec2(0, 7 * ImGui::GetTextLineHeightWithSpacing()), true);
   ImGuiListClipper clipper;
@@ -166,9 +175,11 @@ void draw_optimiser(AppState& s) {
   if (s.schedule.has_result) {
     const ScheduleResult& r = s.schedule.result;
     ImGui::SameLine();
+    ImGui::PushTextWrapPos(0.0f);  // the result wraps at the panel's edge instead of being cut
     ImGui::Text("%s (%s) vs file order %s; lower bound %s; %s; %lld states, %.3f s", kib_text(r.peak_bytes).c_str(),
                 r.method.c_str(), kib_text(r.baseline_peak_bytes).c_str(), kib_text(r.lower_bound_bytes).c_str(),
                 r.proven_optimal ? "proven optimal" : "not proven", (long long)r.states_explored, r.seconds);
+    ImGui::PopTextWrapPos();
     if (ImGui::Button("Use the optimised order")) set_order(s, r.order);
     record_item_rect(s, "schedule.use");
     if (!r.explanation.empty() && ImGui::TreeNode("Why it cannot be lower")) {
@@ -184,8 +195,10 @@ void draw_side_by_side(AppState& s) {
   const LiveAnalysis& b = s.schedule.compare_live;
   if (a.steps.empty() || b.steps.size() != a.steps.size()) return;
   const Bytes top = std::max(a.peak_bytes, b.peak_bytes);
+  ImGui::PushTextWrapPos(0.0f);
   ImGui::Text("Current order (peak %s) vs %s (peak %s).  Step %d; Alt+Left / Alt+Right to step.",
               kib_text(a.peak_bytes).c_str(), s.schedule.compare_label.c_str(), kib_text(b.peak_bytes).c_str(), s.step);
+  ImGui::PopTextWrapPos();
   const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_ScrollY |
                                 ImGuiTableFlags_SizingStretchProp;
   if (!ImGui::BeginTable("##sbs", 5, flags, ImVec2(0, std::max(140.0f, ImGui::GetContentRegionAvail().y)))) return;

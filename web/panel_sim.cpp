@@ -14,6 +14,7 @@
 #include "core/sim/sim.h"
 #include "imgui.h"
 #include "web/app.h"
+#include "web/panel_common.h"
 #include "web/ui_style.h"
 
 namespace arenaplan::web {
@@ -149,9 +150,11 @@ void draw_heat_map(AppState& s) {
     ImGui::Text("%s", hex.c_str());
     ImGui::EndTooltip();
   }
+  ImGui::PushTextWrapPos(0.0f);
   ImGui::Text("%lld bytes per cell; colour = buffer live now, orange fill = written, blue outline = read, dark red = past "
               "the planned arena",
               (long long)per_cell);
+  ImGui::PopTextWrapPos();
 }
 
 void draw_controls(AppState& s) {
@@ -165,7 +168,9 @@ void draw_controls(AppState& s) {
   }
   record_item_rect(s, "sim.profile");
   ImGui::SameLine();
+  ImGui::PushTextWrapPos(0.0f);  // the profile's assumptions wrap at the panel's edge
   ImGui::TextDisabled("(%s)", profiles[s.sim.settings.profile].assumptions.c_str());
+  ImGui::PopTextWrapPos();
 
   ImGui::Text("Faults:");
   ImGui::SameLine();
@@ -180,12 +185,16 @@ void draw_controls(AppState& s) {
       ImGui::EndCombo();
     }
   }
-  ImGui::SameLine();
+  // The fault switches reflow onto new lines when the panel is narrow.
+  auto checkbox_w = [](const char* label) {
+    return ImGui::GetFrameHeight() + ImGui::GetStyle().ItemInnerSpacing.x + ImGui::CalcTextSize(label).x;
+  };
+  same_line_if_fits(checkbox_w("ignore DMA completion"));
   ImGui::BeginDisabled(!has_async(s.graph));
   ImGui::Checkbox("ignore DMA completion", &s.sim.settings.ignore_async);
   ImGui::EndDisabled();
   record_item_rect(s, "sim.fault.async");
-  ImGui::SameLine();
+  same_line_if_fits(checkbox_w("2 sessions, shared arena"));
   ImGui::Checkbox("2 sessions, shared arena", &s.sim.settings.shared);
   record_item_rect(s, "sim.fault.shared");
 }
@@ -215,7 +224,7 @@ void draw_stepper(AppState& s) {
     return;
   }
   record_item_rect(s, "sim.restart");
-  ImGui::SameLine();
+  same_line_if_fits(100 + ImGui::GetStyle().ItemInnerSpacing.x + ImGui::CalcTextSize("ops/s").x);
   ImGui::SetNextItemWidth(100);
   ImGui::SliderFloat("ops/s", &s.sim.steps_per_second, 1, 60, "%.0f");
   if (s.sim.playing) {
@@ -228,6 +237,7 @@ void draw_stepper(AppState& s) {
   }
 
   const sim::SimOptions& o = sim.options();
+  ImGui::PushTextWrapPos(0.0f);  // long op names and fault reasons wrap at the panel's edge
   if (run.steps_done == 0) {
     ImGui::Text("Ready: %d op(s) x %d session(s). Step to run the first op.", int(sim.live().order.size()), o.sessions);
   } else {
@@ -244,6 +254,7 @@ void draw_stepper(AppState& s) {
     ImGui::TextColored(kColorError, "Oracles: %zu violation(s) so far. First: [%s] %s", sim.violation_count(),
                        v.front().oracle.c_str(), v.front().message.c_str());
   }
+  ImGui::PopTextWrapPos();
   draw_heat_map(s);
 }
 
@@ -251,6 +262,7 @@ void draw_summary(const AppState& s) {
   const SimRun& run = s.sim.run.value();
   const sim::SimReport& r = run.report;
   ImGui::Separator();
+  ImGui::PushTextWrapPos(0.0f);  // the summary lines wrap instead of running past the panel
   ImGui::Text("Whole run (as `arenaplan simulate` reports it):");
   ImGui::Text("%lld cycles = %.1f us at %.0f MHz   arena %lld B, high-water %lld B, lower bound %lld B",
               (long long)r.cycles_total, r.latency_us, r.profile.clock_mhz, (long long)r.arena_bytes,
@@ -262,6 +274,7 @@ void draw_summary(const AppState& s) {
               std::any_of(r.violations.begin(), r.violations.end(), [](auto& v) { return v.oracle == "writes"; }) ? "FAILED" : "ok",
               std::any_of(r.violations.begin(), r.violations.end(), [](auto& v) { return v.oracle == "high_water"; }) ? "FAILED"
                                                                                                                      : "ok");
+  ImGui::PopTextWrapPos();
   const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_SizingFixedFit |
                                 ImGuiTableFlags_ScrollY;
   if (ImGui::BeginTable("sim.per_op", 6, flags, ImVec2(0, 180))) {
@@ -298,7 +311,9 @@ void draw_sim(AppState& s) {
   const SimRun& run = s.sim.run.value();
   ImGui::Separator();
   if (!run.error.empty()) {
+    ImGui::PushTextWrapPos(0.0f);
     ImGui::TextColored(kColorError, "Cannot simulate: %s", run.error.c_str());
+    ImGui::PopTextWrapPos();
     return;
   }
   if (run.stepper) draw_stepper(s);

@@ -12,12 +12,39 @@
 #include "core/graph/examples.h"
 #include "imgui.h"
 #include "web/app.h"
+#include "imgui_internal.h"  // window list for the text-overflow check
 #include "web/js_api.h"
 #include "web/page_exports.h"
+#include "web/panel_common.h"
 #include "web/share_link.h"
 #include "web/ui_style.h"
 
+#ifdef __EMSCRIPTEN__
+#include <emscripten.h>
+#endif
+
 namespace arenaplan::web {
+
+bool set_text_px(AppState& s, float px) {
+  const bool known = std::find(std::begin(kTextSizes), std::end(kTextSizes), px) != std::end(kTextSizes);
+  if (!known) {
+    s.error = "Text size " + std::to_string(int(px)) + " px is not offered (13, 16, 20 or 24 px)";
+    request_redraw(s);
+    return false;
+  }
+  s.text_px = px;
+#ifdef __EMSCRIPTEN__
+  EM_ASM({ if (Module.storeSetting) Module.storeSetting('textPx', String($0)); }, int(px));
+#endif
+  request_redraw(s, 6);  // the font atlas is rebuilt on the next frame, the layout settles after
+  return true;
+}
+
+void show_notice(AppState& s, const std::string& text) {
+  s.notice = text;
+  s.notice_until_frame = s.frame + 240;  // a few seconds at the usual frame rates
+  request_redraw(s, 3);
+}
 
 void record_item_rect(AppState& s, const std::string& key) {
   const ImVec2 a = ImGui::GetItemRectMin();
@@ -54,16 +81,19 @@ void draw_menu_bar(AppState& s) {
   if (ImGui::BeginMenu("File")) {
     if (ImGui::MenuItem("Open graph JSON or .tflite...")) request_open_graph_file();
     record_item_rect(s, "menu.file.open");
-    if (ImGui::MenuItem("Save graph JSON"))
-      offer_download((s.graph.name.empty() ? "graph" : s.graph.name) + ".json", s.graph_json);
-    if (ImGui::MenuItem("Copy share link")) copy_share_link(s);
+    if (ImGui::MenuItem("Save graph JSON")) offer_download(human_model_title(s.graph.name) + ".json", s.graph_json);
+    if (ImGui::MenuItem("Copy share link")) {
+      copy_share_link(s);
+      if (s.error.empty()) show_notice(s, "Link copied: the whole state is in the address bar and on the clipboard");
+    }
     record_item_rect(s, "menu.file.share");
     if (ImGui::MenuItem("Save analysis JSON"))
-      offer_download((s.graph.name.empty() ? "graph" : s.graph.name) + ".analysis.json", s.analysis.dump(2));
+      offer_download(human_model_title(s.graph.name) + ".analysis.json", s.analysis.dump(2));
     ImGui::Separator();
     if (ImGui::MenuItem("Export plan report JSON")) export_plan_file(s, PlanFileFormat::kJsonReport);
     record_item_rect(s, "menu.file.report");
     if (ImGui::MenuItem("Export C header")) export_plan_file(s, PlanFileFormat::kCHeader);
+    record_item_rect(s, "menu.file.header");
     if (ImGui::MenuItem("Export PNG of the view")) request_png_export(s);
     record_item_rect(s, "menu.file.png");
     ImGui::EndMenu();
@@ -95,7 +125,23 @@ void draw_menu_bar(AppState& s) {
     ImGui::EndMenu();
   }
   record_item_rect(s, "menu.examples");
+  if (ImGui::BeginMenu("View")) {
+    if (ImGui::BeginMenu("Text size")) {
+      for (float px : kTextSizes) {
+        const std::string label = std::to_string(int(px)) + " px" + (px >= 24 ? " (large projector)" : px >= 20 ? " (projector)" : px <= 13 ? " (compact)" : "");
+        if (ImGui::MenuItem(label.c_str(), nullptr, s.text_px == px)) set_text_px(s, px);
+        record_item_rect(s, "menu.view.text." + std::to_string(int(px)));
+      }
+      ImGui::EndMenu();
+    }
+    record_item_rect(s, "menu.view.text");
+    ImGui::EndMenu();
+  }
+  record_item_rect(s, "menu.view");
   if (ImGui::BeginMenu("Help")) {
+    if (ImGui::MenuItem("Tour: what this page answers")) s.welcome_open = true;
+    record_item_rect(s, "menu.help.tour");
+    ImGui::Separator();
     ImGui::TextUnformatted("Keyboard");
     ImGui::BulletText("Arrows: move between widgets, Space: activate");
     ImGui::BulletText("Ctrl+Tab: next tile, Alt: menu bar, Esc: leave");
@@ -106,6 +152,17 @@ void draw_menu_bar(AppState& s) {
     ImGui::TextUnformatted("the same code as the `arenaplan analyze` CLI.");
     ImGui::EndMenu();
   }
+  record_item_rect(s, "menu.help");
+  // Developer switches, out of the way of users.
+  if (ImGui::BeginMenu("Debug")) {
+    if (ImGui::MenuItem("Stress: +10,000 rectangles in Lifetimes", nullptr, s.stress_rects)) {
+      s.stress_rects = !s.stress_rects;
+      if (s.stress_rects) s.requested_panel = "Lifetimes";
+    }
+    record_item_rect(s, "menu.debug.stress");
+    ImGui::EndMenu();
+  }
+  record_item_rect(s, "menu.debug");
   ImGui::EndMainMenuBar();
 }
 
@@ -134,8 +191,9 @@ void draw_tile(AppState& s, const char* window_name, PanelArea area, ImVec2 pos,
         if (open) {
           if (area == PanelArea::kMain) s.active_panel = p->title;
           // NavFlattened: arrow keys reach the panel's widgets without first "entering" the child.
-          ImGui::BeginChild(p->title, ImVec2(0, 0), false,
-                            ImGuiWindowFlags_HorizontalScrollbar | ImGuiWindowFlags_NavFlattened);
+          // No horizontal scrolling: wrapped text, headers and tables then take the panel's
+          // visible width (with it, ImGui lays them out to the widest content, which then sticks).
+          ImGui::BeginChild(p->title, ImVec2(0, 0), false, ImGuiWindowFlags_NavFlattened);
           p->draw(s);
           ImGui::EndChild();
           ImGui::EndTabItem();
@@ -161,18 +219,116 @@ void draw_status_line(AppState& s, ImVec2 pos, ImVec2 size) {
                                  ImGuiWindowFlags_NoNav;
   ImGui::PushStyleVar(ImGuiStyleVar_WindowPadding, ImVec2(8, 3));
   if (ImGui::Begin("##status", nullptr, flags)) {
-    if (!s.error.empty()) {
-      // Text mark ("Refused") as well as colour, for colour-blind users.
-      ImGui::PushStyleColor(ImGuiCol_Text, kColorError);
-      ImGui::Text("Refused: %s", s.error.c_str());
+    const bool notice = !s.notice.empty() && s.frame < s.notice_until_frame;
+    if (!notice && !s.notice.empty()) s.notice.clear();
+    if (notice) {
+      ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(0.0f, 0.62f, 0.45f, 1.0f));
+      ImGui::TextUnformatted("OK:");
       ImGui::PopStyleColor();
+      ImGui::SameLine();
+      text_elided(s.notice);
+      request_redraw(s, 2);  // keep drawing until the notice times out
+    } else if (!s.error.empty()) {
+      // Text mark ("Refused") as well as colour, for colour-blind users; elided, full on hover.
+      text_elided("Refused: " + s.error, ImGui::GetColorU32(kColorError));
     } else {
-      ImGui::TextUnformatted(summary_text(s).c_str());
+      text_elided(summary_text(s));
     }
     record_item_rect(s, "status");
   }
   ImGui::End();
   ImGui::PopStyleVar();
+}
+
+// The first-visit card: what the tool answers and three things to try. Dismissed for good (the
+// page remembers it in local storage); Help > Tour opens it again.
+void draw_welcome(AppState& s) {
+  if (!s.welcome_open) return;
+  const ImGuiViewport* vp = ImGui::GetMainViewport();
+  const float w = std::min(vp->WorkSize.x * 0.9f, ImGui::GetFontSize() * 44);
+  ImGui::SetNextWindowPos(ImVec2(vp->WorkPos.x + vp->WorkSize.x * 0.5f, vp->WorkPos.y + vp->WorkSize.y * 0.45f),
+                          ImGuiCond_Always, ImVec2(0.5f, 0.5f));
+  ImGui::SetNextWindowSize(ImVec2(w, 0));
+  static uint64_t opened_at = ~0ull;  // focus the card once when it opens, not on every frame
+  if (opened_at == ~0ull) {
+    opened_at = s.frame;
+    ImGui::SetNextWindowFocus();
+  }
+  const ImGuiWindowFlags flags = ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoResize | ImGuiWindowFlags_NoCollapse |
+                                 ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_AlwaysAutoResize;
+  bool open = true;
+  ImVec4 bg = ImGui::GetStyleColorVec4(ImGuiCol_WindowBg);
+  bg.w = 1.0f;  // opaque: the tiles behind must not show through the card's text
+  ImGui::PushStyleColor(ImGuiCol_WindowBg, bg);
+  if (ImGui::Begin("Welcome to arenaplan", &open, flags)) {
+    text_wrapped("arenaplan answers one question before the firmware runs: how much RAM does this network "
+                 "need for inference on this microcontroller? It shows which tensors coexist, which operator "
+                 "order keeps the peak lowest, where each tensor sits in the arena (proved by a verifier) and "
+                 "whether the whole firmware fits the board. Everything runs in this page; nothing is uploaded.");
+    ImGui::Spacing();
+    ImGui::TextUnformatted("Three things to try:");
+    if (ImGui::Button("1. Move C after D")) {
+      load_example(s, "two_branch");
+      set_order_csv(s, "A,B,D,C,E,F");
+      s.requested_panel = "Live bytes";
+      s.welcome_open = false;
+    }
+    record_item_rect(s, "welcome.try_order");
+    ImGui::SameLine();
+    text_wrapped("in the two-branch graph and watch the peak rise from 136 KiB to 192 KiB.");
+    if (ImGui::Button("2. Open your own .tflite")) {
+      request_open_graph_file();
+      s.welcome_open = false;
+    }
+    record_item_rect(s, "welcome.open_model");
+    ImGui::SameLine();
+    text_wrapped("(or drop it on the page), then pick a board in the Budget tab.");
+    if (ImGui::Button("3. Start the exercises")) {
+      s.requested_panel = "Exercises";
+      s.welcome_open = false;
+    }
+    record_item_rect(s, "welcome.exercises");
+    ImGui::SameLine();
+    text_wrapped("guided questions on live sets, orders and offsets, with hints.");
+    ImGui::Spacing();
+    if (ImGui::Button("Close (Help > Tour shows this again)")) open = false;
+    record_item_rect(s, "welcome.close");
+    s.ui_rects_building["welcome.card"] = {ImGui::GetWindowPos().x, ImGui::GetWindowPos().y,
+                                           ImGui::GetWindowPos().x + ImGui::GetWindowSize().x,
+                                           ImGui::GetWindowPos().y + ImGui::GetWindowSize().y};
+  }
+  ImGui::End();
+  ImGui::PopStyleColor();
+  if (!open) s.welcome_open = false;
+  if (!s.welcome_open) {
+    opened_at = ~0ull;
+#ifdef __EMSCRIPTEN__
+    EM_ASM({ if (Module.storeSetting) Module.storeSetting('welcomeSeen', '1'); });
+#endif
+    request_redraw(s);
+  }
+}
+
+// After every window is drawn: windows whose widgets reach past their right edge (text that is
+// cut off or needs a horizontal scroll). Read from ImGui's own bookkeeping (the furthest cursor
+// position of each window this frame), so it covers every panel without instrumenting them.
+void collect_text_overflows(AppState& s) {
+  s.text_overflows.clear();
+  const ImGuiContext& g = *ImGui::GetCurrentContext();
+  for (const ImGuiWindow* w : g.Windows) {
+    if (!w->WasActive && !w->Active) continue;
+    if (w->Hidden || (w->Flags & ImGuiWindowFlags_Tooltip) || (w->Flags & ImGuiWindowFlags_Popup)) continue;
+    if (w->Flags & ImGuiWindowFlags_ChildMenu) continue;
+    // Tiles, their panels and the status line; not children inside a panel (a text editor or a
+    // scrolling table scrolls sideways by design).
+    const std::string name = w->Name;
+    if (name.rfind("##", 0) != 0 || std::count(name.begin(), name.end(), '/') > 1) continue;
+    const float right = w->InnerClipRect.Max.x;
+    // Where widgets were actually placed (not IdealMaxPos, which is the room tab bars and tables
+    // would like: they shrink and elide to the width they get).
+    const float content_right = w->DC.CursorMaxPos.x;
+    if (content_right > right + 1.0f) s.text_overflows.push_back({w->Name, right, content_right});
+  }
 }
 
 // Ctrl+Z / Ctrl+Shift+Z (and Ctrl+Y) anywhere except while typing in a text field, which has
@@ -189,6 +345,7 @@ void handle_history_keys(AppState& s) {
 
 void draw_app(AppState& s) {
   s.ui_rects_building.clear();
+  s.labels_building.clear();
   handle_history_keys(s);
   draw_menu_bar(s);
 
@@ -212,9 +369,45 @@ void draw_app(AppState& s) {
     draw_tile(s, "##bottom", PanelArea::kBottom, ImVec2(origin.x + side_w, origin.y + work.y - bottom_h),
               ImVec2(right_w, bottom_h));
   draw_status_line(s, ImVec2(origin.x, origin.y + work.y), ImVec2(vp->WorkSize.x, status_h));
+  draw_welcome(s);
+  collect_text_overflows(s);
 
   s.ui_rects.swap(s.ui_rects_building);
+  s.labels.swap(s.labels_building);
+  s.labels_building.clear();
   ++s.frame;
 }
+
+namespace {
+
+// View settings in share links: a lecturer's projector text size travels with the link.
+JsonOut save_view(const AppState& s) { return {{"text_px", s.text_px}}; }
+void load_view(AppState& s, const JsonOut& j) {
+  if (!j.contains("text_px")) return;
+  if (!j["text_px"].is_number() || !set_text_px(s, j["text_px"].get<float>()))
+    throw InputError("view.text_px", "expected one of 13, 16, 20, 24");
+}
+
+// The page's own state for tests: text size, welcome card, notice, text that overflows its
+// window, and custom-drawn labels (for "nothing overprints" checks).
+JsonOut export_page(const AppState& s) {
+  JsonOut overflows = JsonOut::array();
+  for (const AppState::TextOverflow& o : s.text_overflows)
+    overflows.push_back({{"window", o.window}, {"right", o.right}, {"content_right", o.content_right}});
+  JsonOut labels = JsonOut::array();
+  for (const AppState::DrawnLabel& l : s.labels)
+    labels.push_back({{"owner", l.owner}, {"text", l.text}, {"rect", l.rect}, {"clip", l.clip}});
+  return {{"text_px", s.text_px},
+          {"welcome_open", s.welcome_open},
+          {"notice", s.notice},
+          {"title", human_model_title(s.graph.name)},
+          {"text_overflows", overflows},
+          {"labels", labels}};
+}
+
+}  // namespace
+
+ARENAPLAN_SHARE_SECTION("view", save_view, load_view);
+ARENAPLAN_STATE_EXPORT("page", export_page);
 
 }  // namespace arenaplan::web

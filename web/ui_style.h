@@ -13,7 +13,9 @@ inline constexpr ImU32 kCurrentColor = IM_COL32(0xFF, 0xFF, 0xFF, 0xFF);  // out
 inline constexpr ImU32 kGridColor = IM_COL32(0x80, 0x80, 0x80, 0x60);
 inline constexpr ImU32 kTextColor = IM_COL32(0xE8, 0xE8, 0xE8, 0xFF);
 
-// Dark style with slightly rounder, roomier widgets; called once after CreateContext.
-void apply_style();
+// Dark style with slightly rounder, roomier widgets, paddings and spacings multiplied by `scale`
+// (the text size over the 13 px default, View > Text size); called after CreateContext and on
+// every text-size change.
+void apply_style(float scale = 1.0f);
 
 }  // namespace arenaplan::web

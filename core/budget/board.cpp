@@ -105,19 +105,20 @@ RegionId region_ref(const MemoryMap& m, const Json& j, const std::string& where)
 
 Region parse_region(const Json& j, const std::string& where) {
   if (!j.is_object()) throw InputError(where, "expected a region object, found " + kind_of(j));
-  expect_keys(j, where, {"name", "base", "size", "attributes", "doc"});
+  expect_keys(j, where, {"name", "base", "size", "attributes", "source", "doc"});
   Region r;
   r.name = get_string(require(j, "name", where), ptr(where, "name"));
   if (r.name.empty()) throw InputError(ptr(where, "name"), "region names must not be empty");
   if (j.contains("base")) r.base = get_address(j["base"], ptr(where, "base"));
   r.size = get_bytes(require(j, "size", where), ptr(where, "size"));
   if (j.contains("attributes")) r.attributes = parse_attributes(j["attributes"], ptr(where, "attributes"));
+  if (j.contains("source")) r.source = get_string(j["source"], ptr(where, "source"));
   return r;
 }
 
 Reservation parse_reservation(const MemoryMap& m, const Json& j, const std::string& where) {
   if (!j.is_object()) throw InputError(where, "expected a reservation object, found " + kind_of(j));
-  expect_keys(j, where, {"owner", "kind", "region", "bytes", "phase", "in_arena", "doc"});
+  expect_keys(j, where, {"owner", "kind", "region", "bytes", "phase", "in_arena", "assumption", "doc"});
   Reservation r;
   r.owner = get_string(require(j, "owner", where), ptr(where, "owner"));
   if (r.owner.empty()) throw InputError(ptr(where, "owner"), "say who owns this memory");
@@ -141,6 +142,7 @@ Reservation parse_reservation(const MemoryMap& m, const Json& j, const std::stri
       throw InputError(ptr(where, "in_arena"),
                        "only init-phase temporaries can borrow the arena (it is in use during inference)");
   }
+  if (j.contains("assumption")) r.assumption = get_bool(j["assumption"], ptr(where, "assumption"));
   return r;
 }
 
@@ -288,13 +290,17 @@ MemoryMap parse_board_json(std::string_view text) {
   // The format first: a graph file given as a board should say so, not complain about its keys.
   if (get_string(require(doc, "format", ""), "/format") != "arenaplan-board")
     throw InputError("/format", "expected \"arenaplan-board\" (is this a graph file?)");
-  expect_keys(doc, "", {"format", "version", "name", "regions", "arena_regions", "reservations", "constraints", "doc"});
+  expect_keys(doc, "", {"format", "version", "name", "title", "source", "regions", "arena_regions", "reservations",
+                        "constraints", "doc"});
   if (doc.contains("version")) {
     if (!doc["version"].is_number_integer() || doc["version"].get<int64_t>() != 1)
       throw InputError("/version", "unsupported version (this tool reads version 1)");
   }
   MemoryMap m;
   m.name = doc.contains("name") ? get_string(doc["name"], "/name") : "board";
+  if (doc.contains("title")) m.title = get_string(doc["title"], "/title");
+  if (doc.contains("doc")) m.description = get_string(doc["doc"], "/doc");
+  if (doc.contains("source")) m.source = get_string(doc["source"], "/source");
   const Json& regions = require(doc, "regions", "");
   if (!regions.is_array() || regions.empty()) throw InputError("/regions", "expected a non-empty array of regions");
   for (size_t i = 0; i < regions.size(); ++i) {
@@ -344,10 +350,14 @@ std::string board_to_json(const MemoryMap& m) {
   doc["format"] = "arenaplan-board";
   doc["version"] = 1;
   doc["name"] = m.name;
+  if (!m.title.empty()) doc["title"] = m.title;
+  if (!m.description.empty()) doc["doc"] = m.description;
+  if (!m.source.empty()) doc["source"] = m.source;
   Json regions = Json::array();
   for (const Region& r : m.regions) {
     Json jr = {{"name", r.name}, {"base", hex(r.base)}, {"size", r.size}};
     if (!r.attributes.empty()) jr["attributes"] = attrs(r.attributes);
+    if (!r.source.empty()) jr["source"] = r.source;
     regions.push_back(jr);
   }
   doc["regions"] = regions;
@@ -360,6 +370,7 @@ std::string board_to_json(const MemoryMap& m) {
                {"bytes", r.bytes}};
     if (r.phase != Phase::kAlways) jr["phase"] = phase_name(r.phase);
     if (r.in_arena) jr["in_arena"] = true;
+    if (r.assumption) jr["assumption"] = true;
     rs.push_back(jr);
   }
   doc["reservations"] = rs;

@@ -4,10 +4,15 @@
 // which kind of RAM. Budgeting over it lives in budget.h; this header is plain data plus parsing.
 //
 //   { "format": "arenaplan-board", "version": 1, "name": "...",
-//     "regions": [{"name": "SRAM", "base": "0x20000000", "size": "256KiB", "attributes": ["dma"]}],
+//     "title": "STM32H743 (NUCLEO-H743ZI2)", "doc": "what the board is", "source": "RM0433 2.3.2",
+//     "regions": [{"name": "SRAM", "base": "0x20000000", "size": "256KiB", "attributes": ["dma"],
+//                  "source": "where the figures come from"}],
 //     "arena_regions": ["SRAM"],
-//     "reservations": [{"owner": "main stack", "kind": "stack", "region": "SRAM", "bytes": "16KiB"}],
+//     "reservations": [{"owner": "main stack", "kind": "stack", "region": "SRAM", "bytes": "16KiB",
+//                       "assumption": true}],
 //     "constraints": [{"tensor": "F", "requires": ["dma"], "why": "sent over SPI by DMA"}] }
+// "title", "doc", "source" and "assumption" are optional and only informative: the library boards
+// (examples/boards/, see board_library.h) cite their datasheet and mark guessed reservations.
 #pragma once
 
 #include <optional>
@@ -31,6 +36,7 @@ struct Region {
   uint64_t base = 0;  // first address, for the absolute addresses of the report
   Bytes size = 0;     // usable bytes
   std::vector<RegionAttribute> attributes;
+  std::string source;  // datasheet / reference-manual citation of base and size ("" if none given)
   bool has(RegionAttribute a) const;
 };
 
@@ -55,6 +61,9 @@ struct Reservation {
   // Only for init-phase temporaries: TFLM-style init scratch taken from the (still unused) arena,
   // so it costs only what exceeds the arena in its region.
   bool in_arena = false;
+  // A default guessed by the board file's author (stack, runtime), not a figure from a datasheet:
+  // the user is expected to edit it to match the firmware.
+  bool assumption = false;
 };
 
 // Which arena buffers a constraint applies to (exactly one selector is set).
@@ -76,6 +85,9 @@ struct PlacementConstraint {
 
 struct MemoryMap {
   std::string name;
+  std::string title;        // human name ("STM32H743 (NUCLEO-H743ZI2)"); "" -> use name
+  std::string description;  // the file's "doc"
+  std::string source;       // citation of the documents the regions come from
   std::vector<Region> regions;
   // Regions unconstrained arena buffers may use, most preferred first (default: the first region).
   std::vector<RegionId> arena_regions;

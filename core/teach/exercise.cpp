@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdlib>
 #include <optional>
 #include <stdexcept>
 
@@ -374,9 +375,27 @@ struct SizeAnswer {
   std::string why;  // when bytes is empty: what was expected
 };
 
+// The unit a question asks answers in: the unit of its answer example ("Answer with a size, like
+// 100 KiB" -> "KiB"); "" (plain bytes) when it gives no example with a unit.
+std::string question_size_unit(std::string_view question) {
+  const std::string q(question);
+  for (size_t like = q.find("like "); like != std::string::npos; like = q.find("like ", like + 1)) {
+    size_t i = like + 5;
+    while (i < q.size() && (std::isdigit(static_cast<unsigned char>(q[i])) || q[i] == '.')) ++i;
+    if (i == like + 5) continue;
+    while (i < q.size() && q[i] == ' ') ++i;
+    for (const char* unit : {"KiB", "MiB"})
+      if (q.compare(i, 3, unit) == 0) return unit;
+  }
+  return "";
+}
+
 // "192 KiB", "192kib", "196608", "196608 B", "0.1875 MiB". Units are binary (1 KiB = 1024 B);
-// "KB" and "K" are refused as ambiguous rather than guessed.
-SizeAnswer read_size_answer(std::string_view answer) {
+// "KB" and "K" are refused as ambiguous rather than guessed. A bare number below 1024 takes the
+// unit of the question's answer example ("192" to "like 100 KiB" is 192 KiB: nobody means 192
+// bytes there); from 1024 up it stays bytes, so "196608" keeps meaning 192 KiB; "19 2" is not a
+// number.
+SizeAnswer read_size_answer(std::string_view answer, const std::string& question_unit = "") {
   const std::string typed = trim(answer);
   std::string s = typed;
   s.erase(std::remove_if(s.begin(), s.end(), [](char c) { return c == ' ' || c == '\t'; }), s.end());
@@ -397,6 +416,12 @@ SizeAnswer read_size_answer(std::string_view answer) {
     break;
   }
   if (!number.empty() && number[0] == '-') return {std::nullopt, "a size cannot be negative"};
+  const bool one_number = typed.find_first_of(" \t") == std::string::npos || typed == number + unit;
+  if (unit.empty() && !question_unit.empty() && number.size() <= 8 && one_number) {
+    char* end = nullptr;
+    const double value = std::strtod(number.c_str(), &end);
+    if (end && *end == '\0' && value < 1024) unit = question_unit;
+  }
   try {
     return {parse_byte_size(number + unit, "answer"), ""};
   } catch (const InputError&) {
@@ -489,7 +514,7 @@ std::string describe_peak(const Graph& g, const LiveAnalysis& live) {
 // ---- checking answers, one function per kind ----------------------------------------------------
 
 AnswerCheck check_peak(const Exercise& ex, std::string_view answer) {
-  const SizeAnswer a = read_size_answer(answer);
+  const SizeAnswer a = read_size_answer(answer, question_size_unit(ex.question));
   if (!a.bytes) return {false, a.why};
   const LiveAnalysis live = analyze_lifetimes(ex.graph.graph, ex.order);
   const std::string said = format_bytes(*a.bytes);
@@ -519,7 +544,7 @@ AnswerCheck check_find_order(const Exercise& ex, std::string_view answer) {
 AnswerCheck check_place(const Exercise& ex, std::string_view answer) {
   const ExercisePlacement& p = ex.placement;
   const LayoutBuffer& b = p.problem.buffers[p.placed];
-  const SizeAnswer a = read_size_answer(answer);
+  const SizeAnswer a = read_size_answer(answer, question_size_unit(ex.question));
   if (!a.bytes) return {false, a.why};
   const Bytes offset = *a.bytes;
   const std::string at = ex.tensor + " at " + format_bytes(offset);

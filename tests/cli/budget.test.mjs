@@ -77,6 +77,24 @@ export const tests = [
     assert.equal(r.status, 2);
     assert.match(r.stderr, /examples\/two_branch.json: \/format: expected "arenaplan-board"/);
   }],
+  ['--board takes a library board by name; --list-boards lists the library', (cli) => {
+    let r = cli('budget', '--list-boards');
+    assert.equal(r.status, 0, r.stderr);
+    for (const name of ['nrf52840', 'stm32f746', 'stm32h743', 'rp2040', 'rp2350', 'esp32s3_psram8', 'imxrt1062', 'samd51j19'])
+      assert.match(r.stdout, new RegExp('^  ' + name + ' ', 'm'));
+    r = cli('budget', '--list-boards', '--json');
+    assert.ok(r.json.boards.length >= 8);
+    const h7 = r.json.boards.find((b) => b.name === 'stm32h743');
+    assert.match(h7.source, /RM0433/);
+    // two-branch (136 KiB) on the H743: AXI SRAM alone holds it, with the default reservations in DTCM.
+    r = cli('budget', 'example:two_branch', '--board', 'stm32h743', '--json');
+    assert.equal(r.status, 0, r.stderr);
+    assert.equal(r.json.fits, true);
+    assert.ok(r.json.regions.some((x) => x.name === 'AXI_SRAM' && x.size_bytes === 512 * KiB));
+    r = cli('budget', 'example:two_branch', '--board', 'no_such_board');
+    assert.equal(r.status, 2);
+    assert.match(r.stderr, /--board: no library board "no_such_board" \(see `arenaplan budget --list-boards`\)/);
+  }],
   ['check-shape: N = 2 accepted, N = 9 rejected naming N <= 8', (cli) => {
     let r = cli('check-shape', 'examples/batch_contract.json', '--input', 'x=2x16x16x3', '--range', 'N=1..2', '--range', 'N=3..8', '--json');
     assert.equal(r.status, 0, r.stderr);

@@ -377,3 +377,19 @@ TEST_CASE("progress records round-trip through JSON and impossible ones are refu
   CHECK(starts_with(error(R"({"solved":"yes"})"), "/p/solved: expected true or false"));
   CHECK(error("{}") == "");
 }
+
+TEST_CASE("a bare number below 1024 takes the question's unit: \"192\" to a KiB question is 192 KiB") {
+  const Exercise peak = builtin("exercise_predict_peak");  // asks "like 100 KiB"
+  CHECK(check_answer(peak, "192").correct);
+  CHECK(check_answer(peak, " 192 ").correct);
+  CHECK(check_answer(peak, "196608").correct);  // 1024 and up stays bytes, as before
+  const AnswerCheck low = check_answer(peak, "136");
+  CHECK_FALSE(low.correct);
+  CHECK(low.feedback.find("136 KiB is too low") != std::string::npos);  // says how it was read
+  CHECK_FALSE(check_answer(peak, "192 B").correct);  // an explicit unit always wins
+  CHECK_FALSE(check_answer(peak, "19 2").correct);  // two numbers, not 192
+  // A question without an answer example keeps bare numbers in bytes (offsets to the byte).
+  const Exercise place = builtin("exercise_place_c");
+  CHECK(check_answer(place, "131072").correct);
+  CHECK_FALSE(check_answer(place, "128").correct);
+}
