@@ -5,24 +5,14 @@
 #include "core/budget/board.h"
 #include "core/budget/budget.h"
 #include "core/budget/budget_report.h"
-#include "core/graph/examples.h"
 #include "core/graph/lifetime.h"
 
 namespace arenaplan::cli {
 namespace {
 
 MemoryMap load_board(const std::string& path) {
-  if (path.rfind("example:", 0) == 0) {
-    const std::string* text = find_example(path.substr(8));
-    if (!text) throw InputError(path, "no built-in example of that name");
-    return parse_board_json(*text);
-  }
-  try {
-    return parse_board_json(read_file(path));
-  } catch (const InputError& e) {
-    if (e.where() == path) throw;
-    throw InputError(path + ": " + e.where(), std::string(e.what()).substr(e.where().size() + 2));
-  }
+  if (is_example(path)) return parse_board_json(example_text(path));
+  return in_file(path, [&] { return parse_board_json(read_file(path)); });
 }
 
 int run_budget(const Args& args) {

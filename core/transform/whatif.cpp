@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "core/layout/layout.h"
+#include "core/layout/pipeline.h"
 #include "core/sim/sim.h"
 #include "core/transform/detail/transform_internal.h"
 
@@ -59,11 +60,12 @@ Saving saving(Bytes before, Bytes after, const std::vector<WhatIfStep>& steps, B
 PlanFigures measure_graph(const Graph& g, const WhatIfOptions& options) {
   PlanFigures f;
   const Schedule order = topological_order(g);
-  const LiveAnalysis live = analyze_lifetimes(g, order);
   PlanOptions po;
   po.planner = options.planner;
   po.time_limit_seconds = options.plan_time_limit_seconds;
-  const ArenaPlan plan = plan_arena(layout_problem(g, live), po);
+  const GraphPlan planned = plan_graph(g, order, po);
+  const LiveAnalysis& live = planned.live;
+  const ArenaPlan& plan = planned.plan;
   f.order = order_names(g, order, "-");
   f.ops = static_cast<int>(g.ops.size());
   f.tensors = static_cast<int>(g.tensors.size());

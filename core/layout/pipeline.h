@@ -1,0 +1,28 @@
+// The one pipeline from a graph and an operator order to a verified arena plan:
+// lifetimes -> layout problem -> plan. Every unit that needs "the plan of this graph in this
+// order" calls it instead of rebuilding the sequence.
+//
+// Usage:
+//   GraphPlan p = plan_graph(graph, order, {.planner = "best", .time_limit_seconds = 1.0});
+//   p.live.peak_bytes;  p.problem.buffers[i];  p.plan.offsets[i];  // i <-> p.live.buffers[i]
+#pragma once
+
+#include "core/graph/lifetime.h"
+#include "core/layout/layout.h"
+
+namespace arenaplan {
+
+struct GraphPlan {
+  LiveAnalysis live;      // analyze_lifetimes(graph, order)
+  LayoutProblem problem;  // layout_problem(graph, live): buffer i is live.buffers[i]
+  ArenaPlan plan;         // plan_arena(problem, options): verified
+};
+
+// Throws InputError for an order analyze_lifetimes refuses or an unknown planner name.
+GraphPlan plan_graph(const Graph& graph, const Schedule& order, const PlanOptions& options);
+
+// The same from lifetimes already analysed for that graph (a view that holds them for the
+// current order).
+GraphPlan plan_graph(const Graph& graph, LiveAnalysis live, const PlanOptions& options);
+
+}  // namespace arenaplan
