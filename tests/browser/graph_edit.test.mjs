@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { chord, click, clickField, screenshot, state, test, typeText, waitFrames } from './harness.mjs';
+import { bigGraph, chord, click, clickField, screenshot, state, test, typeText, waitFrames } from './harness.mjs';
 
 const KiB = 1024;
 
@@ -140,19 +140,6 @@ test('graph edit: add an op after F and remove it again through the editor', asy
   assert.deepEqual(errors, []);
 });
 
-// A network-like graph: a chain with skip connections, `n` ops.
-function bigGraph(n) {
-  const tensors = { in: { bytes: 4096 } };
-  const ops = [];
-  for (let i = 0; i < n; i++) {
-    const inputs = [i === 0 ? 'in' : `t${i - 1}`];
-    if (i >= 3 && i % 3 === 0) inputs.push(`t${i - 3}`);
-    tensors[`t${i}`] = { bytes: 1024 * (1 + (i % 7)) };
-    ops.push({ name: `op${i}`, kind: i % 3 === 0 ? 'add' : 'conv2d', inputs, outputs: [`t${i}`] });
-  }
-  return JSON.stringify({ format: 'arenaplan-graph', version: 1, name: `big-${n}`, tensors, ops,
-                          inputs: ['in'], outputs: [`t${n - 1}`] });
-}
 
 test('graph view: a 500-op graph draws only the visible ops, pans, zooms and follows the step', async (t) => {
   const { page, errors } = await openGraphTab(t);
@@ -163,9 +150,7 @@ test('graph view: a 500-op graph draws only the visible ops, pans, zooms and fol
   assert.ok(s.graph_view.layers >= 500, `layers: ${s.graph_view.layers}`);
   assert.ok(s.graph_view.visible_ops > 0 && s.graph_view.visible_ops < 60,
             `only the visible part is drawn (${s.graph_view.visible_ops} ops)`);
-  console.log(`      500 ops: layout ${s.graph_view.layout_ms.toFixed(2)} ms, frame UI ${s.perf.frame_ui_ms.toFixed(2)} ms, ` +
-              `${s.graph_view.visible_ops} ops drawn`);
-  assert.ok(s.perf.frame_ui_ms < 250, `a frame of UI took ${s.perf.frame_ui_ms} ms`);
+  // How long that frame takes is measured by bench/page_bench.mjs ("graph view"), not asserted here.
 
   // Clicking a drawn op selects it and moves the step there.
   const drawn = Object.keys(s.ui).filter((k) => k.startsWith('graph.op.')).map((k) => k.slice(9));

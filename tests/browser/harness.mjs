@@ -180,3 +180,18 @@ export async function openAt(t, fragment) {
   await waitFrames(page, 3);
   return { page, errors };
 }
+
+// A network-like graph: a chain with skip connections, `n` ops.
+export function bigGraph(n) {
+  const tensors = { in: { bytes: 4096 } };
+  const ops = [];
+  for (let i = 0; i < n; i++) {
+    const inputs = [i === 0 ? 'in' : `t${i - 1}`];
+    if (i >= 3 && i % 3 === 0) inputs.push(`t${i - 3}`);
+    tensors[`t${i}`] = { bytes: 1024 * (1 + (i % 7)) };
+    ops.push({ name: `op${i}`, kind: i % 3 === 0 ? 'add' : 'conv2d', inputs, outputs: [`t${i}`] });
+  }
+  return JSON.stringify({ format: 'arenaplan-graph', version: 1, name: `big-${n}`, tensors, ops,
+                          inputs: ['in'], outputs: [`t${n - 1}`] });
+}
+
