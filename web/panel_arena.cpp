@@ -2,17 +2,18 @@
 // down, each buffer a rectangle (hover: name, size, offset, lifetime), the free holes left dark,
 // the current step outlined and the lower bound marked; every planner side by side with its arena
 // size; and the exact solver time-sliced across frames with a progress bar and its best so far.
-// Every number comes from core (plan_arena, ExactSolver, fragmentation_report, layout_json).
+// Every number comes from core (plan_arena, the planner registry, fragmentation_report, layout_json).
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "core/layout/fragmentation.h"
 #include "core/layout/layout.h"
-#include "core/layout/planner_exact.h"
+#include "core/layout/planner.h"
 #include "imgui.h"
 #include "web/app.h"
 #include "web/panel_common.h"
@@ -23,7 +24,21 @@ namespace arenaplan::web {
 namespace {
 
 constexpr double kSliceSeconds = 0.010;  // exact-search time per frame: the page stays responsive
-const char* const kFastPlanners[] = {"naive", "linear", "tflm-greedy", "portfolio"};
+
+// The planners the table runs on every edit, in registry order: row i of the table is names[i].
+std::vector<std::string> interactive_planner_names() {
+  std::vector<std::string> names;
+  for (const Planner& p : planners())
+    if (p.interactive) names.push_back(p.name);
+  return names;
+}
+
+// The registry's anytime planner (the exact search), run a slice per frame from its seed's row.
+const Planner& anytime_planner() {
+  for (const Planner& p : planners())
+    if (p.start_search) return p;
+  throw std::logic_error("no anytime planner registered");
+}
 
 struct PlannerRow {
   std::string name;
@@ -34,15 +49,23 @@ struct PlannerRow {
 struct ArenaView {
   uint64_t revision = ~uint64_t{0};
   LayoutProblem problem;
-  std::vector<PlannerRow> rows;  // the fast planners, then "exact" once the solver has run
-  int shown = 3;                 // row drawn in the picture (portfolio by default)
-  std::unique_ptr<ExactSolver> exact;
+  std::vector<PlannerRow> rows;  // the interactive planners, then the anytime one once it has run
+  int interactive_rows = 0;      // rows[0 .. interactive_rows) are the interactive planners
+  int shown = -1;                // row drawn in the picture (-1: the anytime planner's seed)
+  std::unique_ptr<AnytimeLayoutSearch> exact;
   bool exact_running = false;
   std::string exact_status;
   std::string error;
 };
 
 ArenaView g_arena;
+
+// Row of a planner's plan in the table (0 when it is not there, e.g. after an error).
+int row_of(const std::string& planner) {
+  for (size_t i = 0; i < g_arena.rows.size(); ++i)
+    if (g_arena.rows[i].name == planner) return static_cast<int>(i);
+  return 0;
+}
 
 void refresh(const AppState& s) {
   if (g_arena.revision == s.revision) return;
@@ -52,26 +75,29 @@ void refresh(const AppState& s) {
   g_arena.shown = shown;
   try {
     g_arena.problem = layout_problem(s.graph, s.live);
-    for (const char* name : kFastPlanners) g_arena.rows.push_back({name, plan_arena(g_arena.problem, {name, 1.0})});
+    for (const Planner& p : planners())
+      if (p.interactive) g_arena.rows.push_back({p.name, plan_arena(g_arena.problem, {p.name, 1.0})});
+    g_arena.interactive_rows = static_cast<int>(g_arena.rows.size());
   } catch (const std::exception& e) {
     g_arena.error = e.what();
     g_arena.rows.clear();
   }
+  if (g_arena.shown < 0) g_arena.shown = row_of(anytime_planner().seed_planner);
   if (g_arena.shown >= static_cast<int>(g_arena.rows.size())) g_arena.shown = static_cast<int>(g_arena.rows.size()) - 1;
 }
 
 void finish_exact() {
-  ExactSolver& x = *g_arena.exact;
+  AnytimeLayoutSearch& x = *g_arena.exact;
   ArenaPlan plan;
-  plan.planner = "exact";
+  plan.planner = anytime_planner().name;
   plan.offsets = x.best_so_far();
   plan.arena_bytes = x.best_arena_bytes();
   plan.lower_bound_bytes = layout_lower_bound(g_arena.problem);
   plan.proven_optimal = x.proven_optimal() || plan.arena_bytes <= plan.lower_bound_bytes;
   plan.verified = verify_plan(g_arena.problem, plan.offsets, plan.arena_bytes).ok();  // checked again, independently
   plan.detail = x.status_text();
-  if (g_arena.rows.size() > 4) g_arena.rows.resize(4);
-  g_arena.rows.push_back({"exact", plan});
+  g_arena.rows.resize(g_arena.interactive_rows);
+  g_arena.rows.push_back({plan.planner, plan});
   g_arena.exact_status = x.status_text();
 }
 
@@ -110,8 +136,9 @@ void draw_planner_table(AppState& s) {
 void draw_exact_controls(AppState& s) {
   if (!g_arena.exact_running) {
     if (ImGui::Button("Run exact solver")) {
-      const PlannerRow& seed = g_arena.rows[3];  // portfolio: the solver only ever improves on it
-      g_arena.exact = std::make_unique<ExactSolver>(g_arena.problem, seed.plan.offsets, seed.plan.arena_bytes);
+      const Planner& anytime = anytime_planner();  // it only ever improves on its seed's plan
+      const PlannerRow& seed = g_arena.rows[row_of(anytime.seed_planner)];
+      g_arena.exact = anytime.start_search(g_arena.problem, seed.plan.offsets, seed.plan.arena_bytes);
       g_arena.exact_running = true;
     }
     record_item_rect(s, "arena.exact");
@@ -121,7 +148,7 @@ void draw_exact_controls(AppState& s) {
     }
     return;
   }
-  ExactSolver& x = *g_arena.exact;
+  AnytimeLayoutSearch& x = *g_arena.exact;
   const auto start = std::chrono::steady_clock::now();
   while (!x.done() && std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() < kSliceSeconds)
     x.step(256);
@@ -129,10 +156,7 @@ void draw_exact_controls(AppState& s) {
   const bool stop = ImGui::Button("Stop");
   record_item_rect(s, "arena.stop");
   ImGui::SameLine();
-  char overlay[128];
-  std::snprintf(overlay, sizeof overlay, "best %s, bound %s, trying %s, %lld nodes", kib_text(x.best_arena_bytes()).c_str(),
-                kib_text(x.lower_bound_bytes()).c_str(), kib_text(x.trying_capacity()).c_str(), (long long)x.nodes());
-  ImGui::ProgressBar(static_cast<float>(x.progress()), ImVec2(-1, 0), overlay);
+  ImGui::ProgressBar(static_cast<float>(x.progress()), ImVec2(-1, 0), x.progress_text().c_str());
   if (stop) x.cancel();
   if (x.done()) {
     finish_exact();
@@ -265,18 +289,20 @@ JsonOut export_arena(const AppState&) {
   return out;
 }
 
-// The planner whose picture is shown travels in share links (the exact solver's row is not: it
-// is a search the receiver starts, so the link falls back to the portfolio).
+// The planner whose picture is shown travels in share links (the anytime search's row does not:
+// it is a search the receiver starts, so the link names its seed, the portfolio).
 JsonOut save_arena_view(const AppState&) {
-  const int shown = std::min<int>(g_arena.shown, std::size(kFastPlanners) - 1);
-  return {{"planner", kFastPlanners[shown]}};
+  const std::vector<std::string> names = interactive_planner_names();
+  const bool interactive = g_arena.shown >= 0 && g_arena.shown < static_cast<int>(names.size());
+  return {{"planner", interactive ? names[g_arena.shown] : anytime_planner().seed_planner}};
 }
 
 void load_arena_view(AppState&, const JsonOut& j) {
   const std::string name = j.at("planner").get<std::string>();
-  const auto* it = std::find(std::begin(kFastPlanners), std::end(kFastPlanners), name);
-  if (it == std::end(kFastPlanners)) throw InputError("arena.planner", "unknown planner \"" + name + "\"");
-  g_arena.shown = static_cast<int>(it - std::begin(kFastPlanners));
+  const std::vector<std::string> names = interactive_planner_names();
+  const auto it = std::find(names.begin(), names.end(), name);
+  if (it == names.end()) throw InputError("arena.planner", "unknown planner \"" + name + "\"");
+  g_arena.shown = static_cast<int>(it - names.begin());
 }
 
 }  // namespace

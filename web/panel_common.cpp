@@ -1,18 +1,11 @@
 #include "web/panel_common.h"
 
-#include <cstdio>
-
 #include "imgui.h"
 #include "imgui_internal.h"  // NavMoveRequestCancel
 
 namespace arenaplan::web {
 
-std::string kib_text(Bytes b, int decimals) {
-  char text[48];
-  if (b % 1024 == 0) std::snprintf(text, sizeof text, "%lld KiB", static_cast<long long>(b / 1024));
-  else std::snprintf(text, sizeof text, "%.*f KiB", decimals, double(b) / 1024);
-  return text;
-}
+std::string kib_text(Bytes b, int decimals) { return format_kib(b, decimals); }
 
 void handle_step_keys(AppState& s) {
   if (!ImGui::IsWindowFocused(ImGuiFocusedFlags_RootAndChildWindows)) return;
