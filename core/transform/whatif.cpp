@@ -2,7 +2,6 @@
 // stands, and combined savings are measured on the combined graph, never summed.
 #include "core/transform/whatif.h"
 
-#include <iomanip>
 #include <sstream>
 
 #include "core/layout/layout.h"
@@ -245,11 +244,7 @@ JsonOut whatif_json(const WhatIfReport& r) {
 
 std::string whatif_text(const WhatIfReport& r) {
   std::ostringstream o;
-  auto kib = [](Bytes b) {
-    std::ostringstream s;
-    s << std::fixed << std::setprecision(b % 1024 ? 2 : 0) << static_cast<double>(b) / 1024 << " KiB";
-    return s.str();
-  };
+  auto kib = [](Bytes b) { return format_kib(b, 2); };
   auto fits = [](const PlanFigures& f) { return f.fits ? (*f.fits ? "fits" : "does not fit") : "-"; };
   auto cycles = [](const PlanFigures& f) { return f.cycles >= 0 ? std::to_string(f.cycles) : std::string("-"); };
   o << "what-if for graph " << r.graph << " (planner " << r.planner << ", " << r.profile;
