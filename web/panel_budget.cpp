@@ -1,8 +1,8 @@
 // Budget panel: does the firmware fit the board? One stacked bar per memory region (reservations,
 // tensor arena, free space; red past the region's end), the reservations as an editable table,
 // and the plan recomputed by core's plan_budget whenever the graph, the order or the board
-// changes. Every number shown comes from budget_json(), the same JSON `arenaplan budget --json`
-// prints.
+// changes. Every number shown is read from the typed Budget (and core's budget_room /
+// address_text), the figures `arenaplan budget --json` spells.
 #include <algorithm>
 #include <cstdio>
 #include <exception>
@@ -106,12 +106,13 @@ void replan(const AppState& s) {
 
 // One region as a stacked bar: items in memory-map order, then free space or the overflow in red
 // past a marker at the region's end.
-void draw_region_bar(AppState& s, const JsonOut& region, int index) {
-  const Bytes size = region["size_bytes"].get<Bytes>();
-  const Bytes used = region["used_bytes"].get<Bytes>();
-  const Bytes free = region["free_bytes"].get<Bytes>();
-  ImGui::Text("%s  %s at %s: used %s, %s", region["name"].get<std::string>().c_str(), kib_text(size).c_str(),
-              region["base"].get<std::string>().c_str(), kib_text(used).c_str(),
+void draw_region_bar(AppState& s, const RegionBudget& rb, int index) {
+  const Region& region = g_view.board.regions[rb.region];
+  const Bytes size = region.size;
+  const Bytes used = rb.used_bytes;
+  const Bytes free = rb.free_bytes;
+  ImGui::Text("%s  %s at %s: used %s, %s", region.name.c_str(), kib_text(size).c_str(),
+              address_text(region.base).c_str(), kib_text(used).c_str(),
               free >= 0 ? ("free " + kib_text(free)).c_str() : ("OVER by " + kib_text(-free)).c_str());
   const float line = ImGui::GetTextLineHeight();
   const ImVec2 origin = ImGui::GetCursorScreenPos();
@@ -129,19 +130,19 @@ void draw_region_bar(AppState& s, const JsonOut& region, int index) {
   // Phase-only items overlay each other (init and inference never coexist), so draw each at its
   // offset; the arena and always-present items tile the start of the region.
   std::string tooltip;
-  for (const auto& it : region["items"]) {
-    const Bytes off = it["offset"].get<Bytes>(), bytes = it["bytes"].get<Bytes>();
-    const std::string phase = it["phase"].get<std::string>();
+  for (const BudgetItem& it : rb.items) {
+    const Bytes off = it.offset, bytes = it.bytes;
+    const std::string phase = phase_name(it.phase);
     const float y0 = origin.y + (phase == "init" ? height * 0.5f : 0.0f);
     const float y1 = origin.y + (phase == "inference" ? height * 0.5f : height);
     const ImVec2 p0(x_of(off), y0), p1(x_of(off + bytes), y1);
-    dl->AddRectFilled(p0, p1, kind_color(it["kind"].get<std::string>()));
+    dl->AddRectFilled(p0, p1, kind_color(it.kind));
     dl->AddRect(p0, p1, IM_COL32(0, 0, 0, 0xFF));
-    const std::string label = it["owner"].get<std::string>() + " " + kib_text(bytes);
+    const std::string label = it.owner + " " + kib_text(bytes);
     const ImVec2 ts = ImGui::CalcTextSize(label.c_str());
     if (ts.x + 6 < p1.x - p0.x) dl->AddText(ImVec2(p0.x + 3, y0 + 2), IM_COL32(0, 0, 0, 0xFF), label.c_str());
     if (hovered && mouse.x >= p0.x && mouse.x < p1.x && mouse.y >= y0 && mouse.y < y1)
-      tooltip = label + " [" + it["kind"].get<std::string>() + (phase == "always" ? "" : ", " + phase + " only") + "]";
+      tooltip = label + " [" + it.kind + (phase == "always" ? "" : ", " + phase + " only") + "]";
   }
   if (used > size) {
     dl->AddRectFilled(ImVec2(x_of(size), origin.y), ImVec2(x_of(used), origin.y + height), kOverflowColor & 0x80FFFFFF);
@@ -278,43 +279,45 @@ void draw_budget_panel(AppState& s) {
   record_item_rect(s, "budget.scratch");
   replan(s);
   if (!g_view.error.empty()) ImGui::TextColored(kColorError, "%s", g_view.error.c_str());
-  if (!g_view.json.is_object()) return;
+  if (!g_view.json.is_object()) return;  // no plan for this graph and board (the error says why)
 
-  const JsonOut& j = g_view.json;
-  const bool fits = j["fits"].get<bool>();
+  const Budget& b = g_view.budget;
+  const bool fits = b.fits;
   ImGui::TextColored(fits ? ImVec4(0.0f, 0.62f, 0.45f, 1.0f) : ImVec4(0.84f, 0.24f, 0.0f, 1.0f), "%s",
                      fits ? "FITS" : "DOES NOT FIT");
   ImGui::SameLine();
-  ImGui::Text("tensor arena %s + outside the arena %s (order %s)", kib_text(j["arena_bytes"].get<Bytes>()).c_str(),
-              kib_text(j["outside_arena_bytes"].get<Bytes>()).c_str(), order_names(s.graph, s.order).c_str());
-  if (!fits) ImGui::TextWrapped("Reason: %s", j["reason"].get<std::string>().c_str());
-  for (const auto& w : j["warnings"]) ImGui::TextDisabled("warning: %s", w.get<std::string>().c_str());
+  ImGui::Text("tensor arena %s + outside the arena %s (order %s)", kib_text(b.arena_bytes).c_str(),
+              kib_text(b.outside_arena_bytes).c_str(), order_names(s.graph, s.order).c_str());
+  if (!fits) ImGui::TextWrapped("Reason: %s", b.reason.c_str());
+  for (const std::string& w : b.warnings) ImGui::TextDisabled("warning: %s", w.c_str());
 
   ImGui::Separator();
   int index = 0;
-  for (const auto& region : j["regions"]) draw_region_bar(s, region, index++);
+  for (const RegionBudget& rb : b.regions) draw_region_bar(s, rb, index++);
   draw_legend();
 
   ImGui::Separator();
   if (ImGui::CollapsingHeader("Reservations (editable)", ImGuiTreeNodeFlags_DefaultOpen)) draw_reservations(s);
   if (ImGui::CollapsingHeader("The three answers")) {
-    const JsonOut& c = j["coexist"];
+    const LiveAnalysis& live = s.live;  // the lifetimes the budget was planned from
     std::string peak;
-    for (const auto& n : c.value("peak_buffers", JsonOut::array())) peak += (peak.empty() ? "" : " + ") + n.get<std::string>();
-    ImGui::Text("1. Which data coexist: peak %s during %s (%s)", kib_text(c["peak_bytes"].get<Bytes>()).c_str(),
-                c.value("peak_op", std::string("-")).c_str(), peak.c_str());
+    if (!live.steps.empty())
+      for (int i : live.steps[live.peak_step].buffers) peak += (peak.empty() ? "" : " + ") + live.buffers[i].name;
+    ImGui::Text("1. Which data coexist: peak %s during %s (%s)", kib_text(live.peak_bytes).c_str(),
+                live.steps.empty() ? "-" : s.graph.ops[live.order[live.peak_step]].name.c_str(), peak.c_str());
     ImGui::Text("2. Where they are placed:");
-    for (const auto& p : j["placement"])
-      ImGui::BulletText("%s: %s %s, %s%s", p["name"].get<std::string>().c_str(),
-                        p["region"].is_null() ? "no region" : p["region"].get<std::string>().c_str(),
-                        p["address"].get<std::string>().c_str(), kib_text(p["size"].get<Bytes>()).c_str(),
-                        p.value("separate", false) ? " (separate reservation)" : "");
-    ImGui::Text("3. Room left: %s of %s", kib_text(j["room"]["free_bytes"].get<Bytes>()).c_str(),
-                kib_text(j["room"]["total_bytes"].get<Bytes>()).c_str());
-    const JsonOut& m = j["measurement"];
-    ImGui::TextDisabled("Measurement record: model %s, alignment %lld, planner %s, arenaplan %s",
-                        m["model_hash"].get<std::string>().c_str(), (long long)m["alignment"].get<Bytes>(),
-                        m["planner"].get<std::string>().c_str(), m["tool_version"].get<std::string>().c_str());
+    for (size_t i = 0; i < live.buffers.size() && i < b.placements.size(); ++i) {
+      const BufferPlacement& p = b.placements[i];
+      ImGui::BulletText("%s: %s %s, %s%s", live.buffers[i].name.c_str(),
+                        p.region < 0 ? "no region" : g_view.board.regions[p.region].name.c_str(),
+                        address_text(p.address).c_str(), kib_text(live.buffers[i].size).c_str(),
+                        p.separate ? " (separate reservation)" : "");
+    }
+    const BudgetRoom room = budget_room(g_view.board, b);
+    ImGui::Text("3. Room left: %s of %s", kib_text(room.free_bytes).c_str(), kib_text(room.total_bytes).c_str());
+    const MeasurementRecord& m = b.measurement;
+    ImGui::TextDisabled("Measurement record: model %s, alignment %lld, planner %s, arenaplan %s", m.model_hash.c_str(),
+                        (long long)m.alignment, m.planner.c_str(), m.tool_version.c_str());
   }
 }
 
