@@ -7,7 +7,6 @@
 #include "core/budget/board_library.h"
 #include "core/budget/budget.h"
 #include "core/budget/budget_report.h"
-#include "core/graph/examples.h"
 #include "core/graph/lifetime.h"
 #include "core/tflite/tflite_import.h"
 #include "core/tflite/tflm_arena.h"
@@ -18,16 +17,11 @@ namespace {
 // --board takes a library name ("stm32h743"), "example:NAME" (a teaching board) or a file.
 MemoryMap load_board(const std::string& path) {
   if (const std::string* text = builtin_board_text(path)) return parse_board_json(*text);
-  if (path.rfind("example:", 0) == 0) throw InputError(path, "no built-in board example of that name");
+  if (is_example(path)) return parse_board_json(example_text(path));
   const bool looks_like_name = path.find('/') == std::string::npos && path.find('.') == std::string::npos;
   if (looks_like_name && !std::filesystem::exists(path))
     throw InputError("--board", "no library board \"" + path + "\" (see `arenaplan budget --list-boards`) and no such file");
-  try {
-    return parse_board_json(read_file(path));
-  } catch (const InputError& e) {
-    if (e.where() == path) throw;
-    throw InputError(path + ": " + e.where(), std::string(e.what()).substr(e.where().size() + 2));
-  }
+  return in_file(path, [&] { return parse_board_json(read_file(path)); });
 }
 
 int run_budget(const Args& args) {

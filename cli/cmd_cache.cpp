@@ -28,20 +28,6 @@ RequestStream stream_from_args(const Args& args) {
   return RequestStream::strided(args.int_option("stride", 4, 1, 1000000));
 }
 
-void print_text(const CacheLab& lab) {
-  std::cout << policy_name(lab.config().policy) << ", " << lab.config().lines << " lines";
-  if (lab.sets() > 1) std::cout << " (" << lab.sets() << " sets x " << lab.config().ways << " ways)";
-  std::cout << ", requests " << lab.stream().describe() << "\n\n   k  block  result  evicted  contents (most recent first)\n";
-  for (const CacheAccess& a : lab.history()) {
-    std::cout << (a.k < 10 ? "   " : a.k < 100 ? "  " : " ") << a.k << "  " << a.block
-              << (a.block < 10 ? "      " : "     ") << (a.hit ? "hit " : "miss") << "    "
-              << (a.evicted ? std::to_string(*a.evicted) : "-") << "        ";
-    for (Block b : a.contents) std::cout << b << " ";
-    std::cout << "\n";
-  }
-  std::cout << "\n" << lab.hits() << " hits, " << lab.misses() << " misses\n";
-}
-
 int run_cache(const Args& args) {
   CacheConfig config;
   config.lines = static_cast<int>(args.int_option("capacity", 4, 1, 65536));
@@ -50,7 +36,7 @@ int run_cache(const Args& args) {
   CacheLab lab(config, stream_from_args(args));
   lab.run(args.int_option("requests", 17, 0, 1000000));
   if (args.flag("json")) std::cout << cache_report_json(lab).dump(2) << "\n";
-  else print_text(lab);
+  else std::cout << cache_report_text(lab);
   return 0;
 }
 

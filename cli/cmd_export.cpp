@@ -4,7 +4,7 @@
 #include "cli/command.h"
 #include "core/tflite/exports.h"
 #include "core/graph/graph_json.h"
-#include "core/layout/layout.h"
+#include "core/layout/pipeline.h"
 #include "core/graph/lifetime.h"
 #include "core/schedule/schedule.h"
 #include "core/tflite/tflite_export.h"
@@ -32,7 +32,7 @@ struct Loaded {
 Loaded load_input(const std::string& path, TfliteImportOptions options) {
   Loaded in;
   std::string text;
-  if (path.rfind("example:", 0) == 0) {
+  if (is_example(path)) {
     in.graph = load_graph(path);
     in.source.name = in.graph.name;
     return in;
@@ -86,16 +86,17 @@ int run_export(const Args& parsed) {
 
   const Graph& g = in.graph;
   Schedule order = schedule_from_args(g, args, format == "tflite-reordered" ? "optimal" : "file");
-  LiveAnalysis live = analyze_lifetimes(g, order);
-  LayoutProblem problem = layout_problem(g, live);
-  // Offsets the model's own offline plan fixes stay where they are; the rest is planned around them.
-  if (in.model && keep_offline_offsets(problem, *in.model, live) > 0)
-    std::cerr << "export: keeping the fixed offsets of the model's OfflineMemoryAllocation\n";
   PlanOptions plan_options;
   plan_options.planner = args.option("planner").value_or("best");
   plan_options.time_limit_seconds = args.double_option("time-limit", 5.0, 0.0, 3600.0);
-  ArenaPlan plan = plan_arena(problem, plan_options);
-  PlanView view{g, live, problem, plan};
+  // Offsets the model's own offline plan fixes stay where they are; the rest is planned around them.
+  const GraphPlan planned = plan_graph(g, order, plan_options, [&](LayoutProblem& problem, const LiveAnalysis& live) {
+    if (in.model && keep_offline_offsets(problem, *in.model, live) > 0)
+      std::cerr << "export: keeping the fixed offsets of the model's OfflineMemoryAllocation\n";
+  });
+  const LiveAnalysis& live = planned.live;
+  const ArenaPlan& plan = planned.plan;
+  PlanView view{g, live, planned.problem, plan};
   require_verified(view);
 
   // The whole TFLM arena next to the plan (C header and JSON report of a model).

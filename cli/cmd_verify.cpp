@@ -3,7 +3,6 @@
 
 #include "cli/command.h"
 #include "core/layout/layout.h"
-#include "core/graph/report.h"
 #include "core/layout/verifier_plan.h"
 
 namespace arenaplan::cli {
@@ -15,31 +14,11 @@ namespace {
 int run_verify(const Args& args) {
   LayoutProblem problem = load_layout_problem(args.positional_at(0, "INPUT"), args);
   const std::string& plan_path = args.positional_at(1, "PLAN");
-  PlanFile plan;
-  try {
-    plan = parse_plan_file(problem, read_file(plan_path));
-  } catch (const InputError& e) {
-    throw InputError(plan_path + ": " + e.where(), std::string(e.what()).substr(e.where().size() + 2));
-  }
+  const PlanFile plan = in_file(plan_path, [&] { return parse_plan_file(problem, read_file(plan_path)); });
   const Bytes arena = plan.arena_bytes.value_or(arena_extent(problem, plan.offsets));
-  VerifyResult r = verify_plan(problem, plan.offsets, arena);
-  const Bytes bound = layout_lower_bound(problem);
-  if (args.flag("json")) {
-    JsonOut out;
-    out["ok"] = r.ok();
-    out["rule"] = verify_rule_name(r.rule);
-    out["message"] = r.message;
-    out["buffers"] = JsonOut::array();
-    for (int b : {r.buffer_a, r.buffer_b})
-      if (b >= 0) out["buffers"].push_back(problem.buffers[b].name);
-    out["arena_bytes"] = arena;
-    out["lower_bound_bytes"] = bound;
-    std::cout << out.dump(2) << "\n";
-  } else if (r.ok()) {
-    std::cout << "ok: " << problem.buffers.size() << " buffers fit in " << arena << " B (lower bound " << bound << " B)\n";
-  } else {
-    std::cout << "broken rule " << verify_rule_name(r.rule) << ": " << r.message << "\n";
-  }
+  const VerifyResult r = verify_plan(problem, plan.offsets, arena);
+  if (args.flag("json")) std::cout << verify_json(problem, r, arena).dump(2) << "\n";
+  else std::cout << verify_text(problem, r, arena);
   return r.ok() ? 0 : 1;
 }
 

@@ -45,11 +45,34 @@ struct Registrar {
 #define ARENAPLAN_COMMAND(...) \
   static ::arenaplan::cli::Registrar ARENAPLAN_COMMAND_CONCAT(registrar_, __LINE__)(::arenaplan::cli::Command{__VA_ARGS__})
 
+// ---- Inputs (cli/input.cpp): every command reads files and examples through these, so every
+// error names its place the same way: "FILE: PLACE INSIDE: what is wrong".
+
 // Reads a whole file; throws InputError naming the path.
 std::string read_file(const std::string& path);
 void write_file(const std::string& path, const std::string& data);
 
-// Loads a graph from a JSON file, or a built-in example when `path` is "example:NAME".
+// True for "example:NAME" (a built-in example instead of a file).
+bool is_example(const std::string& path);
+// The built-in example's text for "example:NAME"; throws InputError naming `path` when there is
+// no such example.
+const std::string& example_text(const std::string& path);
+
+// Re-throws an InputError raised while reading the file at `path` so that it names the file
+// first ("graph.json: /ops/3: ..."); an error already about the file itself is kept as is.
+[[noreturn]] void rethrow_in_file(const std::string& path, const InputError& e);
+// Runs `read` (which parses what is at `path`) with its InputErrors named as above.
+template <class Read>
+auto in_file(const std::string& path, Read&& read) -> decltype(read()) {
+  try {
+    return read();
+  } catch (const InputError& e) {
+    rethrow_in_file(path, e);
+  }
+}
+
+// Loads a graph from a JSON file or a .tflite model, or a built-in example when `path` is
+// "example:NAME".
 Graph load_graph(const std::string& path);
 
 // Schedule from --order (comma-separated op names), else the file's order.

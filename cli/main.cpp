@@ -1,15 +1,9 @@
 // arenaplan: plans the RAM of neural-network inference on microcontrollers.
 #include <algorithm>
 #include <cstdio>
-#include <fstream>
 #include <iostream>
-#include <sstream>
 
 #include "cli/command.h"
-#include "core/graph/examples.h"
-#include "core/graph/graph_json.h"
-#include "core/graph/lifetime.h"
-#include "core/tflite/tflite_import.h"
 
 namespace arenaplan::cli {
 
@@ -60,42 +54,6 @@ double Args::double_option(const std::string& name, double fallback, double min,
 const std::string& Args::positional_at(size_t i, const char* what) const {
   if (i >= positional.size()) throw InputError("arguments", std::string("missing ") + what);
   return positional[i];
-}
-
-std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path, "cannot open file");
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-void write_file(const std::string& path, const std::string& data) {
-  std::ofstream out(path, std::ios::binary);
-  if (!out || !out.write(data.data(), static_cast<std::streamsize>(data.size())))
-    throw InputError(path, "cannot write file");
-}
-
-Graph load_graph(const std::string& path) {
-  if (path.rfind("example:", 0) == 0) {
-    const std::string* text = find_example(path.substr(8));
-    if (!text) throw InputError(path, "no built-in example of that name");
-    return parse_graph_json(*text);
-  }
-  try {
-    const std::string bytes = read_file(path);
-    // A .tflite model works wherever a graph does: imported with the default options.
-    if (looks_like_tflite(bytes)) return import_tflite(bytes).graph;
-    return parse_graph_json(bytes);
-  } catch (const InputError& e) {
-    if (e.where() == path) throw;
-    throw InputError(path + ": " + e.where(), std::string(e.what()).substr(e.where().size() + 2));
-  }
-}
-
-std::vector<OpId> order_from_args(const Graph& g, const Args& args) {
-  if (auto o = args.option("order")) return parse_order(g, *o);
-  return g.file_order();
 }
 
 namespace {

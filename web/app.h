@@ -46,7 +46,7 @@
 #include "core/graph/lifetime.h"
 #include "core/graph/report.h"
 #include "core/layout/layout.h"
-#include "core/layout/planner_exact.h"
+#include "core/layout/planner.h"
 #include "core/schedule/schedule.h"
 #include "core/sim/sim.h"
 #include "core/teach/cachelab.h"
@@ -177,9 +177,10 @@ struct ArenaPlannerRow {
 struct ArenaPanelState {
   uint64_t revision = ~uint64_t{0};
   LayoutProblem problem;
-  std::vector<ArenaPlannerRow> rows;  // the fast planners, then "exact" once the solver has run
-  int shown = 3;                      // row drawn in the picture (portfolio by default)
-  std::unique_ptr<ExactSolver> exact;
+  std::vector<ArenaPlannerRow> rows;  // the interactive planners, then the anytime one once it has run
+  int interactive_rows = 0;           // rows[0 .. interactive_rows) are the interactive planners
+  int shown = -1;                     // row drawn in the picture (-1: the anytime planner's seed)
+  std::unique_ptr<AnytimeLayoutSearch> exact;
   bool exact_running = false;
   std::string exact_status;
   std::string error;

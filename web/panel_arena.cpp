@@ -2,17 +2,18 @@
 // down, each buffer a rectangle (hover: name, size, offset, lifetime), the free holes left dark,
 // the current step outlined and the lower bound marked; every planner side by side with its arena
 // size; and the exact solver time-sliced across frames with a progress bar and its best so far.
-// Every number comes from core (plan_arena, ExactSolver, fragmentation_report, layout_json).
+// Every number comes from core (plan_arena, the planner registry, fragmentation_report, layout_json).
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "core/layout/fragmentation.h"
 #include "core/layout/layout.h"
-#include "core/layout/planner_exact.h"
+#include "core/layout/planner.h"
 #include "imgui.h"
 #include "web/app.h"
 #include "web/panel_common.h"
@@ -23,9 +24,30 @@ namespace arenaplan::web {
 namespace {
 
 constexpr double kSliceSeconds = 0.010;  // exact-search time per frame: the page stays responsive
-const char* const kFastPlanners[] = {"naive", "linear", "tflm-greedy", "portfolio"};
+
+// The planners the table runs on every edit, in registry order: row i of the table is names[i].
+std::vector<std::string> interactive_planner_names() {
+  std::vector<std::string> names;
+  for (const Planner& p : planners())
+    if (p.interactive) names.push_back(p.name);
+  return names;
+}
+
+// The registry's anytime planner (the exact search), run a slice per frame from its seed's row.
+const Planner& anytime_planner() {
+  for (const Planner& p : planners())
+    if (p.start_search) return p;
+  throw std::logic_error("no anytime planner registered");
+}
 
 using PlannerRow = ArenaPlannerRow;  // the panel's state is AppState::arena (web/app.h)
+
+// Row of a planner's plan in the table (0 when it is not there, e.g. after an error).
+int row_of(const ArenaPanelState& v, const std::string& planner) {
+  for (size_t i = 0; i < v.rows.size(); ++i)
+    if (v.rows[i].name == planner) return static_cast<int>(i);
+  return 0;
+}
 
 void refresh(AppState& s) {
   ArenaPanelState& v = s.arena;
@@ -36,26 +58,29 @@ void refresh(AppState& s) {
   v.shown = shown;
   try {
     v.problem = layout_problem(s.graph, s.live);
-    for (const char* name : kFastPlanners) v.rows.push_back({name, plan_arena(v.problem, {name, 1.0})});
+    for (const Planner& p : planners())
+      if (p.interactive) v.rows.push_back({p.name, plan_arena(v.problem, {p.name, 1.0})});
+    v.interactive_rows = static_cast<int>(v.rows.size());
   } catch (const std::exception& e) {
     v.error = e.what();
     v.rows.clear();
   }
+  if (v.shown < 0) v.shown = row_of(v, anytime_planner().seed_planner);
   if (v.shown >= static_cast<int>(v.rows.size())) v.shown = static_cast<int>(v.rows.size()) - 1;
 }
 
 void finish_exact(ArenaPanelState& v) {
-  ExactSolver& x = *v.exact;
+  AnytimeLayoutSearch& x = *v.exact;
   ArenaPlan plan;
-  plan.planner = "exact";
+  plan.planner = anytime_planner().name;
   plan.offsets = x.best_so_far();
   plan.arena_bytes = x.best_arena_bytes();
   plan.lower_bound_bytes = layout_lower_bound(v.problem);
   plan.proven_optimal = x.proven_optimal() || plan.arena_bytes <= plan.lower_bound_bytes;
   plan.verified = verify_plan(v.problem, plan.offsets, plan.arena_bytes).ok();  // checked again, independently
   plan.detail = x.status_text();
-  if (v.rows.size() > 4) v.rows.resize(4);
-  v.rows.push_back({"exact", plan});
+  v.rows.resize(v.interactive_rows);
+  v.rows.push_back({plan.planner, plan});
   v.exact_status = x.status_text();
 }
 
@@ -96,8 +121,9 @@ void draw_exact_controls(AppState& s) {
   ArenaPanelState& v = s.arena;
   if (!v.exact_running) {
     if (ImGui::Button("Run exact solver")) {
-      const PlannerRow& seed = v.rows[3];  // portfolio: the solver only ever improves on it
-      v.exact = std::make_unique<ExactSolver>(v.problem, seed.plan.offsets, seed.plan.arena_bytes);
+      const Planner& anytime = anytime_planner();  // it only ever improves on its seed's plan
+      const PlannerRow& seed = v.rows[row_of(v, anytime.seed_planner)];
+      v.exact = anytime.start_search(v.problem, seed.plan.offsets, seed.plan.arena_bytes);
       v.exact_running = true;
     }
     record_item_rect(s, "arena.exact");
@@ -107,7 +133,7 @@ void draw_exact_controls(AppState& s) {
     }
     return;
   }
-  ExactSolver& x = *v.exact;
+  AnytimeLayoutSearch& x = *v.exact;
   const auto start = std::chrono::steady_clock::now();
   while (!x.done() && std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() < kSliceSeconds)
     x.step(256);
@@ -115,10 +141,7 @@ void draw_exact_controls(AppState& s) {
   const bool stop = ImGui::Button("Stop");
   record_item_rect(s, "arena.stop");
   ImGui::SameLine();
-  char overlay[128];
-  std::snprintf(overlay, sizeof overlay, "best %s, bound %s, trying %s, %lld nodes", kib_text(x.best_arena_bytes()).c_str(),
-                kib_text(x.lower_bound_bytes()).c_str(), kib_text(x.trying_capacity()).c_str(), (long long)x.nodes());
-  ImGui::ProgressBar(static_cast<float>(x.progress()), ImVec2(-1, 0), overlay);
+  ImGui::ProgressBar(static_cast<float>(x.progress()), ImVec2(-1, 0), x.progress_text().c_str());
   if (stop) x.cancel();
   if (x.done()) {
     finish_exact(v);
@@ -256,20 +279,22 @@ JsonOut export_arena(const AppState& s) {
   return out;
 }
 
-// The planner whose picture is shown travels in share links (the exact solver's row is not: it
-// is a search the receiver starts, so the link falls back to the portfolio).
+// The planner whose picture is shown travels in share links (the anytime search's row does not:
+// it is a search the receiver starts, so the link names its seed, the portfolio).
 JsonOut save_arena_view(const AppState& s) {
   const ArenaPanelState& v = s.arena;
-  const int shown = std::min<int>(v.shown, std::size(kFastPlanners) - 1);
-  return {{"planner", kFastPlanners[shown]}};
+  const std::vector<std::string> names = interactive_planner_names();
+  const bool interactive = v.shown >= 0 && v.shown < static_cast<int>(names.size());
+  return {{"planner", interactive ? names[v.shown] : anytime_planner().seed_planner}};
 }
 
 void load_arena_view(AppState& s, const JsonOut& j) {
   ArenaPanelState& v = s.arena;
   const std::string name = j.at("planner").get<std::string>();
-  const auto* it = std::find(std::begin(kFastPlanners), std::end(kFastPlanners), name);
-  if (it == std::end(kFastPlanners)) throw InputError("arena.planner", "unknown planner \"" + name + "\"");
-  v.shown = static_cast<int>(it - std::begin(kFastPlanners));
+  const std::vector<std::string> names = interactive_planner_names();
+  const auto it = std::find(names.begin(), names.end(), name);
+  if (it == names.end()) throw InputError("arena.planner", "unknown planner \"" + name + "\"");
+  v.shown = static_cast<int>(it - names.begin());
 }
 
 }  // namespace

@@ -8,15 +8,7 @@
 
 namespace arenaplan::web {
 
-std::string kib_text(Bytes b, int decimals) {
-  char text[48];
-  const Bytes mag = b < 0 ? -b : b;
-  if (mag < 1024 && b != 0) std::snprintf(text, sizeof text, "%lld B", static_cast<long long>(b));
-  else if (mag >= 1024 * 1024) std::snprintf(text, sizeof text, "%.2f MiB", double(b) / (1024.0 * 1024.0));
-  else if (b % 1024 == 0) std::snprintf(text, sizeof text, "%lld KiB", static_cast<long long>(b / 1024));
-  else std::snprintf(text, sizeof text, "%.*f KiB", decimals, double(b) / 1024);
-  return text;
-}
+std::string kib_text(Bytes b, int decimals) { return format_size(b, decimals); }
 
 std::string exact_bytes_text(Bytes b) {
   std::string digits = std::to_string(b < 0 ? -b : b), out;

@@ -11,9 +11,9 @@
 
 namespace arenaplan::web {
 
-// The unit rule of the page: below 1 MiB in KiB ("136 KiB", "12.5 KiB" with `decimals` places),
-// from 1 MiB in MiB ("3.50 MiB"), below 1 KiB in bytes ("12 B"). Exact bytes go in tooltips
-// (bytes_tooltip) so the short form never hides a number.
+// The unit rule of the page (core's format_size): below 1 MiB in KiB ("136 KiB", "12.5 KiB" with
+// `decimals` places), from 1 MiB in MiB ("3.50 MiB"), below 1 KiB in bytes ("12 B"). Exact bytes go
+// in tooltips (bytes_tooltip) so the short form never hides a number.
 std::string kib_text(Bytes b, int decimals = 1);
 // "196,608 bytes": the exact figure behind a short size.
 std::string exact_bytes_text(Bytes b);

@@ -7,12 +7,6 @@ namespace arenaplan {
 
 namespace {
 
-std::string hex(uint64_t v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "0x%08llx", static_cast<unsigned long long>(v));
-  return buf;
-}
-
 std::string percent(Bytes part, Bytes whole) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.1f %%", whole > 0 ? 100.0 * static_cast<double>(part) / static_cast<double>(whole) : 0.0);
@@ -20,6 +14,21 @@ std::string percent(Bytes part, Bytes whole) {
 }
 
 }  // namespace
+
+std::string address_text(uint64_t address) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "0x%08llx", static_cast<unsigned long long>(address));
+  return buf;
+}
+
+BudgetRoom budget_room(const MemoryMap& m, const Budget& b) {
+  BudgetRoom room;
+  for (const RegionBudget& rb : b.regions) {
+    room.total_bytes += m.regions[rb.region].size;
+    room.free_bytes += rb.free_bytes;
+  }
+  return room;
+}
 
 JsonOut budget_json(const Graph& g, const LiveAnalysis& live, const MemoryMap& m, const Budget& b) {
   JsonOut out;
@@ -41,7 +50,7 @@ JsonOut budget_json(const Graph& g, const LiveAnalysis& live, const MemoryMap& m
                        {"used_bytes", rb.used_bytes},
                        {"free_bytes", rb.free_bytes},
                        {"items", items},
-                       {"base", hex(region.base)},
+                       {"base", address_text(region.base)},
                        {"attributes", attrs},
                        {"arena_bytes", rb.arena_bytes},
                        {"arena_lower_bound_bytes", rb.lower_bound_bytes},
@@ -78,7 +87,7 @@ JsonOut budget_json(const Graph& g, const LiveAnalysis& live, const MemoryMap& m
     JsonOut jp = {{"name", lb.name},
                   {"region", p.region >= 0 ? JsonOut(m.regions[p.region].name) : JsonOut(nullptr)},
                   {"offset", p.offset},
-                  {"address", hex(p.address)},
+                  {"address", address_text(p.address)},
                   {"size", lb.size},
                   {"first", lb.first},
                   {"last", lb.last}};
@@ -93,12 +102,8 @@ JsonOut budget_json(const Graph& g, const LiveAnalysis& live, const MemoryMap& m
   out["placement"] = placement;
 
   // Answer 3: how much room is left for the system.
-  Bytes total = 0, free = 0;
-  for (const RegionBudget& rb : b.regions) {
-    total += m.regions[rb.region].size;
-    free += rb.free_bytes;
-  }
-  out["room"] = {{"total_bytes", total}, {"free_bytes", free}};
+  const BudgetRoom room = budget_room(m, b);
+  out["room"] = {{"total_bytes", room.total_bytes}, {"free_bytes", room.free_bytes}};
 
   JsonOut caller = JsonOut::array();
   for (TensorId t : b.caller_owned) caller.push_back({{"tensor", g.tensors[t].name}, {"bytes", g.tensors[t].bytes}});
@@ -137,7 +142,7 @@ std::string budget_text(const Graph& g, const LiveAnalysis& live, const MemoryMa
     const BufferPlacement& p = b.placements[i];
     char line[256];
     std::snprintf(line, sizeof line, "   %-14s %-8s %s  offset %-8lld %-9s steps %d..%d%s\n", live.buffers[i].name.c_str(),
-                  p.region >= 0 ? m.regions[p.region].name.c_str() : "-", hex(p.address).c_str(),
+                  p.region >= 0 ? m.regions[p.region].name.c_str() : "-", address_text(p.address).c_str(),
                   static_cast<long long>(p.offset), format_bytes(live.buffers[i].size).c_str(), live.buffers[i].first,
                   live.buffers[i].last, p.separate ? "  (separate reservation)" : "");
     out << line;
@@ -145,7 +150,7 @@ std::string budget_text(const Graph& g, const LiveAnalysis& live, const MemoryMa
   out << "\n3. how much room is left:\n";
   for (const RegionBudget& rb : b.regions) {
     const Region& region = m.regions[rb.region];
-    out << "   region " << region.name << " (" << format_bytes(region.size) << " at " << hex(region.base) << "): used "
+    out << "   region " << region.name << " (" << format_bytes(region.size) << " at " << address_text(region.base) << "): used "
         << format_bytes(rb.used_bytes) << " (" << percent(rb.used_bytes, region.size) << "), "
         << (rb.free_bytes >= 0 ? "free " + format_bytes(rb.free_bytes) : "OVER by " + format_bytes(-rb.free_bytes));
     if (rb.init_bytes != rb.inference_bytes)

@@ -12,6 +12,17 @@
 
 namespace arenaplan {
 
+// Typed pieces of the report for views that draw it (the Budget panel) instead of reading JSON.
+// Answer 3, the room left for the system: over the board's regions, their total size and the
+// sum of their free bytes (negative when the firmware overflows).
+struct BudgetRoom {
+  Bytes total_bytes = 0;
+  Bytes free_bytes = 0;
+};
+BudgetRoom budget_room(const MemoryMap& board, const Budget& b);
+// An address as the report spells it: "0x20000000".
+std::string address_text(uint64_t address);
+
 // The `arenaplan budget --json` contract:
 // {"fits", "regions": [{"name", "size_bytes", "used_bytes", "free_bytes", "items": [{"owner",
 //  "bytes", ...}], ...}], "arena_bytes", "outside_arena_bytes", "reason" (only when it does not

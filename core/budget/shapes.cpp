@@ -4,6 +4,9 @@
 #include <set>
 #include <sstream>
 
+#include "core/graph/op_kinds.h"
+#include "core/layout/pipeline.h"
+
 namespace arenaplan {
 
 namespace {
@@ -27,23 +30,6 @@ std::string binding_text(const DimBinding& b) {
   for (const auto& [k, v] : b) out += (out.empty() ? "" : ", ") + k + " = " + std::to_string(v);
   return out.empty() ? "" : " (at " + out + ")";
 }
-
-bool is_elementwise(const std::string& k) {
-  static const std::set<std::string> kinds = {
-      "add", "sub", "mul", "div", "maximum", "minimum", "relu", "relu6", "sigmoid", "logistic", "tanh",
-      "hard_swish", "leaky_relu", "prelu", "quantize", "dequantize", "abs", "neg", "exp", "sqrt", "rsqrt",
-      "squared_difference", "elementwise", "activation", "clamp", "identity"};
-  return kinds.count(k) > 0;
-}
-bool is_conv(const std::string& k) { return k == "conv2d" || k == "conv_2d"; }
-bool is_depthwise(const std::string& k) { return k == "depthwise_conv2d" || k == "depthwise_conv_2d"; }
-bool is_pool(const std::string& k) {
-  return k == "max_pool2d" || k == "avg_pool2d" || k == "average_pool2d" || k == "max_pool_2d" ||
-         k == "average_pool_2d" || k == "pool";
-}
-bool is_dense(const std::string& k) { return k == "dense" || k == "fully_connected"; }
-bool is_concat(const std::string& k) { return k == "concat" || k == "concatenation"; }
-bool is_reshape(const std::string& k) { return k == "reshape" || k == "flatten"; }
 
 int64_t attr(const Op& op, const char* name, int64_t fallback) {
   auto it = op.attrs.find(name);
@@ -88,7 +74,8 @@ Dims window_op(const Graph& g, const Op& op, const std::vector<Dims>& shapes, co
     throw InputError(where, "expects a 4-D NHWC input with a shape");
   const Dims& in = shapes[in_t];
   const Dims* w = weights4(g, op, shapes);
-  const bool depthwise = is_depthwise(op.kind), pool = is_pool(op.kind);
+  const OpFamily family = op_family(op.kind);
+  const bool depthwise = family == OpFamily::kDepthwiseConv, pool = is_pool_family(family);
   int64_t kh = attr(op, "kernel_h", attr(op, "kernel", w && !pool ? (*w)[1] : -1));
   int64_t kw = attr(op, "kernel_w", attr(op, "kernel", w && !pool ? (*w)[2] : -1));
   if (kh < 0 || kw < 0) throw InputError(where, "needs attrs kernel (or kernel_h, kernel_w) or a constant OHWI weight tensor");
@@ -221,13 +208,14 @@ ShapeInstance propagate_shapes(const Graph& g, const DimBinding& binding) {
     Dims out;
     // Window and concat geometry lives in attrs; an op without any (e.g. imported from .tflite,
     // whose stride and axis we do not carry) keeps its declared output rather than guessing.
-    const bool geometric = is_conv(op.kind) || is_depthwise(op.kind) || is_pool(op.kind) || is_concat(op.kind);
+    const OpFamily family = op_family(op.kind);
+    const bool geometric = is_window_family(family) || family == OpFamily::kConcat;
     if (geometric && op.attrs.empty() && !op.outputs.empty() && !declared[op.outputs[0]].empty()) continue;
-    if (is_conv(op.kind) || is_depthwise(op.kind) || is_pool(op.kind)) out = window_op(g, op, s.shapes, where);
-    else if (is_dense(op.kind)) out = dense_op(g, op, s.shapes, where);
-    else if (is_concat(op.kind)) out = concat_op(g, op, s.shapes, where);
-    else if (is_elementwise(op.kind)) out = broadcast_op(g, op, s.shapes, where);
-    else if (is_reshape(op.kind)) {
+    if (is_window_family(family)) out = window_op(g, op, s.shapes, where);
+    else if (family == OpFamily::kDense) out = dense_op(g, op, s.shapes, where);
+    else if (family == OpFamily::kConcat) out = concat_op(g, op, s.shapes, where);
+    else if (family == OpFamily::kElementwise) out = broadcast_op(g, op, s.shapes, where);
+    else if (family == OpFamily::kReshape) {
       int in_t = activation_input(g, op);
       if (in_t < 0 || s.shapes[in_t].empty() || op.outputs.size() != 1 || declared[op.outputs[0]].empty())
         throw InputError(where, "reshape needs an input with a shape and one output with a declared shape");
@@ -334,9 +322,10 @@ ShapeContract build_contract(const Graph& g, const Schedule& order, const std::v
     for (const auto& [k, b] : p.ranges) top[k] = b.max;
     p.upper = propagate_shapes(g, top);
     Graph sized = graph_at(g, p.upper);
-    p.live = analyze_lifetimes(sized, order);
-    p.problem = layout_problem(sized, p.live);
-    p.plan = plan_arena(p.problem, options);
+    GraphPlan planned = plan_graph(sized, order, options);
+    p.live = std::move(planned.live);
+    p.problem = std::move(planned.problem);
+    p.plan = std::move(planned.plan);
 
     // Validate at every binding of the range (or every corner when there are too many): the
     // same offsets must verify with that binding's sizes.

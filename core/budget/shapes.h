@@ -20,6 +20,7 @@
 #include "core/graph/graph.h"
 #include "core/layout/layout.h"
 #include "core/graph/lifetime.h"
+#include "core/graph/report.h"
 
 namespace arenaplan {
 
@@ -93,6 +94,13 @@ std::vector<int64_t> parse_shape(const std::string& text, const std::string& whe
 
 // "N=1..2" or "N=3..8,M=1..4" -> ranges; throws InputError(where) otherwise.
 DimRanges parse_ranges(const std::string& text, const std::string& where);
+
+// `arenaplan check-shape`'s views (shapes_report.cpp). JSON: {"accepted", "reason" (when
+// rejected), "binding", "plans": [{"ranges", "arena_bytes", "planner", "verified_bindings",
+// "exhaustive", "selected"}], and when accepted "selected_plan", "arena_bytes", "tensors":
+// [{"name", "shape", "bytes", "planned_bytes"}]}. Text: one line per plan, then the verdict.
+JsonOut shape_check_json(const ShapeContract& c, const ShapeCheck& check);
+std::string shape_check_text(const ShapeContract& c, const ShapeCheck& check);
 
 std::string shape_text(const std::vector<int64_t>& dims);    // "[2, 16, 16, 3]"
 std::string ranges_text(const DimRanges& ranges);            // "N in [1, 2]"

@@ -1,6 +1,7 @@
 #include "core/graph/graph.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <functional>
 #include <queue>
 #include <set>
@@ -71,6 +72,29 @@ std::string format_bytes(Bytes b) {
   if (b != 0 && b % (1 << 20) == 0) return std::to_string(b >> 20) + " MiB";
   if (b != 0 && b % 1024 == 0) return std::to_string(b / 1024) + " KiB";
   return std::to_string(b) + " B";
+}
+
+std::string format_bytes_exact(Bytes b) {
+  const std::string text = format_bytes(b);
+  return text.find("iB") == std::string::npos ? text : text + " (" + std::to_string(b) + " B)";
+}
+
+std::string format_kib(Bytes b, int decimals) {
+  char text[48];
+  if (b % 1024 == 0) std::snprintf(text, sizeof text, "%lld KiB", static_cast<long long>(b / 1024));
+  else std::snprintf(text, sizeof text, "%.*f KiB", decimals, static_cast<double>(b) / 1024);
+  return text;
+}
+
+std::string format_size(Bytes b, int decimals) {
+  const Bytes mag = b < 0 ? -b : b;
+  if (mag >= 1024 * 1024) {
+    char text[48];
+    std::snprintf(text, sizeof text, "%.2f MiB", static_cast<double>(b) / (1024.0 * 1024.0));
+    return text;
+  }
+  if (mag < 1024 && b != 0) return std::to_string(b) + " B";
+  return format_kib(b, decimals);
 }
 
 void link_tensors(Graph& g) {

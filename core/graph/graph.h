@@ -108,8 +108,17 @@ struct Graph {
 // Round up to a multiple of `alignment` (> 0); throws InputError on overflow.
 Bytes align_up(Bytes value, Bytes alignment);
 
-// Bytes as a short human string: "136 KiB" when a whole number of KiB, else "1234 B".
+// The byte formatters every front end shares (CLI, panels, text views): sizes stay int64 bytes
+// everywhere else.
+// Exact: "2 MiB" / "136 KiB" when a whole number of them, else "1234 B".
 std::string format_bytes(Bytes b);
+// Exact with the byte count when the short form hides it: "136 KiB (139264 B)", "1234 B".
+std::string format_bytes_exact(Bytes b);
+// Rounded for displays: "136 KiB" when a whole number of KiB, else "1.5 KiB" with `decimals` places.
+std::string format_kib(Bytes b, int decimals = 1);
+// The page's unit rule, rounded for displays: below 1 KiB in bytes ("12 B"), below 1 MiB in KiB
+// ("136 KiB", "12.5 KiB" with `decimals` places), from 1 MiB in MiB ("3.50 MiB").
+std::string format_size(Bytes b, int decimals = 1);
 
 // Fills producer/consumers from ops; throws InputError for a tensor produced twice.
 void link_tensors(Graph& g);

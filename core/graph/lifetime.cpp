@@ -71,6 +71,17 @@ std::string order_names(const Graph& g, const Schedule& order, const char* sep) 
   return out;
 }
 
+TensorResidence tensor_residence(const Graph& g, TensorId t) {
+  const Tensor& tensor = g.tensors[t];
+  const bool input = g.is_input(t);
+  if (tensor.constant) return {};
+  if (input && g.input_policy == InputPolicy::kCallerOwned) return {};
+  if (tensor.persistent) return {Residence::kWholeRun, false};
+  if (tensor.producer < 0 && !input) return {};  // unread, unproduced: nothing to hold
+  const bool held = tensor.retained || g.is_output(t) || (input && g.input_policy == InputPolicy::kRetained);
+  return {input ? Residence::kFromInput : Residence::kFromProducer, held};
+}
+
 namespace {
 
 struct Span {
@@ -82,24 +93,20 @@ std::vector<Span> tensor_spans(const Graph& g, const std::vector<Step>& step_of,
   std::vector<Span> span(g.tensors.size());
   for (size_t t = 0; t < g.tensors.size(); ++t) {
     const Tensor& tensor = g.tensors[t];
-    const bool input = g.is_input(static_cast<TensorId>(t));
-    if (tensor.constant) continue;
-    if (input && g.input_policy == InputPolicy::kCallerOwned) continue;
-    if (tensor.persistent) {
+    const TensorResidence r = tensor_residence(g, static_cast<TensorId>(t));
+    if (r.residence == Residence::kOutside) continue;
+    if (r.residence == Residence::kWholeRun) {
       span[t] = {0, end};
       continue;
     }
     Step first = tensor.producer >= 0 ? step_of[tensor.producer] : 0;
-    if (tensor.producer < 0 && !input) continue;  // unread, unproduced: nothing to hold
     Step last = first;
     for (OpId c : tensor.consumers) last = std::max(last, step_of[c]);
     for (const Op& op : g.ops)
       for (const AsyncRead& a : op.async_reads)
         if (a.tensor == static_cast<TensorId>(t))
           last = std::max(last, std::min<Step>(end, step_of[&op - g.ops.data()] + a.extra_steps));
-    if (tensor.retained || g.is_output(static_cast<TensorId>(t)) ||
-        (input && g.input_policy == InputPolicy::kRetained))
-      last = end;
+    if (r.held_to_end) last = end;
     span[t] = {first, last};
   }
   return span;

@@ -48,6 +48,21 @@ struct LiveAnalysis {
   Bytes largest_tensor_bytes = 0;  // largest arena tensor buffer
 };
 
+// The lifetime contract of one tensor, known before any order is: whether it is in the arena,
+// from when, and whether it is held to the end of the run. analyze_lifetimes and the schedule
+// search's incremental model (core/schedule/detail/schedule_model) both classify through this.
+enum class Residence {
+  kOutside,       // not in the arena: a constant (flash), a caller-owned input, or never produced
+  kWholeRun,      // persistent: live from the first step to the last
+  kFromInput,     // a graph input held in the arena: live from the first step
+  kFromProducer,  // live from the step of its producer
+};
+struct TensorResidence {
+  Residence residence = Residence::kOutside;
+  bool held_to_end = false;  // retained, a graph output or a retained input: live to the last step
+};
+TensorResidence tensor_residence(const Graph& g, TensorId t);
+
 // Throws InputError unless `order` runs every op exactly once after the producers of its inputs;
 // the message names the first op that ran before an input existed.
 void check_order(const Graph& g, const Schedule& order);

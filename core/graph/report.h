@@ -1,4 +1,4 @@
-// JSON views of core results. The CLI's --json output, the browser's exported state and the tests
+// JSON and text views of core results. The CLI's --json output, the browser's exported state and the tests
 // all read these, so a number is computed once and spelled the same everywhere.
 #pragma once
 
@@ -14,6 +14,10 @@ using JsonOut = nlohmann::ordered_json;
 // {"order": [...], "steps": [{"op", "live", "live_bytes"}], "peak_bytes", "peak_step",
 //  "peak_tensors", "total_bytes", "largest_tensor_bytes"}: the `arenaplan analyze --json` contract.
 JsonOut analysis_json(const Graph& g, const LiveAnalysis& a);
+
+// `arenaplan analyze`'s text: per step the op, live bytes and live set (the peak marked), the
+// peak with its op, and the timeline picture.
+std::string analysis_text(const Graph& g, const LiveAnalysis& a);
 
 // Op names of a schedule as a JSON array.
 JsonOut order_json(const Graph& g, const Schedule& order);

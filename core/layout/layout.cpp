@@ -1,4 +1,5 @@
-// The layout interface: building a problem from lifetimes, dispatching to a planner, verifying,
+// The layout interface: building a problem from lifetimes, dispatching to a registered planner
+// (planner_registry.cpp), verifying,
 // and the views every front end shares (JSON, ASCII picture, per-category usage).
 #include "core/layout/layout.h"
 
@@ -8,8 +9,7 @@
 #include <stdexcept>
 
 #include "core/layout/detail/planner_common.h"
-#include "core/layout/planner_exact.h"
-#include "core/layout/planner_greedy.h"
+#include "core/layout/planner.h"
 
 namespace arenaplan {
 
@@ -29,11 +29,6 @@ LayoutProblem layout_problem(const Graph& g, const LiveAnalysis& live) {
   return p;
 }
 
-const std::vector<std::string>& planner_names() {
-  static const std::vector<std::string> names = {"naive", "linear", "tflm-greedy", "portfolio", "exact", "best"};
-  return names;
-}
-
 Bytes layout_lower_bound(const LayoutProblem& problem) {
   planner::TimeAxis axis = planner::build_time_axis(problem);
   Bytes bound = 0;
@@ -51,42 +46,29 @@ Bytes arena_extent(const LayoutProblem& problem, const std::vector<Bytes>& offse
 }
 
 ArenaPlan plan_arena(const LayoutProblem& problem, const PlanOptions& options) {
-  const auto& names = planner_names();
-  if (std::find(names.begin(), names.end(), options.planner) == names.end())
-    throw InputError("planner", "unknown planner \"" + options.planner +
-                                    "\" (expected naive, linear, tflm-greedy, portfolio, exact or best)");
+  const Planner* planner = find_planner(options.planner);
+  if (!planner)
+    throw InputError("planner", "unknown planner \"" + options.planner + "\" (expected " +
+                                    planner_list_text(", ", " or ") + ")");
   planner::check_problem(problem);
-  const auto start = std::chrono::steady_clock::now();
+  PlanRequest request;
+  request.start = std::chrono::steady_clock::now();
+  request.time_limit_seconds = options.time_limit_seconds;
+  request.lower_bound_bytes = layout_lower_bound(problem);
+  PlannerOutput out = planner->plan(problem, request);
   ArenaPlan plan;
   plan.planner = options.planner;
-  plan.lower_bound_bytes = layout_lower_bound(problem);
-  planner::GreedyPlan greedy;
-  if (options.planner == "naive") greedy = planner::plan_naive(problem);
-  else if (options.planner == "linear") greedy = planner::plan_linear(problem);
-  else if (options.planner == "tflm-greedy") greedy = planner::plan_tflm_greedy(problem);
-  else greedy = planner::plan_portfolio(problem);
-  plan.offsets = std::move(greedy.offsets);
-  plan.arena_bytes = greedy.arena_bytes;
-  plan.detail = greedy.member;
-  if ((options.planner == "exact" || options.planner == "best") && plan.arena_bytes > plan.lower_bound_bytes) {
-    ExactSolver solver(problem, plan.offsets, plan.arena_bytes);
-    solver.run_for(options.time_limit_seconds -
-                   std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
-    if (solver.best_arena_bytes() < plan.arena_bytes) {
-      plan.offsets = solver.best_so_far();
-      plan.arena_bytes = solver.best_arena_bytes();
-      plan.detail = "exact";
-    }
-    plan.proven_optimal = solver.proven_optimal();
-    plan.detail += ", exact search: " + solver.status_text();
-  }
-  if (plan.arena_bytes <= plan.lower_bound_bytes) plan.proven_optimal = true;
+  plan.lower_bound_bytes = request.lower_bound_bytes;
+  plan.offsets = std::move(out.offsets);
+  plan.arena_bytes = out.arena_bytes;
+  plan.proven_optimal = out.proven_optimal || plan.arena_bytes <= plan.lower_bound_bytes;
+  plan.detail = std::move(out.detail);
   VerifyResult check = verify_plan(problem, plan.offsets, plan.arena_bytes);
   if (!check.ok())
     throw std::logic_error(std::string("planner ") + options.planner + " produced a plan that breaks rule " +
                            verify_rule_name(check.rule) + ": " + check.message);
   plan.verified = true;
-  plan.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  plan.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - request.start).count();
   return plan;
 }
 

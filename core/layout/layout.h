@@ -6,13 +6,14 @@
 //   ArenaPlan plan = plan_arena(layout_problem(graph, live), {.planner = "best"});
 //   // plan.offsets[i] is the offset of live.buffers[i]; plan.verified is always true here.
 //
-// Planners (PlanOptions::planner):
+// Planners (PlanOptions::planner) are registered in planner.h / planner_registry.cpp:
 //   naive        every buffer its own space, in buffer order (no reuse at all)
 //   linear       TFLM's LinearMemoryPlanner rule (offset = sum of the earlier sizes; same as naive)
 //   tflm-greedy  an exact replica of TFLM's GreedyMemoryPlanner (planners_greedy.cpp)
 //   portfolio    several greedy orders x {lowest gap, best fit}, the smallest kept
 //   exact        branch and bound (planner_exact.h) on top of the portfolio, within the time limit
 //   best         portfolio, then exact within the time limit (the default)
+// One call from a graph and an order to a verified plan: plan_graph (pipeline.h).
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -59,11 +60,12 @@ struct PlanOptions {
   double time_limit_seconds = 5.0;  // for exact / best
 };
 
-// Plans and verifies; throws InputError for an unknown planner name. Never returns an unverified
+// Plans with the registered planner of that name and verifies; throws InputError for an unknown
+// planner name. Never returns an unverified
 // plan (a verifier failure is an internal error: std::logic_error naming the broken rule).
 ArenaPlan plan_arena(const LayoutProblem& problem, const PlanOptions& options);
 
-// Names plan_arena accepts, in the order the UI shows them side by side.
+// Names plan_arena accepts (the registry's, planner.h), in the order the UI shows them side by side.
 const std::vector<std::string>& planner_names();
 
 // Max over time of the live bytes, and over fixed buffers of their end: no arena can be smaller.
@@ -105,5 +107,15 @@ nlohmann::ordered_json layout_json(const LayoutProblem& problem, const ArenaPlan
 // Long time axes are sampled to at most `max_rows` rows. A legend follows.
 std::string plan_picture(const LayoutProblem& problem, const std::vector<Bytes>& offsets, int width = 64,
                          int max_rows = 48);
+
+// `arenaplan layout`'s text: "planner P (detail): arena ..., lower bound ...", the picture
+// `width` columns wide, the bytes above the bound and each category's usage (layout_views.cpp).
+std::string layout_text(const LayoutProblem& problem, const ArenaPlan& plan, int width = 64);
+
+// `arenaplan verify`'s verdict on offsets in an arena of `arena_bytes`: "ok: N buffers fit in ..."
+// or "broken rule R: message"; and as JSON {"ok", "rule", "message", "buffers", "arena_bytes",
+// "lower_bound_bytes"}.
+std::string verify_text(const LayoutProblem& problem, const VerifyResult& result, Bytes arena_bytes);
+nlohmann::ordered_json verify_json(const LayoutProblem& problem, const VerifyResult& result, Bytes arena_bytes);
 
 }  // namespace arenaplan

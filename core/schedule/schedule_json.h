@@ -1,4 +1,4 @@
-// JSON views of schedule results: the `arenaplan schedule` contract (issue 3), shared by the CLI,
+// JSON and text views of schedule results: the `arenaplan schedule` contract (issue 3), shared by the CLI,
 // the browser and the tests so every number is spelled once.
 #pragma once
 
@@ -15,5 +15,10 @@ JsonOut enumeration_json(const Graph& g, const Enumeration& e);
 //  "states_explored", "seconds"} plus "method", "memory_bytes", "memory_cap_bytes",
 //  "memory_cap_hit", "gap_to_lower_bound", "explanation".
 JsonOut schedule_json(const Graph& g, const ScheduleResult& r);
+
+// The text views (schedule_text.cpp): every listed order with its peak; the chosen order beside
+// the file order (or the nearest valid order) step by step, with the saving and the search figures.
+std::string enumeration_text(const Graph& g, const Enumeration& e);
+std::string schedule_text(const Graph& g, const ScheduleResult& r);
 
 }  // namespace arenaplan

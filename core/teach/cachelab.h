@@ -106,4 +106,7 @@ namespace arenaplan {
 // {"policy", "capacity", "ways", "sets", "stream", "requests", "hits", "misses",
 //  "trace": [{"k", "block", "set", "hit", "evicted", "contents"}]}: `arenaplan cache --json`.
 JsonOut cache_report_json(const CacheLab& lab);
+// The same run for people: the configuration, one line per request (hit or miss, what was
+// evicted, the contents most recent first) and the totals (cachelab_text.cpp).
+std::string cache_report_text(const CacheLab& lab);
 }  // namespace arenaplan

@@ -2,6 +2,7 @@
 
 #include <sstream>
 
+#include "core/layout/pipeline.h"
 #include "core/layout/planner_greedy.h"
 #include "core/schedule/schedule.h"
 #include "core/tflite/detail/tflm_arena_sim.h"
@@ -22,11 +23,10 @@ std::string planned_model(std::string_view bytes, bool reorder, const TflmArenaO
   keep.fold_constant_ops = false;
   TfliteModel m = import_tflite(bytes, keep);
   Schedule order = reorder ? optimize_schedule(m.graph, o.time_limit_seconds).order : m.graph.file_order();
-  LiveAnalysis live = analyze_lifetimes(m.graph, order);
-  LayoutProblem problem = layout_problem(m.graph, live);
-  keep_offline_offsets(problem, m, live);  // a plan the file already fixes (e.g. Vela's) stays
-  ArenaPlan plan = plan_arena(problem, {o.planner, o.time_limit_seconds});
-  std::vector<int32_t> offsets = offline_offsets_for(m, live, plan.offsets);
+  // A plan the file already fixes (e.g. Vela's) stays; the rest is planned around it.
+  const GraphPlan p = plan_graph(m.graph, order, {o.planner, o.time_limit_seconds},
+                                 [&](LayoutProblem& problem, const LiveAnalysis& live) { keep_offline_offsets(problem, m, live); });
+  std::vector<int32_t> offsets = offline_offsets_for(m, p.live, p.plan.offsets);
   if (!reorder) return tflite_with_offline_plan(bytes, offsets);
   return tflite_with_offline_plan(tflite_reordered(bytes, file_operator_order(m, order)), offsets);
 }
@@ -285,6 +285,26 @@ nlohmann::ordered_json tflm_comparison_json(const TflmArenaComparison& c) {
   j["tflm_planner"] = tflm_arena_json(c.tflm);
   j["offline_plan"] = tflm_arena_json(c.offline);
   return j;
+}
+
+std::string tflm_import_text(const TflmArenaComparison* c, const std::string& refused) {
+  std::ostringstream out;
+  if (!c) {
+    out << "TFLM arena          not available: " << refused << "\n";
+    return out.str();
+  }
+  if (c->tflm.offline_plan) {
+    const TflmOfflinePlanInfo& p = *c->tflm.offline_plan;
+    out << "offline plan        " << p.offsets << " offsets in the file: " << p.fixed << " fixed, " << p.online
+        << " planned online by TFLM (version word " << p.version << ", subgraph word " << p.subgraph
+        << "; TFLM reads only the count and the offsets)\n";
+  }
+  out << "TFLM arena          " << tflm_comparison_sentence(*c) << " (tensor_arena_size, "
+      << c->tflm.pointer_bytes * 8 << "-bit pointers, " << c->tflm.tflm_version << ")\n";
+  if (!c->tflm.estimated_ops.empty())
+    out << "  estimated (kernels not modelled, rounded up): " << c->tflm.estimated_ops.size() << " ops, e.g. "
+        << c->tflm.estimated_ops.front() << "\n";
+  return out.str();
 }
 
 }  // namespace arenaplan

@@ -108,5 +108,8 @@ std::string tflm_comparison_sentence(const TflmArenaComparison& c);
 // {"tflm_version", "pointer_bytes", "tflm_planner_arena_bytes", "offline_plan_arena_bytes",
 //  "saved_bytes", "tflm_planner": tflm_arena_json, "offline_plan": tflm_arena_json}.
 nlohmann::ordered_json tflm_comparison_json(const TflmArenaComparison& c);
+// The lines `arenaplan import` prints: the model's own offline plan (if any) and the comparison,
+// or why TFLM cannot run the model (`c` null, `refused` the reason).
+std::string tflm_import_text(const TflmArenaComparison* c, const std::string& refused);
 
 }  // namespace arenaplan

@@ -120,15 +120,6 @@ std::vector<std::string> split(const std::string& text, char sep) {
 
 using namespace transform_detail;
 
-bool is_elementwise_kind(const std::string& kind) {
-  static const char* const kKinds[] = {"relu",    "relu6",      "add",   "sub",        "mul",
-                                       "batchnorm", "batch_norm", "sigmoid", "tanh",   "hard_swish",
-                                       "leaky_relu", "abs",      "neg",   "clamp",      "logistic"};
-  for (const char* k : kKinds)
-    if (kind == k) return true;
-  return false;
-}
-
 Rewrite reorder_ops(const Graph& g, const Schedule& order) {
   check_order(g, order);
   Graph out = g;

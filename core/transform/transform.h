@@ -27,6 +27,7 @@
 
 #include "core/graph/graph.h"
 #include "core/graph/lifetime.h"
+#include "core/graph/op_kinds.h"
 
 namespace arenaplan {
 
@@ -113,8 +114,7 @@ float quantize_scale(const float* x, int64_t count);
 void quantize_values(const float* x, int64_t count, float scale, int8_t* q);
 void dequantize_values(const int8_t* q, int64_t count, float scale, float* x);
 
-// Elementwise kinds a fused kernel can apply to a value as it is written, and that may run in
-// place ("relu", "relu6", "add", "batchnorm", ...).
-bool is_elementwise_kind(const std::string& kind);
+// Which kinds fuse into their producer and may run in place: the elementwise family of the one
+// op-kind table (is_elementwise_kind, core/graph/op_kinds.h).
 
 }  // namespace arenaplan

@@ -15,8 +15,7 @@ namespace {
 // copy bytes unchanged), so writing over the input is safe.
 bool in_place_capable(const std::string& kind) {
   for (const std::string& part : split(kind, '+'))
-    if (!is_elementwise_kind(part) && part != "reshape" && part != "flatten" && part != "squeeze" &&
-        part != "expand_dims" && part != "softmax")
+    if (const OpFamily f = op_family(part); f != OpFamily::kElementwise && f != OpFamily::kReshape && f != OpFamily::kSoftmax)
       return false;
   return true;
 }

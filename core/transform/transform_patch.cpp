@@ -21,10 +21,6 @@ struct StageOp {
   int64_t kh = 1, stride = 1;  // rows: window height and stride (1, 1 for elementwise)
 };
 
-bool is_conv(const std::string& k) { return k == "conv2d" || k == "conv"; }
-bool is_depthwise(const std::string& k) { return k == "depthwise_conv2d" || k == "dwconv2d" || k == "depthwise"; }
-bool is_pool(const std::string& k) { return k == "max_pool2d" || k == "maxpool" || k == "avg_pool2d" || k == "avgpool"; }
-
 int64_t attr(const Op& op, const char* one, const char* both, int64_t fallback) {
   if (auto it = op.attrs.find(one); it != op.attrs.end()) return it->second;
   if (auto it = op.attrs.find(both); it != op.attrs.end()) return it->second;
@@ -88,16 +84,17 @@ Rewrite patch_stage(const Graph& g, const std::vector<std::string>& names, int t
       if (!T.dtype || (T.shape.size() != 3 && T.shape.size() != 4))
         refuse(where, "tensor " + T.name + " needs an NHWC shape ([N,H,W,C] or [H,W,C]) to be cut into row tiles");
     }
-    if (is_conv(op.kind) || is_depthwise(op.kind) || is_pool(op.kind)) {
-      if (is_pool(op.kind)) {
+    const OpFamily family = op_family(op.kind);
+    if (is_window_family(family)) {
+      if (is_pool_family(family)) {
         s.kh = attr(op, "kernel_h", "kernel", 2);
         s.stride = attr(op, "stride_h", "stride", s.kh);
       } else {
         if (op.inputs.size() < 2) refuse(where, "op " + op.name + " has no weights");
         std::vector<int64_t> wd = dims_of(g.tensors[op.inputs[1]]);
-        if (is_depthwise(op.kind) && wd.size() == 4) wd.erase(wd.begin());
+        if (family == OpFamily::kDepthwiseConv && wd.size() == 4) wd.erase(wd.begin());
         if (wd.size() < 3) refuse(where, "weights of op " + op.name + " have no kernel height");
-        s.kh = is_conv(op.kind) ? wd[1] : wd[0];
+        s.kh = family == OpFamily::kConv ? wd[1] : wd[0];
         s.stride = attr(op, "stride_h", "stride", 1);
       }
       if (attr(op, "pad_h", "pad", 0) != 0)

@@ -2,10 +2,10 @@
 // stands, and combined savings are measured on the combined graph, never summed.
 #include "core/transform/whatif.h"
 
-#include <iomanip>
 #include <sstream>
 
 #include "core/layout/layout.h"
+#include "core/layout/pipeline.h"
 #include "core/sim/sim.h"
 #include "core/transform/detail/transform_internal.h"
 
@@ -59,11 +59,12 @@ Saving saving(Bytes before, Bytes after, const std::vector<WhatIfStep>& steps, B
 PlanFigures measure_graph(const Graph& g, const WhatIfOptions& options) {
   PlanFigures f;
   const Schedule order = topological_order(g);
-  const LiveAnalysis live = analyze_lifetimes(g, order);
   PlanOptions po;
   po.planner = options.planner;
   po.time_limit_seconds = options.plan_time_limit_seconds;
-  const ArenaPlan plan = plan_arena(layout_problem(g, live), po);
+  const GraphPlan planned = plan_graph(g, order, po);
+  const LiveAnalysis& live = planned.live;
+  const ArenaPlan& plan = planned.plan;
   f.order = order_names(g, order, "-");
   f.ops = static_cast<int>(g.ops.size());
   f.tensors = static_cast<int>(g.tensors.size());
@@ -243,11 +244,7 @@ JsonOut whatif_json(const WhatIfReport& r) {
 
 std::string whatif_text(const WhatIfReport& r) {
   std::ostringstream o;
-  auto kib = [](Bytes b) {
-    std::ostringstream s;
-    s << std::fixed << std::setprecision(b % 1024 ? 2 : 0) << static_cast<double>(b) / 1024 << " KiB";
-    return s.str();
-  };
+  auto kib = [](Bytes b) { return format_kib(b, 2); };
   auto fits = [](const PlanFigures& f) { return f.fits ? (*f.fits ? "fits" : "does not fit") : "-"; };
   auto cycles = [](const PlanFigures& f) { return f.cycles >= 0 ? std::to_string(f.cycles) : std::string("-"); };
   o << "what-if for graph " << r.graph << " (planner " << r.planner << ", " << r.profile;

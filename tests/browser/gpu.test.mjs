@@ -32,7 +32,7 @@ test('stress: 10,000 extra rectangles still go out in one draw call (frame rate 
   await click(page, 'menu.debug.stress');
   await waitFrames(page, 3);
   const before = await state(page);
-  await sleep(2000);  // the stress view keeps drawing: measure its frame rate
+  await sleep(2000);  // the stress view keeps drawing: frames must keep coming
   const s = await state(page);
   assert.equal(s.gpu_rects.stress, true);
   assert.equal(s.gpu_rects.draw_calls, 1);
@@ -40,9 +40,7 @@ test('stress: 10,000 extra rectangles still go out in one draw call (frame rate 
   // Thin bars merge at pixel resolution (web/rect_lod.h): fewer primitives, same picture.
   assert.ok(s.gpu_rects.drawn_rects > 8 && s.gpu_rects.drawn_rects < s.gpu_rects.queued_rects,
             `drawn ${s.gpu_rects.drawn_rects} of ${s.gpu_rects.queued_rects}`);
-  const fps = (s.frame - before.frame) / 2;
-  console.log(`      stress: ${s.gpu_rects.queued_rects} rectangles as ${s.gpu_rects.drawn_rects}, ~${fps.toFixed(1)} frames/s, ` +
-              `${s.perf.frame_cpu_ms.toFixed(1)} ms main thread per frame (software WebGL)`);
+  // The frame rate with stress on is bench/page_bench.mjs's figure, not asserted here.
   assert.ok(s.frame > before.frame, 'frames keep coming while stress is on');
   await screenshot(page, t.artifactDir, 'lifetimes-stress');
 });

@@ -132,9 +132,7 @@ test('graph view: a 500-op graph draws only the visible ops, pans, zooms and fol
   assert.ok(s.graph_view.layers >= 500, `layers: ${s.graph_view.layers}`);
   assert.ok(s.graph_view.visible_ops > 0 && s.graph_view.visible_ops < 60,
             `only the visible part is drawn (${s.graph_view.visible_ops} ops)`);
-  console.log(`      500 ops: layout ${s.graph_view.layout_ms.toFixed(2)} ms, frame UI ${s.perf.frame_ui_ms.toFixed(2)} ms, ` +
-              `${s.graph_view.visible_ops} ops drawn`);
-  assert.ok(s.perf.frame_ui_ms < 250, `a frame of UI took ${s.perf.frame_ui_ms} ms`);
+  // How long that frame takes is measured by bench/page_bench.mjs ("graph view"), not asserted here.
 
   // Clicking a drawn op selects it and moves the step there.
   const drawn = Object.keys(s.ui).filter((k) => k.startsWith('graph.op.')).map((k) => k.slice(9));

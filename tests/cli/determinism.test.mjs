@@ -39,8 +39,10 @@ export const tests = [
     assert.ok(wasmCli, 'ARENAPLAN_WASM_CLI is not set');
     for (const args of commands(file)) {
       const a = cli(...args), b = cli(...args), w = wasm(...args);
-      assert.equal(a.status, w.status, `${args.join(' ')}: exit ${a.status} native vs ${w.status} wasm\n${w.stderr}`);
-      if (a.status !== 0) continue;
+      // Every command here must succeed: a failure is a failure, not a case to skip.
+      assert.equal(a.status, 0, `${args.join(' ')}: native exit ${a.status}\n${a.stderr}`);
+      assert.equal(w.status, 0, `${args.join(' ')}: wasm exit ${w.status}\n${w.stderr}`);
+      assert.equal(b.status, 0, `${args.join(' ')}: second native run exit ${b.status}\n${b.stderr}`);
       assert.equal(stable(a.stdout), stable(b.stdout), `${args.join(' ')}: two native runs differ`);
       assert.equal(stable(a.stdout), stable(w.stdout), `${args.join(' ')}: native and Wasm differ`);
     }

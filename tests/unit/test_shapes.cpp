@@ -67,7 +67,12 @@ TEST_CASE("N = 9 is rejected naming the dim and its bound; N = 2 is accepted") {
   ShapeCheck two = check_input_shapes(c, {{"x", {2, 16, 16, 3}}});
   CHECK(two.accepted);
   CHECK(two.binding == DimBinding{{"N", 2}});
+  // Default buckets for N in [1, 8] are [1,1], [2,2], [3,4], [5,8]; the smallest plan covering
+  // N = 2 is the [2,2] one (sizes grow with N).
   REQUIRE(two.plan >= 0);
+  REQUIRE(two.plan < static_cast<int>(c.plans.size()));
+  CHECK(c.plans[two.plan].ranges.at("N").min == 2);
+  CHECK(c.plans[two.plan].ranges.at("N").max == 2);
   CHECK(c.plans[two.plan].covers({{"N", 2}}));
   CHECK(bytes_of(g, two.instance, "x") == 2 * 768);
   // Fixed dims and ranks are part of the contract too.

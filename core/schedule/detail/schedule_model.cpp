@@ -1,5 +1,7 @@
 #include "core/schedule/detail/schedule_model.h"
 
+#include "core/graph/lifetime.h"
+
 #include <algorithm>
 #include <numeric>
 
@@ -21,22 +23,23 @@ LiveModel::LiveModel(const Graph& g) : g_(&g) {
   for (int o = 0; o < n; ++o)
     for (OpId p : preds_[o]) succs_[p].push_back(o);
 
-  // Same classification, in the same precedence, as analyze_lifetimes' tensor spans.
+  // The lifetime contract analyze_lifetimes uses (tensor_residence), as the model's kinds.
   kind_.assign(nt, Kind::kNone);
   pinned_.assign(nt, 0);
   for (int t = 0; t < nt; ++t) {
-    const Tensor& tensor = g.tensors[t];
-    const bool input = g.is_input(t);
-    if (tensor.constant) continue;
-    if (input && g.input_policy == InputPolicy::kCallerOwned) continue;
-    if (tensor.persistent) {
-      kind_[t] = Kind::kAlways;
-      continue;
+    const TensorResidence r = tensor_residence(g, t);
+    switch (r.residence) {
+      case Residence::kOutside: break;
+      case Residence::kWholeRun: kind_[t] = Kind::kAlways; break;
+      case Residence::kFromInput:
+        pinned_[t] = r.held_to_end;
+        kind_[t] = r.held_to_end ? Kind::kAlways : Kind::kInput;
+        break;
+      case Residence::kFromProducer:
+        pinned_[t] = r.held_to_end;
+        kind_[t] = Kind::kProduced;
+        break;
     }
-    if (tensor.producer < 0 && !input) continue;
-    pinned_[t] = tensor.retained || g.is_output(t) || (input && g.input_policy == InputPolicy::kRetained);
-    if (input) kind_[t] = pinned_[t] ? Kind::kAlways : Kind::kInput;
-    else kind_[t] = Kind::kProduced;
   }
 
   // In-place groups, merged exactly when analyze_lifetimes merges them (input held in the arena).
