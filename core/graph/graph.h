@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -40,6 +41,19 @@ struct ShapeDim {
   std::string symbol;  // empty for constant dims
 };
 
+// Affine quantization of a tensor (TFLite's): real = scale * (q - zero_point). One scale and zero
+// point per tensor, or one per slice along `axis` (per-channel weights). Empty scale: none.
+struct Quantization {
+  std::vector<float> scale;
+  std::vector<int64_t> zero_point;  // same count as scale (TFLite allows one shared: repeated here)
+  int axis = 0;                     // the quantized dimension when per-channel
+  bool per_channel() const { return scale.size() > 1; }
+};
+
+// The bytes a constant tensor holds in the model file (weights, biases, shape operands), shared
+// between copies of the graph. Read-only: the simulator keeps them in flash and never writes them.
+using ConstantData = std::shared_ptr<const std::vector<uint8_t>>;
+
 struct Tensor {
   std::string name;
   Bytes bytes = 0;              // size in bytes (upper bound when the shape is symbolic)
@@ -48,6 +62,8 @@ struct Tensor {
   bool constant = false;        // weights in flash: not an arena tensor, never live
   bool persistent = false;      // variable/state tensor: live for the whole run (TFLM "tail")
   bool retained = false;        // the caller keeps a pointer: live until the end of the run
+  std::optional<Quantization> quant;  // from a .tflite; absent for hand-written graphs
+  ConstantData data;            // constant bytes from a .tflite (null: the simulator generates them)
   OpId producer = -1;           // -1 for graph inputs, constants and persistent state
   std::vector<OpId> consumers;  // ops reading it, in op-index order, no duplicates
 };
@@ -72,7 +88,12 @@ struct Op {
   Bytes scratch_bytes = 0;  // temporary buffer live only while this op runs
   std::vector<AsyncRead> async_reads;
   std::vector<InPlace> in_place;
-  std::map<std::string, int64_t> attrs;  // integer attributes for kernels (stride, padding, ...)
+  // Integer attributes for kernels. Hand-written graphs: kernel, stride, padding, pad, filters,
+  // units, axis, shift (sim_kernels.h). Imported .tflite ops (tflite_import.h lists them):
+  // stride_h/_w, dilation_h/_w, pad_top/_left/_bottom/_right, kernel_h/_w, depth_multiplier,
+  // activation (TFLite's fused activation code), axis, keep_dims, begin/end/ellipsis/new_axis/
+  // shrink_axis_mask, beta_f32 (a float's bit pattern) ...
+  std::map<std::string, int64_t> attrs;
 };
 
 struct DimBound {

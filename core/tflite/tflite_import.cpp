@@ -7,6 +7,7 @@
 #include <map>
 #include <set>
 
+#include "core/tflite/detail/tflite_options.h"
 #include "core/tflite/tflite_ops.h"
 #include "core/tflite/tflite_sha256.h"
 #include "tflite_schema_generated.h"
@@ -87,6 +88,14 @@ std::optional<std::vector<int32_t>> read_offline_offsets(const tfl::Model* model
     return std::vector<int32_t>(w.begin() + 3, w.begin() + 3 + sg0_tensors);
   }
   return std::nullopt;
+}
+
+// The bytes of a constant tensor's buffer (in the flatbuffer; weights stored after it, in files
+// over 2 GB, are not loaded: the simulator generates those).
+ConstantData constant_data(const tfl::Model* model, const tfl::Tensor* t) {
+  const tfl::Buffer* b = model->buffers()->Get(t->buffer());
+  if (!b->data() || b->data()->size() == 0) return nullptr;
+  return std::make_shared<const std::vector<uint8_t>>(b->data()->begin(), b->data()->end());
 }
 
 const tfl::Model* verified_model(std::string_view bytes) {
@@ -278,6 +287,8 @@ TfliteModel import_tflite(std::string_view bytes, const TfliteImportOptions& opt
       }
       if (t.dtype && t.shape.empty() && t.bytes > 0) t.shape.push_back(ShapeDim{1, ""});  // scalar
     }
+    if (t.dtype) t.quant = tflite_ops::read_quantization(ft, tensor_where(i, ft));
+    if (t.constant && data_bytes[i] > 0 && t.dtype) t.data = constant_data(model, ft);
     if (t.bytes == 0) {  // an empty tensor (a zero dim) still gets an address
       t.bytes = 1;
       t.shape.clear();
@@ -294,6 +305,7 @@ TfliteModel import_tflite(std::string_view bytes, const TfliteImportOptions& opt
   for (int32_t t : sg_outputs)
     if (!g.is_output(out.graph_tensor[t])) g.outputs.push_back(out.graph_tensor[t]);
 
+  flatbuffers::Verifier options_verifier(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size());
   for (int32_t o = 0; o < n_ops; ++o) {
     const OpInfo& info = ops[o];
     if (info.folded) continue;
@@ -314,6 +326,9 @@ TfliteModel import_tflite(std::string_view bytes, const TfliteImportOptions& opt
                          "writes tensor " + g.tensors[id].name + ", which holds constant data");
       op.outputs.push_back(id);
     }
+    tflite_ops::read_operator_attrs(info.builtin, sg->operators()->Get(static_cast<flatbuffers::uoffset_t>(o)), sg,
+                                    options_verifier, "subgraph 0 operator " + std::to_string(o) + " (" + info.kind + ")",
+                                    op);
     out.op_index.push_back(o);
     g.ops.push_back(std::move(op));
   }
