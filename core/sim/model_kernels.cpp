@@ -52,9 +52,11 @@ PrepareKernel find_model_kernel(const std::string& kind) {
 }
 
 bool uses_model_kernels(const Graph& g, const Op& op) {
+  // Hand-written graphs are int8 activations with (int8, int32) constants and no quantization.
   auto numeric = [&](TensorId id) {
     const Tensor& t = g.tensors[id];
-    return t.quant.has_value() || (!t.shape.empty() && t.dtype && *t.dtype != DType::kInt8);
+    return t.quant.has_value() || t.data != nullptr ||
+           (!t.constant && !t.shape.empty() && t.dtype && *t.dtype != DType::kInt8);
   };
   for (TensorId t : op.inputs)
     if (numeric(t)) return true;

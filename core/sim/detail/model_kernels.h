@@ -71,8 +71,9 @@ using PrepareKernel = ModelKernel (*)(const KernelContext&);
 // The kernel of an op kind, or nullptr.
 PrepareKernel find_model_kernel(const std::string& kind);
 
-// True when the op carries model arithmetic (quantized or float tensors with shapes): it runs a
-// model kernel or a stand-in, never the simplified kernels of hand-written graphs.
+// True when the op carries model arithmetic: a tensor with quantization or model data, or a
+// shaped activation that is not int8. It runs a model kernel or a stand-in, never the simplified
+// kernels of hand-written graphs.
 bool uses_model_kernels(const Graph& g, const Op& op);
 
 // Kernel families (kernels_*.cpp).
