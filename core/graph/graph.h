@@ -35,6 +35,30 @@ int dtype_width(DType t);
 const char* dtype_name(DType t);
 std::optional<DType> dtype_from_name(const std::string& name);
 
+// The value of an IEEE 754 half (DType::kFloat16), exactly: zero, subnormals, infinities, NaN.
+inline float float16_to_float32(uint16_t h) {
+  const uint32_t sign = (h >> 15) & 1u, exp = (h >> 10) & 0x1fu, frac = h & 0x3ffu;
+  uint32_t bits;
+  if (exp == 31) {
+    bits = (sign << 31) | 0x7f800000u | (frac << 13);
+  } else if (exp != 0) {
+    bits = (sign << 31) | ((exp + 112u) << 23) | (frac << 13);
+  } else if (frac == 0) {
+    bits = sign << 31;
+  } else {  // subnormal half: normalise into a float
+    int e = -1;
+    uint32_t f = frac;
+    do {
+      ++e;
+      f <<= 1;
+    } while ((f & 0x400u) == 0);
+    bits = (sign << 31) | ((112u - static_cast<uint32_t>(e)) << 23) | ((f & 0x3ffu) << 13);
+  }
+  float out;
+  __builtin_memcpy(&out, &bits, 4);
+  return out;
+}
+
 // One dimension of a shape: a constant, or a symbol bounded by Graph::dims.
 struct ShapeDim {
   int64_t value = 0;   // the constant, or the symbol's upper bound once resolved

@@ -205,33 +205,52 @@ ModelKernel prepare_tanh(const KernelContext& c) {
   return map_float("tanh float32", n, [](float x) { return std::tanh(x); });
 }
 
-ModelKernel prepare_quantize(const KernelContext& c) {
-  const int64_t n = unary_count(c);
+namespace {
+
+// QUANTIZE to an integer type: from float32 (round(x / scale) + zero point) or requantising an
+// integer input (TFLM's Requantize: multiplier in_scale / out_scale on x - input zero point).
+template <class Out>
+ModelKernel quantize_to(const KernelContext& c, int64_t n) {
   const Tensor &xt = c.in(0), &yt = c.out(0);
-  c.require(c.is(yt, DType::kInt8), "quantize runs to int8 only");
   const float out_scale = c.scale(yt);
   const int32_t out_zp = c.zero_point(yt);
+  constexpr int32_t lo = std::numeric_limits<Out>::min(), hi = std::numeric_limits<Out>::max();
   ModelKernel k;
   k.work.alu_ops = n;
   if (c.is(xt, DType::kFloat32)) {
-    k.name = "quantize float32->int8";
+    k.name = sizeof(Out) == 1 ? "quantize float32->int8" : "quantize float32->int16";
     k.run = [=](const Operand* in, const Operand* out) {
       const float* x = as<float>(in[0]);
-      int8_t* y = as_mut<int8_t>(out[0]);
-      for (int64_t i = 0; i < n; ++i) y[i] = clamp8(static_cast<int32_t>(tflm::round_half_away(x[i] / out_scale)) + out_zp);
+      Out* y = as_mut<Out>(out[0]);
+      for (int64_t i = 0; i < n; ++i)
+        y[i] = static_cast<Out>(std::clamp(static_cast<int32_t>(tflm::round_half_away(x[i] / out_scale)) + out_zp, lo, hi));
     };
     return k;
   }
-  c.require(c.is(xt, DType::kInt8), "quantize runs from float32 or int8");
-  k.name = "quantize int8->int8";
   const tflm::Multiplier m = tflm::quantize_multiplier(static_cast<double>(c.scale(xt)) / static_cast<double>(out_scale));
   const int32_t in_zp = c.zero_point(xt);
-  k.run = [=](const Operand* in, const Operand* out) {
-    const int8_t* x = as<int8_t>(in[0]);
-    int8_t* y = as_mut<int8_t>(out[0]);
-    for (int64_t i = 0; i < n; ++i) y[i] = clamp8(tflm::multiply_by_quantized_multiplier(x[i] - in_zp, m) + out_zp);
+  auto requantize = [=](auto* x, Out* y) {
+    for (int64_t i = 0; i < n; ++i)
+      y[i] = static_cast<Out>(std::clamp(tflm::multiply_by_quantized_multiplier(x[i] - in_zp, m) + out_zp, lo, hi));
   };
+  if (c.is(xt, DType::kInt8)) {
+    k.name = sizeof(Out) == 1 ? "quantize int8->int8" : "quantize int8->int16";
+    k.run = [=](const Operand* in, const Operand* out) { requantize(as<int8_t>(in[0]), as_mut<Out>(out[0])); };
+    return k;
+  }
+  c.require(c.is(xt, DType::kInt16), "quantize runs from float32, int8 or int16");
+  k.name = sizeof(Out) == 1 ? "quantize int16->int8" : "quantize int16->int16";
+  k.run = [=](const Operand* in, const Operand* out) { requantize(as<int16_t>(in[0]), as_mut<Out>(out[0])); };
   return k;
+}
+
+}  // namespace
+
+ModelKernel prepare_quantize(const KernelContext& c) {
+  const int64_t n = unary_count(c);
+  if (c.is(c.out(0), DType::kInt16)) return quantize_to<int16_t>(c, n);
+  c.require(c.is(c.out(0), DType::kInt8), "quantize runs to int8 or int16");
+  return quantize_to<int8_t>(c, n);
 }
 
 ModelKernel prepare_dequantize(const KernelContext& c) {
@@ -245,15 +264,7 @@ ModelKernel prepare_dequantize(const KernelContext& c) {
     k.run = [=](const Operand* in, const Operand* out) {
       const uint16_t* x = as<uint16_t>(in[0]);
       float* y = as_mut<float>(out[0]);
-      for (int64_t i = 0; i < n; ++i) {
-        // IEEE half to float: exact, including subnormals, infinities and NaN.
-        const uint32_t h = x[i], sign = (h >> 15) & 1, exp = (h >> 10) & 0x1f, frac = h & 0x3ff;
-        float v;
-        if (exp == 0) v = std::ldexp(static_cast<float>(frac), -24);
-        else if (exp == 31) v = frac ? std::numeric_limits<float>::quiet_NaN() : std::numeric_limits<float>::infinity();
-        else v = std::ldexp(static_cast<float>(frac | 0x400), static_cast<int>(exp) - 25);
-        y[i] = sign ? -v : v;
-      }
+      for (int64_t i = 0; i < n; ++i) y[i] = float16_to_float32(x[i]);
     };
     return k;
   }

@@ -41,6 +41,8 @@ constexpr Registration kModelKernels[] = {
     {"padv2", prepare_pad},
     {"transpose", prepare_transpose},
     {"strided_slice", prepare_strided_slice},
+    {"resize_bilinear", prepare_resize_bilinear},
+    {"depth_to_space", prepare_depth_to_space},
 };
 
 }  // namespace

@@ -1,5 +1,7 @@
 #include <algorithm>
+#include <cmath>
 #include <cstring>
+#include <limits>
 
 #include "core/tflite/detail/tflite_options.h"
 
@@ -8,8 +10,8 @@ namespace {
 
 // BuiltinOperator codes whose options the kernels read.
 enum Code : int32_t {
-  kAdd = 0, kAveragePool2d = 1, kConcatenation = 2, kConv2d = 3, kDepthwiseConv2d = 4,
-  kFullyConnected = 9, kL2Pool2d = 12, kMaxPool2d = 17, kMul = 18, kSoftmax = 25, kMean = 40,
+  kAdd = 0, kAveragePool2d = 1, kConcatenation = 2, kConv2d = 3, kDepthwiseConv2d = 4, kDepthToSpace = 5,
+  kFullyConnected = 9, kL2Pool2d = 12, kMaxPool2d = 17, kMul = 18, kResizeBilinear = 23, kSoftmax = 25, kMean = 40,
   kSub = 41, kDiv = 42, kStridedSlice = 45, kSum = 74, kReduceProd = 81, kReduceMax = 82,
   kReduceMin = 89, kReduceAny = 91, kLeakyRelu = 98, kReduceAll = 138
 };
@@ -129,6 +131,15 @@ void read_operator_attrs(int32_t builtin, const tfl::Operator* op, const tfl::Su
     case kSoftmax:
       if (const auto* o = options_as<tfl::SoftmaxOptions>(op, v, where)) out.attrs["beta_f32"] = float_bits(o->beta());
       return;
+    case kResizeBilinear:
+      if (const auto* o = options_as<tfl::ResizeBilinearOptions>(op, v, where)) {
+        out.attrs["align_corners"] = o->align_corners();
+        out.attrs["half_pixel_centers"] = o->half_pixel_centers();
+      }
+      return;
+    case kDepthToSpace:
+      if (const auto* o = options_as<tfl::DepthToSpaceOptions>(op, v, where)) out.attrs["block_size"] = o->block_size();
+      return;
     case kLeakyRelu:
       if (const auto* o = options_as<tfl::LeakyReluOptions>(op, v, where)) out.attrs["alpha_f32"] = float_bits(o->alpha());
       return;
@@ -154,6 +165,45 @@ void read_operator_attrs(int32_t builtin, const tfl::Operator* op, const tfl::Su
     default:
       return;
   }
+}
+
+ConstantData fold_dequantize(const tfl::Tensor* in, const std::vector<uint8_t>& data, const tfl::Tensor* out) {
+  constexpr int8_t kFloat32 = 0, kFloat16 = 1, kInt8 = 9;
+  if (out->type() != kFloat32) return nullptr;
+  auto result = std::make_shared<std::vector<uint8_t>>();
+  if (in->type() == kFloat16) {
+    const size_t n = data.size() / 2;
+    result->resize(n * 4);
+    for (size_t i = 0; i < n; ++i) {
+      uint16_t h;
+      std::memcpy(&h, data.data() + 2 * i, 2);
+      const float f = float16_to_float32(h);
+      std::memcpy(result->data() + 4 * i, &f, 4);
+    }
+    return result;
+  }
+  if (in->type() != kInt8) return nullptr;
+  std::optional<Quantization> q;
+  try {
+    q = read_quantization(in, "");
+  } catch (const InputError&) {
+    return nullptr;
+  }
+  if (!q) return nullptr;
+  // Per channel: the index along the quantized dimension is (i / inner) % channels.
+  int64_t inner = 1;
+  if (q->per_channel() && in->shape())
+    for (flatbuffers::uoffset_t d = static_cast<flatbuffers::uoffset_t>(q->axis) + 1; d < in->shape()->size(); ++d)
+      inner *= in->shape()->Get(d);
+  const size_t channels = q->scale.size();
+  result->resize(data.size() * 4);
+  for (size_t i = 0; i < data.size(); ++i) {
+    const size_t c = channels > 1 ? static_cast<size_t>(static_cast<int64_t>(i) / inner) % channels : 0;
+    const float f = static_cast<float>(static_cast<double>(q->scale[c]) *
+                                       (static_cast<int8_t>(data[i]) - q->zero_point[c]));
+    std::memcpy(result->data() + 4 * i, &f, 4);
+  }
+  return result;
 }
 
 std::optional<Quantization> read_quantization(const tfl::Tensor* t, const std::string& where) {

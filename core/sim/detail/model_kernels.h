@@ -31,7 +31,8 @@ struct Unsupported {
 };
 
 struct ModelKernel {
-  const char* name = "";  // "conv_2d int8": a string literal (reports keep the pointer)
+  explicit ModelKernel(const char* kernel_name = "") : name(kernel_name) {}
+  const char* name;  // "conv_2d int8": a string literal (reports keep the pointer)
   KernelWork work;
   std::function<void(const Operand* in, const Operand* out)> run;  // operands as op.inputs / op.outputs
 };
@@ -99,6 +100,8 @@ ModelKernel prepare_concatenation(const KernelContext& c);
 ModelKernel prepare_pad(const KernelContext& c);
 ModelKernel prepare_transpose(const KernelContext& c);
 ModelKernel prepare_strided_slice(const KernelContext& c);
+ModelKernel prepare_resize_bilinear(const KernelContext& c);
+ModelKernel prepare_depth_to_space(const KernelContext& c);
 
 // Element access helpers for kernels.
 template <class T>

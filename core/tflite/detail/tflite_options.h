@@ -19,13 +19,19 @@ namespace arenaplan::tflite_ops {
 //   every op with a fused activation: activation (0 none, 1 relu, 2 relu_n1_to_1, 3 relu6, 4 tanh);
 //   concatenation: axis; mean/sum/reduce_*: keep_dims; fully_connected: keep_num_dims;
 //   strided_slice: begin_mask, end_mask, ellipsis_mask, new_axis_mask, shrink_axis_mask, offset;
-//   softmax: beta_f32, leaky_relu: alpha_f32 (a float's IEEE bit pattern).
+//   softmax: beta_f32, leaky_relu: alpha_f32 (a float's IEEE bit pattern);
+//   resize_bilinear: align_corners, half_pixel_centers; depth_to_space: block_size.
 // The options table is verified first; a malformed one is an InputError naming `where`.
 void read_operator_attrs(int32_t builtin, const tfl::Operator* op, const tfl::SubGraph* sg,
                          flatbuffers::Verifier& verifier, const std::string& where, Op& out);
 
 // The tensor's affine quantization, or nullopt when it has none (float tensors).
 std::optional<Quantization> read_quantization(const tfl::Tensor* t, const std::string& where);
+
+// DEQUANTIZE of constant data, as TFLM runs it: float16 (IEEE half) or int8 (scale x (q - zero
+// point), per channel along the quantized dimension) to float32. Null when the types or sizes do
+// not fit (the simulator then generates the bytes and says so).
+ConstantData fold_dequantize(const tfl::Tensor* in, const std::vector<uint8_t>& data, const tfl::Tensor* out);
 
 // TFLM's padding of one spatial dim (tensorflow/lite/kernels/padding.h): the output size that
 // SAME (ceil(in / stride)) or VALID gives, and the padding before the first element; `after` is
