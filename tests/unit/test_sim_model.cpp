@@ -419,6 +419,47 @@ TEST_CASE("pad, transpose, strided_slice, concatenation move elements exactly") 
       for (int c = 0; c < 4; ++c) CHECK(cat[(a * 4 + b) * 4 + c] == (b < 3 ? xv[(a * 3 + b) * 4 + c] : -1.f));
 }
 
+TEST_CASE("resize_bilinear (half-pixel centers, align corners) and depth_to_space against their definitions") {
+  std::vector<float> xv(2 * 3 * 2);
+  for (size_t i = 0; i < xv.size(); ++i) xv[i] = static_cast<float>(i * i % 7) - 2.f;
+  for (int mode = 0; mode < 2; ++mode) {
+    CAPTURE(mode);
+    ModelGraph m;
+    TensorId x = m.tensor("x", {1, 2, 3, 2}, DType::kFloat32);
+    TensorId size = m.tensor("size", {2}, DType::kInt32, {}, bytes_of(std::vector<int32_t>{4, 5}));
+    TensorId y = m.tensor("y", {1, 4, 5, 2}, DType::kFloat32);
+    OpId op = m.op("resize_bilinear", {x, size}, {y}, {{"half_pixel_centers", mode == 0}, {"align_corners", mode == 1}});
+    auto got = values_of<float>(run_one(m.g, op, {bytes_of(xv)}));
+    // The source coordinate of output o: (o + 0.5) * in/out - 0.5 (half-pixel) or o * (in-1)/(out-1)
+    // (corners aligned); weights of the two neighbours clamped into the image.
+    auto source = [&](int o, int in, int out) {
+      return mode == 0 ? (o + 0.5) * in / out - 0.5 : o * double(in - 1) / (out - 1);
+    };
+    for (int oy = 0; oy < 4; ++oy)
+      for (int ox = 0; ox < 5; ++ox)
+        for (int c = 0; c < 2; ++c) {
+          const double sy = source(oy, 2, 4), sx = source(ox, 3, 5);
+          const int y0 = std::max(0, int(std::floor(sy))), y1 = std::min(1, int(std::ceil(sy)));
+          const int x0 = std::max(0, int(std::floor(sx))), x1 = std::min(2, int(std::ceil(sx)));
+          auto at = [&](int yy, int xx) { return double(xv[(yy * 3 + xx) * 2 + c]); };
+          const double dy = sy - y0, dx = sx - x0;
+          const double want = at(y0, x0) * (1 - dy) * (1 - dx) + at(y1, x0) * dy * (1 - dx) + at(y0, x1) * (1 - dy) * dx +
+                              at(y1, x1) * dy * dx;
+          CHECK(got[(oy * 5 + ox) * 2 + c] == doctest::Approx(want).epsilon(1e-6));
+        }
+  }
+  ModelGraph m;
+  std::vector<int8_t> dv(2 * 2 * 8);
+  for (size_t i = 0; i < dv.size(); ++i) dv[i] = static_cast<int8_t>(i);
+  TensorId x = m.tensor("x", {1, 2, 2, 8}, DType::kInt8, q(1.f, 0));
+  TensorId y = m.tensor("y", {1, 4, 4, 2}, DType::kInt8, q(1.f, 0));
+  auto got = values_of<int8_t>(run_one(m.g, m.op("depth_to_space", {x}, {y}, {{"block_size", 2}}), {bytes_of(dv)}));
+  // Output (h, w, c) comes from input (h/2, w/2) channel ((h%2)*2 + w%2) * 2 + c.
+  for (int h = 0; h < 4; ++h)
+    for (int w = 0; w < 4; ++w)
+      for (int c = 0; c < 2; ++c) CHECK(got[(h * 4 + w) * 2 + c] == dv[((h / 2) * 2 + w / 2) * 8 + ((h % 2) * 2 + w % 2) * 2 + c]);
+}
+
 TEST_CASE("float32 conv_2d and depthwise: TFLM's loops, bias and activation") {
   ModelGraph m;
   std::vector<float> xv(2 * 3 * 2), wv(2 * 2 * 2 * 2), bv = {0.5f, -100.f};
