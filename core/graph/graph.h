@@ -86,7 +86,9 @@ struct Tensor {
   bool constant = false;        // weights in flash: not an arena tensor, never live
   bool persistent = false;      // variable/state tensor: live for the whole run (TFLM "tail")
   bool retained = false;        // the caller keeps a pointer: live until the end of the run
-  std::optional<Quantization> quant;  // from a .tflite; absent for hand-written graphs
+  // From a .tflite (absent for hand-written graphs). Graph JSON does not carry them: a graph
+  // written as JSON and read back simulates with generated weights and the simplified kernels.
+  std::optional<Quantization> quant;
   ConstantData data;            // constant bytes from a .tflite (null: the simulator generates them)
   OpId producer = -1;           // -1 for graph inputs, constants and persistent state
   std::vector<OpId> consumers;  // ops reading it, in op-index order, no duplicates
