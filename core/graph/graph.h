@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -34,11 +35,48 @@ int dtype_width(DType t);
 const char* dtype_name(DType t);
 std::optional<DType> dtype_from_name(const std::string& name);
 
+// The value of an IEEE 754 half (DType::kFloat16), exactly: zero, subnormals, infinities, NaN.
+inline float float16_to_float32(uint16_t h) {
+  const uint32_t sign = (h >> 15) & 1u, exp = (h >> 10) & 0x1fu, frac = h & 0x3ffu;
+  uint32_t bits;
+  if (exp == 31) {
+    bits = (sign << 31) | 0x7f800000u | (frac << 13);
+  } else if (exp != 0) {
+    bits = (sign << 31) | ((exp + 112u) << 23) | (frac << 13);
+  } else if (frac == 0) {
+    bits = sign << 31;
+  } else {  // subnormal half: normalise into a float
+    int e = -1;
+    uint32_t f = frac;
+    do {
+      ++e;
+      f <<= 1;
+    } while ((f & 0x400u) == 0);
+    bits = (sign << 31) | ((112u - static_cast<uint32_t>(e)) << 23) | ((f & 0x3ffu) << 13);
+  }
+  float out;
+  __builtin_memcpy(&out, &bits, 4);
+  return out;
+}
+
 // One dimension of a shape: a constant, or a symbol bounded by Graph::dims.
 struct ShapeDim {
   int64_t value = 0;   // the constant, or the symbol's upper bound once resolved
   std::string symbol;  // empty for constant dims
 };
+
+// Affine quantization of a tensor (TFLite's): real = scale * (q - zero_point). One scale and zero
+// point per tensor, or one per slice along `axis` (per-channel weights). Empty scale: none.
+struct Quantization {
+  std::vector<float> scale;
+  std::vector<int64_t> zero_point;  // same count as scale (TFLite allows one shared: repeated here)
+  int axis = 0;                     // the quantized dimension when per-channel
+  bool per_channel() const { return scale.size() > 1; }
+};
+
+// The bytes a constant tensor holds in the model file (weights, biases, shape operands), shared
+// between copies of the graph. Read-only: the simulator keeps them in flash and never writes them.
+using ConstantData = std::shared_ptr<const std::vector<uint8_t>>;
 
 struct Tensor {
   std::string name;
@@ -48,6 +86,10 @@ struct Tensor {
   bool constant = false;        // weights in flash: not an arena tensor, never live
   bool persistent = false;      // variable/state tensor: live for the whole run (TFLM "tail")
   bool retained = false;        // the caller keeps a pointer: live until the end of the run
+  // From a .tflite (absent for hand-written graphs). Graph JSON does not carry them: a graph
+  // written as JSON and read back simulates with generated weights and the simplified kernels.
+  std::optional<Quantization> quant;
+  ConstantData data;            // constant bytes from a .tflite (null: the simulator generates them)
   OpId producer = -1;           // -1 for graph inputs, constants and persistent state
   std::vector<OpId> consumers;  // ops reading it, in op-index order, no duplicates
 };
@@ -72,7 +114,12 @@ struct Op {
   Bytes scratch_bytes = 0;  // temporary buffer live only while this op runs
   std::vector<AsyncRead> async_reads;
   std::vector<InPlace> in_place;
-  std::map<std::string, int64_t> attrs;  // integer attributes for kernels (stride, padding, ...)
+  // Integer attributes for kernels. Hand-written graphs: kernel, stride, padding, pad, filters,
+  // units, axis, shift (sim_kernels.h). Imported .tflite ops (tflite_import.h lists them):
+  // stride_h/_w, dilation_h/_w, pad_top/_left/_bottom/_right, kernel_h/_w, depth_multiplier,
+  // activation (TFLite's fused activation code), axis, keep_dims, begin/end/ellipsis/new_axis/
+  // shrink_axis_mask, beta_f32 (a float's bit pattern) ...
+  std::map<std::string, int64_t> attrs;
 };
 
 struct DimBound {

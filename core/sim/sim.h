@@ -8,6 +8,7 @@
 //                          with a snapshot taken before the op, every other byte too, writes past
 //                          the arena end are refused and canaries past the end are checked.
 //   Oracle 3 "high_water": the highest arena byte any op touched never exceeds the planned arena.
+//   Oracle 4 "flash":      no op writes the read-only constants (weights, biases) in flash.
 //
 // Usage (what the CLI and the browser do):
 //   SimRequest req;  req.order = g.file_order();  req.planner = "best";
@@ -22,7 +23,9 @@
 
 #include <cstdint>
 #include <memory>
+#include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/graph/graph.h"
@@ -50,6 +53,9 @@ struct SimOptions {
   bool shared_arena = false;  // sessions share one arena (unsafe) instead of one arena each
   bool oracles = true;        // per-op write checks and guard canaries; false = a plain run
   size_t max_reports = 64;    // violations / foreign writes kept (all are counted)
+  // Per graph input (Graph::inputs order): its raw bytes (exactly the tensor's size), or empty
+  // for seeded bytes. The same bytes every run and session.
+  std::vector<std::vector<uint8_t>> inputs;
 };
 
 // A byte range of a simulated region (arena index) touched by an op.
@@ -80,7 +86,8 @@ struct ForeignWrite {
 struct OpStats {
   OpId op = -1;
   const char* kernel = "mix";
-  std::string note;  // why a known kind ran mix, else empty
+  std::string note;  // why a known kind ran mix or a stand-in, else empty
+  bool stand_in = false;  // a byte-level stand-in ran: this op's output bytes are not the model's
   int64_t macs = 0, alu_ops = 0;
   int64_t bytes_read = 0, bytes_written = 0;  // arena + flash + caller memory
   int64_t flash_bytes_read = 0;
@@ -151,6 +158,7 @@ class ArenaSimulator {
   // Oracles (sim_oracles.cpp).
   void check_op(int session, Step t, bool loading);
   void check_guards();
+  void check_flash(int session, Step t);
   void compare_capture(int session);
   void note_high_water(Step t, int session, Bytes end, const char* what);
   void report(Violation v);
@@ -168,6 +176,7 @@ class ArenaSimulator {
   int regions_ = 1;
   Bytes region_bytes_ = 0;
   std::vector<uint8_t> memory_, snapshot_, flash_, caller_;
+  std::vector<uint8_t> flash_image_;  // flash as loaded: the flash oracle's reference
   std::vector<std::vector<uint8_t*>> tensor_ptr_;  // [session][tensor]
   std::vector<std::vector<Operand>> operands_;     // [session]
   std::vector<std::vector<BoundStep>> bound_;      // [session][step]
@@ -204,6 +213,9 @@ struct SimRequest {
   bool shared_arena = false;
   uint64_t seed = 1;
   std::vector<std::string> inject;   // faults: "shift:TENSOR", "shift:TENSOR:BYTES", "ignore-async"
+  // Raw bytes of graph inputs, by tensor name (each exactly the tensor's size); inputs not named
+  // get seeded bytes.
+  std::map<std::string, std::vector<uint8_t>> input_bytes;
 };
 
 struct SimReport {
@@ -222,6 +234,14 @@ struct SimReport {
   std::vector<ForeignWrite> foreign_writes;
   std::vector<Violation> violations;
   size_t violation_count = 0, foreign_write_count = 0;
+  // Each graph output's raw bytes after run 0 of session 0 (Graph::outputs order).
+  std::vector<std::vector<uint8_t>> outputs;
+  std::vector<std::string> fed_inputs;  // graph inputs given as raw bytes (the rest were seeded)
+  // Ops that ran the byte-level stand-in, with the reason: their output bytes (and everything
+  // computed from them) are not the model's. The plan oracles hold regardless.
+  std::vector<std::pair<std::string, std::string>> stand_ins;
+  // Constant tensors whose bytes the simulator generated (the graph holds no data for them).
+  std::vector<std::string> generated_constants;
   bool ok() const { return violation_count == 0; }
 };
 
@@ -234,6 +254,10 @@ struct SimSetup {
   std::vector<std::string> injected;  // faults applied, in words
 };
 SimSetup prepare_simulation(const Graph& g, const SimRequest& request);
+
+// The graph's input bytes as SimOptions::inputs wants them (Graph::inputs order); InputError for
+// an unknown name, a name that is not a graph input, or a wrong size.
+std::vector<std::vector<uint8_t>> input_buffers(const Graph& g, const std::map<std::string, std::vector<uint8_t>>& by_name);
 
 // Reference run with separate buffers, then the planned run compared with it.
 SimReport simulate_layout(const Graph& g, const LiveAnalysis& live, const ArenaLayout& layout,
@@ -265,5 +289,8 @@ JsonOut simulation_json(const Graph& g, const SimReport& r);
 
 // Deterministic fill for weights and inputs: the same (seed, stream, name) gives the same bytes.
 void fill_tensor(const Tensor& t, uint64_t seed, uint64_t stream, uint8_t* data);
+// The value a persistent (variable) tensor starts every run with: real zero for a model's tensors
+// (quantized or float32), seeded bytes for hand-written state.
+void initial_state(const Tensor& t, uint64_t seed, uint8_t* data);
 
 }  // namespace arenaplan::sim

@@ -45,6 +45,21 @@ void fill_tensor(const Tensor& t, uint64_t seed, uint64_t stream, uint8_t* data)
   }
 }
 
+void initial_state(const Tensor& t, uint64_t seed, uint8_t* data) {
+  // A model's variable tensors start at real zero, as TFLM resets them: the zero point when
+  // quantized, 0.0 for float32. Hand-written state has no numbers: seeded bytes.
+  if (t.quant && t.dtype == DType::kInt8) {
+    std::memset(data, static_cast<uint8_t>(static_cast<int8_t>(t.quant->zero_point[0])), static_cast<size_t>(t.bytes));
+  } else if (t.quant && t.dtype == DType::kInt16) {
+    const int16_t z = static_cast<int16_t>(t.quant->zero_point[0]);
+    for (Bytes i = 0; i + 2 <= t.bytes; i += 2) std::memcpy(data + i, &z, 2);
+  } else if (t.quant || (t.dtype == DType::kFloat32 && !t.shape.empty())) {
+    std::memset(data, 0, static_cast<size_t>(t.bytes));
+  } else {
+    fill_tensor(t, seed, 0, data);
+  }
+}
+
 ArenaLayout separate_layout(const LiveAnalysis& live, Bytes alignment) {
   ArenaLayout l;
   Bytes at = 0;
@@ -63,6 +78,15 @@ ArenaSimulator::ArenaSimulator(const Graph& g, LiveAnalysis live, ArenaLayout la
                                    std::to_string(live_.buffers.size()) + " buffers");
   if (options_.runs < 1 || options_.runs > 100000) throw InputError("runs", "must be in [1, 100000]");
   if (options_.sessions < 1 || options_.sessions > 16) throw InputError("sessions", "must be in [1, 16]");
+  if (options_.inputs.size() > g_.inputs.size())
+    throw InputError("inputs", std::to_string(options_.inputs.size()) + " input buffers for " +
+                                   std::to_string(g_.inputs.size()) + " graph inputs");
+  for (size_t i = 0; i < options_.inputs.size(); ++i) {
+    const Tensor& t = g_.tensors[g_.inputs[i]];
+    if (!options_.inputs[i].empty() && static_cast<Bytes>(options_.inputs[i].size()) != t.bytes)
+      throw InputError("input " + t.name, "has " + std::to_string(options_.inputs[i].size()) + " bytes, the tensor " +
+                                              std::to_string(t.bytes));
+  }
   steps_ = static_cast<Step>(live_.order.size());
   for (OpId o = 0; o < static_cast<OpId>(g_.ops.size()); ++o) kernels_.push_back(plan_kernel(g_, o));
 
@@ -115,8 +139,13 @@ void ArenaSimulator::bind() {
     }
   flash_.assign(static_cast<size_t>(flash), 0);
   caller_.assign(static_cast<size_t>(caller * S), 0);
-  for (size_t t = 0; t < g_.tensors.size(); ++t)
-    if (flash_at[t] >= 0) fill_tensor(g_.tensors[t], options_.seed, 0, flash_.data() + flash_at[t]);
+  for (size_t t = 0; t < g_.tensors.size(); ++t) {
+    if (flash_at[t] < 0) continue;
+    const Tensor& c = g_.tensors[t];
+    // The model's own bytes when the graph carries them, else seeded bytes.
+    if (c.data && static_cast<Bytes>(c.data->size()) == c.bytes) std::memcpy(flash_.data() + flash_at[t], c.data->data(), c.data->size());
+    else fill_tensor(c, options_.seed, 0, flash_.data() + flash_at[t]);
+  }
   implicit_weights_.assign(g_.ops.size(), nullptr);
   for (size_t o = 0; o < g_.ops.size(); ++o)
     if (implicit_at[o] >= 0) {
@@ -128,6 +157,8 @@ void ArenaSimulator::bind() {
       fill_tensor(w, options_.seed, 0, flash_.data() + implicit_at[o]);
       implicit_weights_[o] = flash_.data() + implicit_at[o];
     }
+
+  if (options_.oracles) flash_image_ = flash_;  // the flash oracle compares against this
 
   tensor_ptr_.assign(S, std::vector<uint8_t*>(g_.tensors.size(), nullptr));
   for (int s = 0; s < S; ++s) {
@@ -225,8 +256,9 @@ void ArenaSimulator::compute_stats() {
     const Op& op = g_.ops[o];
     OpStats& st = stats_[t];
     st.op = o;
-    st.kernel = kernel_name(kernels_[o].kind);
+    st.kernel = plan_kernel_name(kernels_[o]);
     st.note = kernels_[o].note;
+    st.stand_in = kernels_[o].stand_in;
     OpWork w;
     w.flash_bytes_read = kernels_[o].implicit_weight_bytes;
     w.macs = kernels_[o].work.macs;
@@ -275,11 +307,17 @@ const uint8_t* ArenaSimulator::captured(int run, int session) const {
 void ArenaSimulator::load_inputs(int session) {
   if (options_.oracles) std::memcpy(snapshot_.data(), memory_.data(), memory_.size());
   const uint64_t stream = 1 + (static_cast<uint64_t>(run_) << 8) + static_cast<uint64_t>(session);
-  for (TensorId t : g_.inputs) fill_tensor(g_.tensors[t], options_.seed, stream, tensor_ptr_[session][t]);
-  // Persistent state starts from its seeded value every run, so runs stay comparable.
+  for (size_t i = 0; i < g_.inputs.size(); ++i) {
+    const TensorId t = g_.inputs[i];
+    if (i < options_.inputs.size() && !options_.inputs[i].empty())
+      std::memcpy(tensor_ptr_[session][t], options_.inputs[i].data(), options_.inputs[i].size());
+    else
+      fill_tensor(g_.tensors[t], options_.seed, stream, tensor_ptr_[session][t]);
+  }
+  // Persistent state starts from the same value every run, so runs stay comparable.
   for (size_t t = 0; t < g_.tensors.size(); ++t)
     if (g_.tensors[t].persistent && !g_.is_input(static_cast<TensorId>(t)))
-      fill_tensor(g_.tensors[t], options_.seed, 0, tensor_ptr_[session][t]);
+      initial_state(g_.tensors[t], options_.seed, tensor_ptr_[session][t]);
   for (const ByteRange& r : loads_) note_high_water(0, session, r.offset + r.bytes, "loading the inputs");
   check_op(session, 0, true);
 }
@@ -294,6 +332,7 @@ void ArenaSimulator::run_op(int session, Step t) {
   for (const ByteRange& r : reads_[t]) note_high_water(t, session, r.offset + r.bytes, "reading");
   for (const ByteRange& r : writes_[t]) note_high_water(t, session, r.offset + r.bytes, "writing");
   check_op(session, t, false);
+  check_flash(session, t);
   // DMA reads complete at the end of their completion step: what they deliver is what is there now.
   for (const DmaRead& d : dma_) {
     if (d.completes != t) continue;

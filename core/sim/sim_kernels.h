@@ -1,6 +1,12 @@
-// Kernels of the simulated MCU: int8 operators on raw bytes, as a TFLM-style runtime would run them.
+// Kernels of the simulated MCU, on raw bytes, in three families:
+// - model kernels (detail/model_kernels.h): ops of imported networks whose tensors carry
+//   quantization or float32 data run with TFLite Micro's reference arithmetic (int8) or in float32;
+// - a byte-level stand-in for any op no kernel can run (an unknown kind, an unsupported type or
+//   option): it reads every input byte and writes every output byte (`mix` below), so the plan
+//   oracles still hold for the whole model, but its output bytes are not the model's;
+// - the simplified int8 kernels below, for hand-written graphs (no quantization).
 //
-// Quantisation is deliberately simplified (it is a memory simulator, not an accuracy tool):
+// For hand-written graphs, quantisation is deliberately simplified (it is a memory simulator, not an accuracy tool):
 // - every int8 tensor is symmetric (zero point 0); weights are int8, biases int32;
 // - conv / depthwise / dense accumulate in int32 and requantise with one power-of-two scale:
 //   y = saturate_int8(round_half_up(acc / 2^shift)), shift from the op's "shift" attribute or,
@@ -15,6 +21,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -78,7 +85,8 @@ struct KernelWork {
 
 enum class KernelKind {
   kMix, kConv2d, kDepthwiseConv2d, kFullyConnected, kAdd, kRelu, kRelu6, kMaxPool2d, kAvgPool2d,
-  kConcat, kReshape, kSoftmax
+  kConcat, kReshape, kSoftmax,
+  kModel  // a model kernel (TFLM arithmetic or float32): KernelPlan::run
 };
 const char* kernel_name(KernelKind k);
 
@@ -97,9 +105,19 @@ struct KernelPlan {
   std::vector<int64_t> chunk;   // concat: bytes per outer step of each input
   uint64_t salt = 0;            // mix
   KernelWork work;              // what one invocation costs (macs, alu ops)
+  // kModel: the prepared kernel and its name ("conv_2d int8"), a string literal.
+  const char* model_kernel = nullptr;
+  std::function<void(const Operand* in, const Operand* out)> run;
+  // kMix standing in for an op no kernel can run (`note` says why): its outputs are not the model's.
+  bool stand_in = false;
 };
 
-// Chooses and checks the kernel for an op (attrs as in the shape unit: kernel[_h/_w],
+// What reports call the kernel of a plan: "conv_2d int8", "stand-in", "mix", "conv2d", ...
+const char* plan_kernel_name(const KernelPlan& plan);
+
+// Chooses the kernel for an op. An op whose tensors carry quantization or float32 shapes (an
+// imported network) gets its model kernel, or the stand-in with the reason in `note`: it is never
+// refused. Otherwise, for hand-written graphs: checks the kernel for an op (attrs as in the shape unit: kernel[_h/_w],
 // stride[_h/_w], padding 0 valid / 1 same, pad[_h/_w], filters, units, axis, plus "shift").
 // A known kind runs its kernel when the graph describes it: activation shapes, and weights as a
 // constant tensor or as attrs (kernel + filters / units; the simulator then generates them);

@@ -141,6 +141,17 @@ void ArenaSimulator::check_op(int session, Step t, bool loading) {
   }
 }
 
+void ArenaSimulator::check_flash(int session, Step t) {
+  if (!options_.oracles || flash_.empty()) return;
+  if (std::memcmp(flash_.data(), flash_image_.data(), flash_.size()) == 0) return;
+  Bytes lo, hi;
+  diff_span(flash_.data(), flash_image_.data(), static_cast<Bytes>(flash_.size()), lo, hi);
+  report({"flash",
+          "op " + g_.ops[live_.order[t]].name + " wrote the read-only constants in flash at " + span_text(lo, hi),
+          run_, session, t});
+  std::memcpy(flash_.data(), flash_image_.data(), flash_.size());  // restore: report each writer once
+}
+
 void ArenaSimulator::check_guards() {
   if (!options_.oracles) return;
   for (int r = 0; r < regions_; ++r) {

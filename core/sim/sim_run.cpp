@@ -100,10 +100,44 @@ SimReport run_planned(const Graph& g, const LiveAnalysis& live, const ArenaLayou
   r.foreign_write_count = planned.foreign_write_count();
   r.violations = planned.violations();
   r.violation_count = planned.violation_count();
+  const uint8_t* cap = planned.captured(0, 0);
+  for (TensorId y : g.outputs) {
+    const Bytes n = g.tensors[y].bytes;
+    r.outputs.emplace_back(cap, cap + n);
+    cap += n;
+  }
+  for (size_t i = 0; i < g.inputs.size() && i < options.inputs.size(); ++i)
+    if (!options.inputs[i].empty()) r.fed_inputs.push_back(g.tensors[g.inputs[i]].name);
+  for (const OpStats& s : r.per_op)
+    if (s.stand_in) r.stand_ins.emplace_back(g.ops[s.op].name, s.note);
+  // In a graph that carries model data (an imported network), a constant without data (the output
+  // of an op folded at import, weights past a 2 GB file) was generated: say so.
+  const bool carries_data = std::any_of(g.tensors.begin(), g.tensors.end(), [](const Tensor& t) { return t.data != nullptr; });
+  for (const Tensor& t : g.tensors)
+    if (carries_data && t.constant && !t.data && !t.consumers.empty()) r.generated_constants.push_back(t.name);
   return r;
 }
 
 }  // namespace
+
+std::vector<std::vector<uint8_t>> input_buffers(const Graph& g, const std::map<std::string, std::vector<uint8_t>>& by_name) {
+  std::vector<std::vector<uint8_t>> out(g.inputs.size());
+  for (const auto& [name, bytes] : by_name) {
+    auto t = g.find_tensor(name);
+    if (!t || !g.is_input(*t)) {
+      std::string known;
+      for (TensorId i : g.inputs) known += (known.empty() ? "" : ", ") + g.tensors[i].name;
+      throw InputError("input " + name, "is not a graph input (inputs: " + known + ")");
+    }
+    const Tensor& tensor = g.tensors[*t];
+    if (static_cast<Bytes>(bytes.size()) != tensor.bytes)
+      throw InputError("input " + name, "has " + std::to_string(bytes.size()) + " bytes; tensor " + name + " holds " +
+                                            std::to_string(tensor.bytes));
+    const size_t index = static_cast<size_t>(std::find(g.inputs.begin(), g.inputs.end(), *t) - g.inputs.begin());
+    out[index] = bytes;
+  }
+  return out;
+}
 
 SimReport simulate_layout(const Graph& g, const LiveAnalysis& live, const ArenaLayout& layout, const SimOptions& options) {
   const std::unique_ptr<ArenaSimulator> reference = reference_simulator(g, live, options);
@@ -128,6 +162,7 @@ SimSetup prepare_simulation(const Graph& g, const SimRequest& req) {
   options.sessions = req.sessions;
   options.shared_arena = req.shared_arena;
   options.seed = req.seed;
+  options.inputs = input_buffers(g, req.input_bytes);
   if (req.shared_arena && req.sessions < 2) throw InputError("shared-arena", "needs --sessions 2 or more");
 
   bool ignore_async = false;
@@ -211,6 +246,12 @@ JsonOut simulation_json(const Graph& g, const SimReport& r) {
   j["shared_arena"] = r.shared_arena;
   j["seed"] = r.seed;
   j["injected"] = r.injected;
+  JsonOut stand_ins = JsonOut::array();
+  for (const auto& [op, why] : r.stand_ins) stand_ins.push_back({{"op", op}, {"why", why}});
+  j["stand_ins"] = stand_ins;
+  j["generated_constants"] = r.generated_constants;
+  j["fed_inputs"] = r.fed_inputs;
+  j["outputs_are_the_model"] = r.stand_ins.empty() && r.generated_constants.empty();
   return j;
 }
 

@@ -164,7 +164,9 @@ WhatIfReport run_whatif(const Graph& input, const std::vector<WhatIfSpec>& specs
   if (pooled) {
     r.outputs_check = "not compared";
     r.outputs_note = "pooled models run under renamed tensors; each plan is still checked by the simulator's oracles";
-  } else if (changes_values(cur)) {
+  } else if (changes_values(cur) && !changes_values(original)) {
+    // Quantize ops the steps inserted change values by design; a model's own quantize ops do not
+    // stop the comparison below.
     r.outputs_check = "tolerance";
     r.outputs_note = "quantize/dequantize change values by design: every dequantized element is within scale/2 of "
                      "the original (scale = max|x|/127); later kernels see the rounded values";
@@ -256,7 +258,9 @@ std::string whatif_text(const WhatIfReport& r) {
     o << std::left << std::setw(34) << name.substr(0, 33) << std::right << std::setw(12) << kib(f.peak_bytes)
       << std::setw(12) << kib(f.arena_bytes) << std::setw(12) << cycles(f) << std::setw(14) << fits(f) << "  "
       << (f.verified ? "verified" : "UNVERIFIED")
-      << (f.simulated ? (f.sim_ok ? ", simulated ok" : ", SIMULATION FAILED") : "") << note << "\n";
+      << (f.simulated ? (f.sim_ok ? ", simulated ok" : ", SIMULATION FAILED")
+                      : ", not simulated (" + (f.sim_error.empty() ? std::string("simulation off") : f.sim_error) + ")")
+      << note << "\n";
   };
   row("before", r.before, "");
   for (const WhatIfStep& s : r.steps) {

@@ -12,11 +12,6 @@
 namespace arenaplan::tflm {
 namespace {
 
-// QuantizationParameters is an opaque table in our schema subset: its fields are read by slot
-// (field id n lives at vtable offset 4 + 2n), each checked by the verifier before it is used.
-constexpr flatbuffers::voffset_t kQuantScale = 4 + 2 * 2;      // scale:[float]
-constexpr flatbuffers::voffset_t kQuantZeroPoint = 4 + 2 * 3;  // zero_point:[long]
-
 std::string tensor_place(size_t s, size_t i, const std::string& name) {
   std::string w = "subgraph " + std::to_string(s) + " tensor " + std::to_string(i);
   return name.empty() ? w : w + " (" + name + ")";
@@ -24,17 +19,11 @@ std::string tensor_place(size_t s, size_t i, const std::string& name) {
 
 // The number of quantization channels TFLM gives a TfLiteTensor: scale count when both scale and
 // zero_point are non-empty (InitializeTfLiteTensorFromFlatbuffer), else 0.
-int32_t quant_channels(const tfl::Opaque* q, flatbuffers::Verifier& v, const std::string& where) {
-  if (!q) return 0;
-  const auto* t = reinterpret_cast<const flatbuffers::Table*>(q);
-  if (!t->VerifyTableStart(v) || !t->VerifyOffset(v, kQuantScale) || !t->VerifyOffset(v, kQuantZeroPoint))
-    throw InputError(where, "quantization table is malformed");
-  const auto* scale = t->GetPointer<const flatbuffers::Vector<float>*>(kQuantScale);
-  const auto* zero = t->GetPointer<const flatbuffers::Vector<int64_t>*>(kQuantZeroPoint);
-  if (!v.VerifyVector(scale) || !v.VerifyVector(zero)) throw InputError(where, "quantization vectors are malformed");
-  v.EndTable();
-  if (!scale || !zero || scale->size() == 0 || zero->size() == 0) return 0;
-  return static_cast<int32_t>(scale->size());
+// Channels of a tensor's quantization (0 without scales): the model was verified as a whole by
+// VerifyModelBuffer, QuantizationParameters included.
+int32_t quant_channels(const tfl::QuantizationParameters* q) {
+  if (!q || !q->scale() || !q->zero_point() || q->scale()->size() == 0 || q->zero_point()->size() == 0) return 0;
+  return static_cast<int32_t>(q->scale()->size());
 }
 
 std::vector<int32_t> int_vector(const flatbuffers::Vector<int32_t>* v) {
@@ -110,7 +99,6 @@ Model read_model(std::string_view input) {
   if (!model->subgraphs() || model->subgraphs()->size() == 0) throw InputError("model", "has no subgraphs");
   const uint32_t n_buffers = model->buffers() ? model->buffers()->size() : 0;
   const uint32_t n_codes = model->operator_codes() ? model->operator_codes()->size() : 0;
-  flatbuffers::Verifier fields(base, input.size());  // for the fields our schema keeps opaque
 
   Model out;
   for (flatbuffers::uoffset_t s = 0; s < model->subgraphs()->size(); ++s) {
@@ -142,7 +130,7 @@ Model read_model(std::string_view input) {
           throw InputError(where, "element count overflows TFLM's int");
       }
       t.bytes = elements * size;
-      t.quant_channels = quant_channels(ft->quantization(), fields, where);
+      t.quant_channels = quant_channels(ft->quantization());
       g.tensors.push_back(std::move(t));
     }
     auto check = [&](int32_t t, const std::string& where, bool optional) {

@@ -1,0 +1,153 @@
+// The registry of "model" kernels: ops of imported networks run with TFLite Micro's reference
+// arithmetic (int8, from the tensors' quantization) or in float32. Internal to core/sim.
+//
+// Adding a kernel = one prepare function + one registration line (model_kernels.cpp):
+//   ModelKernel prepare_my_op(const KernelContext& c) {
+//     ...check shapes and types with c.require / c.unsupported, compute parameters once...
+//     ModelKernel k{"my_op int8"};
+//     k.work.alu_ops = n;
+//     k.run = [=](const Operand* in, const Operand* out) { /* read in[i].data, write out[0].data */ };
+//     return k;
+//   }
+//   {"my_op", prepare_my_op},   // in kModelKernels, under the op kind (TFLite's lowercase name)
+// A prepare function that cannot run the op (a type, option or shape it does not handle) calls
+// c.unsupported(why): the op then runs as a byte-level stand-in and the report names it.
+#pragma once
+
+#include <cstring>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "core/graph/graph.h"
+#include "core/sim/detail/tflm_math.h"
+#include "core/sim/sim_kernels.h"
+
+namespace arenaplan::sim {
+
+// Why a model kernel cannot run an op (becomes the stand-in's note).
+struct Unsupported {
+  std::string why;
+};
+
+struct ModelKernel {
+  explicit ModelKernel(const char* kernel_name = "") : name(kernel_name) {}
+  const char* name;  // "conv_2d int8": a string literal (reports keep the pointer)
+  KernelWork work;
+  std::function<void(const Operand* in, const Operand* out)> run;  // operands as op.inputs / op.outputs
+};
+
+// What a prepare function reads: the op, its tensors, attrs and quantization.
+struct KernelContext {
+  const Graph& g;
+  const Op& op;
+
+  size_t inputs() const { return op.inputs.size(); }
+  size_t outputs() const { return op.outputs.size(); }
+  const Tensor& in(size_t i) const;  // unsupported() when the op has fewer inputs
+  const Tensor& out(size_t i) const;
+  std::vector<int64_t> dims(const Tensor& t) const;
+  int64_t count(const Tensor& t) const;  // elements
+  int64_t attr(const char* name, int64_t fallback) const;
+  float attr_float(const char* name, float fallback) const;  // attrs holding a float's bit pattern
+  [[noreturn]] void unsupported(const std::string& why) const;
+  void require(bool ok, const std::string& why) const {
+    if (!ok) unsupported(why);
+  }
+  bool is(const Tensor& t, DType d) const { return t.dtype == d; }
+  // Per-tensor quantization (scale, zero point); unsupported() when absent or per-channel.
+  float scale(const Tensor& t) const;
+  int32_t zero_point(const Tensor& t) const;
+  // Scales of a weight tensor, one per output channel (a per-tensor scale repeated).
+  std::vector<double> channel_scales(const Tensor& t, int64_t channels) const;
+  // The constant int32/int64 values of an operand (axes, paddings, permutations).
+  std::vector<int64_t> const_ints(const Tensor& t) const;
+  // The fused activation's clamp range for an int8 output (TFLM's CalculateActivationRangeQuantized).
+  void activation_range_int8(const Tensor& out, int32_t& lo, int32_t& hi) const;
+  void activation_range_float(float& lo, float& hi) const;
+};
+
+using PrepareKernel = ModelKernel (*)(const KernelContext&);
+
+// The kernel of an op kind, or nullptr.
+PrepareKernel find_model_kernel(const std::string& kind);
+
+// True when the op carries model arithmetic: a tensor with quantization or model data, or a
+// shaped activation that is not int8. It runs a model kernel or a stand-in, never the simplified
+// kernels of hand-written graphs.
+bool uses_model_kernels(const Graph& g, const Op& op);
+
+// Kernel families (kernels_*.cpp).
+ModelKernel prepare_conv_2d(const KernelContext& c);
+ModelKernel prepare_depthwise_conv_2d(const KernelContext& c);
+ModelKernel prepare_fully_connected(const KernelContext& c);
+ModelKernel prepare_average_pool_2d(const KernelContext& c);
+ModelKernel prepare_max_pool_2d(const KernelContext& c);
+ModelKernel prepare_mean(const KernelContext& c);
+ModelKernel prepare_add(const KernelContext& c);
+ModelKernel prepare_sub(const KernelContext& c);
+ModelKernel prepare_mul(const KernelContext& c);
+ModelKernel prepare_relu(const KernelContext& c);
+ModelKernel prepare_relu6(const KernelContext& c);
+ModelKernel prepare_logistic(const KernelContext& c);
+ModelKernel prepare_tanh(const KernelContext& c);
+ModelKernel prepare_hard_swish(const KernelContext& c);
+ModelKernel prepare_softmax(const KernelContext& c);
+ModelKernel prepare_quantize(const KernelContext& c);
+ModelKernel prepare_dequantize(const KernelContext& c);
+ModelKernel prepare_reshape(const KernelContext& c);
+ModelKernel prepare_concatenation(const KernelContext& c);
+ModelKernel prepare_pad(const KernelContext& c);
+ModelKernel prepare_transpose(const KernelContext& c);
+ModelKernel prepare_strided_slice(const KernelContext& c);
+ModelKernel prepare_resize_bilinear(const KernelContext& c);
+ModelKernel prepare_depth_to_space(const KernelContext& c);
+
+// Element access helpers for kernels.
+template <class T>
+inline const T* as(const Operand& o) {
+  return reinterpret_cast<const T*>(o.data);
+}
+template <class T>
+inline T* as_mut(const Operand& o) {
+  return reinterpret_cast<T*>(o.data);
+}
+
+// Broadcast of two shapes (numpy rules) onto an output shape: per output element, the index of
+// each input. Precomputed strides; `visit(i_out, i_a, i_b)` in output order.
+struct Broadcast2 {
+  std::vector<int64_t> out_dims, a_strides, b_strides;  // right-aligned to out_dims
+  bool same = false;                                     // no broadcast: every index equal
+  template <class F>
+  void each(F&& visit) const;
+};
+// unsupported() unless a and b broadcast onto `out`.
+Broadcast2 make_broadcast(const KernelContext& c, const std::vector<int64_t>& a, const std::vector<int64_t>& b,
+                          const std::vector<int64_t>& out);
+
+template <class F>
+void Broadcast2::each(F&& visit) const {
+  int64_t n = 1;
+  for (int64_t d : out_dims) n *= d;
+  if (same) {
+    for (int64_t i = 0; i < n; ++i) visit(i, i, i);
+    return;
+  }
+  const size_t rank = out_dims.size();
+  int64_t idx[8] = {0};
+  int64_t ia = 0, ib = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    visit(i, ia, ib);
+    for (size_t d = rank; d-- > 0;) {  // odometer step
+      ++idx[d];
+      ia += a_strides[d];
+      ib += b_strides[d];
+      if (idx[d] < out_dims[d]) break;
+      ia -= a_strides[d] * idx[d];
+      ib -= b_strides[d] * idx[d];
+      idx[d] = 0;
+    }
+  }
+}
+
+}  // namespace arenaplan::sim

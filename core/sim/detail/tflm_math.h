@@ -1,0 +1,43 @@
+// The fixed-point arithmetic of TFLite Micro's reference kernels, written from its documented
+// semantics (tensorflow/lite/kernels/internal/common.h, quantization_util.cc, gemmlowp's
+// fixedpoint.h): the same multipliers, shifts and rounding, so int8 kernels built on these give
+// TFLM's output bytes. Double rounding (TFLITE_SINGLE_ROUNDING off), TFLM's default.
+#pragma once
+
+#include <cstdint>
+
+namespace arenaplan::sim::tflm {
+
+// A real multiplier as a Q31 significand and a power-of-two exponent: m * 2^shift / 2^31.
+struct Multiplier {
+  int32_t value = 0;
+  int shift = 0;  // > 0: left shift
+};
+// TFLM's QuantizeMultiplier: frexp, round half away from zero to Q31, 2^31 folded into the shift,
+// shifts below -31 flushed to zero.
+Multiplier quantize_multiplier(double real);
+
+// gemmlowp: (a * b * 2 + 2^31 rounding) >> 32 with saturation of INT32_MIN * INT32_MIN.
+int32_t saturating_rounding_doubling_high_mul(int32_t a, int32_t b);
+// gemmlowp: arithmetic right shift rounding half away from zero.
+int32_t rounding_divide_by_pot(int32_t x, int exponent);
+// TFLM: x * m * 2^shift with the double rounding above (left shift before the multiply).
+int32_t multiply_by_quantized_multiplier(int32_t x, Multiplier m);
+// The int64 variant (16-bit inputs), used by nothing int8 today but kept beside its twin.
+int32_t multiply_by_quantized_multiplier_smaller_than_one(int32_t x, Multiplier m);  // shift <= 0
+int32_t multiply_by_quantized_multiplier_greater_than_one(int32_t x, Multiplier m);  // shift >= 0
+
+// gemmlowp fixed point over int32 raws, `integer_bits` bits before the binary point.
+int32_t fp_exp_on_negative_values(int32_t a, int integer_bits);  // result has 0 integer bits
+int32_t fp_one_over_one_plus_x_for_x_in_0_1(int32_t a);          // 0 integer bits in and out
+int32_t fp_logistic(int32_t a, int integer_bits);                 // result has 0 integer bits
+int32_t fp_tanh(int32_t a, int integer_bits);                     // result has 0 integer bits
+// SaturatingRoundingMultiplyByPOT: saturating left shift (exponent > 0) or rounding right shift.
+int32_t saturating_rounding_multiply_by_pot(int32_t x, int exponent);
+// TFLM's GetReciprocal: 1 / x for x with `integer_bits`, as a Q0.31 and the bits above one.
+int32_t get_reciprocal(int32_t x, int integer_bits, int* num_bits_over_unit);
+
+// TfLiteRound: round half away from zero.
+float round_half_away(float x);
+
+}  // namespace arenaplan::sim::tflm

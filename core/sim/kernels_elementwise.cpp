@@ -1,0 +1,283 @@
+// Model kernels that map elements: ADD, SUB, MUL (with broadcasting), RELU, RELU6, LOGISTIC,
+// TANH, HARD_SWISH, QUANTIZE, DEQUANTIZE; int8 with TFLM's reference arithmetic, and float32.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "core/sim/detail/model_kernels.h"
+
+namespace arenaplan::sim {
+
+namespace {
+
+inline int8_t clamp8(int32_t v, int32_t lo = -128, int32_t hi = 127) { return static_cast<int8_t>(std::clamp(v, lo, hi)); }
+
+// Input 1 of a binary op; an op reading one tensor twice (x * x) lists it once.
+const Tensor& second(const KernelContext& c) { return c.inputs() > 1 ? c.in(1) : c.in(0); }
+inline const Operand& second(const Operand* in, bool same) { return same ? in[0] : in[1]; }
+
+enum class Binary { kAdd, kSub, kMul };
+
+ModelKernel prepare_binary(const KernelContext& c, Binary op) {
+  const Tensor &at = c.in(0), &bt = second(c), &yt = c.out(0);
+  const bool same = c.inputs() == 1;
+  const Broadcast2 bc = make_broadcast(c, c.dims(at), c.dims(bt), c.dims(yt));
+  const char* base = op == Binary::kAdd ? "add" : op == Binary::kSub ? "sub" : "mul";
+  ModelKernel k;
+  k.work.alu_ops = c.count(yt);
+  if (c.is(at, DType::kInt8) && c.is(bt, DType::kInt8) && c.is(yt, DType::kInt8)) {
+    k.name = op == Binary::kAdd ? "add int8" : op == Binary::kSub ? "sub int8" : "mul int8";
+    int32_t lo, hi;
+    c.activation_range_int8(yt, lo, hi);
+    const int32_t a_off = -c.zero_point(at), b_off = -c.zero_point(bt), y_off = c.zero_point(yt);
+    if (op == Binary::kMul) {
+      const tflm::Multiplier m = tflm::quantize_multiplier(static_cast<double>(c.scale(at)) *
+                                                           static_cast<double>(c.scale(bt)) /
+                                                           static_cast<double>(c.scale(yt)));
+      k.run = [=](const Operand* in, const Operand* out) {
+        const int8_t *a = as<int8_t>(in[0]), *b = as<int8_t>(second(in, same));
+        int8_t* y = as_mut<int8_t>(out[0]);
+        bc.each([&](int64_t i, int64_t ia, int64_t ib) {
+          const int32_t v = y_off + tflm::multiply_by_quantized_multiplier((a[ia] + a_off) * (b[ib] + b_off), m);
+          y[i] = clamp8(v, lo, hi);
+        });
+      };
+      return k;
+    }
+    // TFLM's add/sub: both inputs onto twice the larger scale with 20 bits of headroom.
+    constexpr int kLeftShift = 20;
+    const double twice_max = 2 * static_cast<double>(std::max(c.scale(at), c.scale(bt)));
+    const tflm::Multiplier ma = tflm::quantize_multiplier(static_cast<double>(c.scale(at)) / twice_max);
+    const tflm::Multiplier mb = tflm::quantize_multiplier(static_cast<double>(c.scale(bt)) / twice_max);
+    const tflm::Multiplier my =
+        tflm::quantize_multiplier(twice_max / ((1 << kLeftShift) * static_cast<double>(c.scale(yt))));
+    const bool subtract = op == Binary::kSub;
+    k.run = [=](const Operand* in, const Operand* out) {
+      const int8_t *a = as<int8_t>(in[0]), *b = as<int8_t>(second(in, same));
+      int8_t* y = as_mut<int8_t>(out[0]);
+      bc.each([&](int64_t i, int64_t ia, int64_t ib) {
+        const int32_t sa = tflm::multiply_by_quantized_multiplier_smaller_than_one((a[ia] + a_off) * (1 << kLeftShift), ma);
+        const int32_t sb = tflm::multiply_by_quantized_multiplier_smaller_than_one((b[ib] + b_off) * (1 << kLeftShift), mb);
+        const int32_t raw = subtract ? sa - sb : sa + sb;
+        y[i] = clamp8(tflm::multiply_by_quantized_multiplier_smaller_than_one(raw, my) + y_off, lo, hi);
+      });
+    };
+    return k;
+  }
+  c.require(c.is(at, DType::kFloat32) && c.is(bt, DType::kFloat32) && c.is(yt, DType::kFloat32),
+            std::string(base) + " runs int8 or float32");
+  k.name = op == Binary::kAdd ? "add float32" : op == Binary::kSub ? "sub float32" : "mul float32";
+  float lo, hi;
+  c.activation_range_float(lo, hi);
+  k.run = [=](const Operand* in, const Operand* out) {
+    const float *a = as<float>(in[0]), *b = as<float>(second(in, same));
+    float* y = as_mut<float>(out[0]);
+    bc.each([&](int64_t i, int64_t ia, int64_t ib) {
+      const float v = op == Binary::kAdd ? a[ia] + b[ib] : op == Binary::kSub ? a[ia] - b[ib] : a[ia] * b[ib];
+      y[i] = std::min(std::max(v, lo), hi);
+    });
+  };
+  return k;
+}
+
+// One input, one output of the same element count and type.
+int64_t unary_count(const KernelContext& c) {
+  c.require(c.inputs() == 1 && c.outputs() == 1, "expects one input and one output");
+  const int64_t n = c.count(c.out(0));
+  c.require(c.count(c.in(0)) == n, "input and output element counts differ");
+  return n;
+}
+
+template <class F>
+ModelKernel map_int8(const char* name, int64_t n, F f) {
+  ModelKernel k{name};
+  k.work.alu_ops = n;
+  k.run = [=](const Operand* in, const Operand* out) {
+    const int8_t* x = as<int8_t>(in[0]);
+    int8_t* y = as_mut<int8_t>(out[0]);
+    for (int64_t i = 0; i < n; ++i) y[i] = f(x[i]);
+  };
+  return k;
+}
+
+template <class F>
+ModelKernel map_float(const char* name, int64_t n, F f) {
+  ModelKernel k{name};
+  k.work.alu_ops = n;
+  k.run = [=](const Operand* in, const Operand* out) {
+    const float* x = as<float>(in[0]);
+    float* y = as_mut<float>(out[0]);
+    for (int64_t i = 0; i < n; ++i) y[i] = f(x[i]);
+  };
+  return k;
+}
+
+bool int8_io(const KernelContext& c) { return c.is(c.in(0), DType::kInt8) && c.is(c.out(0), DType::kInt8); }
+bool float_io(const KernelContext& c) { return c.is(c.in(0), DType::kFloat32) && c.is(c.out(0), DType::kFloat32); }
+
+// LOGISTIC / TANH int8: the input onto Q4.27 (TFLM: frexp of scale x 2^27, no 2^31 folding),
+// inputs beyond the radius saturate.
+struct Q4Input {
+  int32_t zero_point = 0, radius = 0;
+  tflm::Multiplier m;
+};
+Q4Input q4_input(const KernelContext& c) {
+  Q4Input q;
+  q.zero_point = c.zero_point(c.in(0));
+  const double real = static_cast<double>(c.scale(c.in(0))) * static_cast<double>(1 << (31 - 4));
+  const double f = std::frexp(real, &q.m.shift);
+  q.m.value = static_cast<int32_t>(static_cast<int64_t>(std::round(f * static_cast<double>(int64_t{1} << 31))));
+  const double radius = 1.0 * ((1 << 4) - 1) * static_cast<double>(int64_t{1} << (31 - 4)) /
+                        static_cast<double>(int64_t{1} << q.m.shift);
+  q.radius = static_cast<int32_t>(std::floor(radius));
+  return q;
+}
+
+}  // namespace
+
+ModelKernel prepare_add(const KernelContext& c) { return prepare_binary(c, Binary::kAdd); }
+ModelKernel prepare_sub(const KernelContext& c) { return prepare_binary(c, Binary::kSub); }
+ModelKernel prepare_mul(const KernelContext& c) { return prepare_binary(c, Binary::kMul); }
+
+ModelKernel prepare_relu(const KernelContext& c) {
+  const int64_t n = unary_count(c);
+  if (int8_io(c)) {
+    // TFLM requantises: output offset + multiplier x (x - input zero point), clamped at real 0.
+    const Tensor &xt = c.in(0), &yt = c.out(0);
+    const tflm::Multiplier m = tflm::quantize_multiplier(static_cast<double>(c.scale(xt) / c.scale(yt)));
+    const int32_t in_zp = c.zero_point(xt), out_zp = c.zero_point(yt);
+    const int32_t lo = std::max(-128, out_zp + static_cast<int32_t>(std::round(0.0f / c.scale(yt))));
+    return map_int8("relu int8", n, [=](int8_t x) {
+      return clamp8(out_zp + tflm::multiply_by_quantized_multiplier(x - in_zp, m), lo, 127);
+    });
+  }
+  c.require(float_io(c), "relu runs int8 or float32");
+  return map_float("relu float32", n, [](float x) { return x < 0.f ? 0.f : x; });
+}
+
+ModelKernel prepare_relu6(const KernelContext& c) {
+  const int64_t n = unary_count(c);
+  if (int8_io(c)) {
+    // TFLM clamps in the input's quantization to [zero point, quantized 6.0].
+    const Tensor& xt = c.in(0);
+    const int32_t zero = c.zero_point(xt);
+    const int32_t six = std::clamp(static_cast<int32_t>(std::round(6.0f / c.scale(xt))) + zero, -128, 127);
+    return map_int8("relu6 int8", n, [=](int8_t x) { return clamp8(x, zero, six); });
+  }
+  c.require(float_io(c), "relu6 runs int8 or float32");
+  return map_float("relu6 float32", n, [](float x) { return x > 6.f ? 6.f : x < 0.f ? 0.f : x; });
+}
+
+ModelKernel prepare_logistic(const KernelContext& c) {
+  const int64_t n = unary_count(c);
+  if (int8_io(c)) {
+    c.require(c.zero_point(c.out(0)) == -128, "int8 logistic needs output zero point -128 (TFLM)");
+    const Q4Input q = q4_input(c);
+    return map_int8("logistic int8", n, [=](int8_t x) -> int8_t {
+      const int32_t v = x - q.zero_point;
+      if (v <= -q.radius) return -128;
+      if (v >= q.radius) return 127;
+      const int32_t q0 = tflm::fp_logistic(tflm::multiply_by_quantized_multiplier(v, q.m), 4);
+      return clamp8(tflm::rounding_divide_by_pot(q0, 31 - 8) - 128);
+    });
+  }
+  c.require(float_io(c), "logistic runs int8 or float32");
+  return map_float("logistic float32", n, [](float x) {
+    if (x > 16.619047164916992188f) return 1.0f;
+    if (x < -9.f) return std::exp(x);
+    return 1.f / (1.f + std::exp(-x));
+  });
+}
+
+ModelKernel prepare_tanh(const KernelContext& c) {
+  const int64_t n = unary_count(c);
+  if (int8_io(c)) {
+    const Q4Input q = q4_input(c);
+    return map_int8("tanh int8", n, [=](int8_t x) -> int8_t {
+      const int32_t v = x - q.zero_point;
+      if (v <= -q.radius) return -128;
+      if (v >= q.radius) return 127;
+      const int32_t q0 = tflm::fp_tanh(tflm::multiply_by_quantized_multiplier(v, q.m), 4);
+      return clamp8(tflm::rounding_divide_by_pot(q0, 31 - 7));
+    });
+  }
+  c.require(float_io(c), "tanh runs int8 or float32");
+  return map_float("tanh float32", n, [](float x) { return std::tanh(x); });
+}
+
+namespace {
+
+// QUANTIZE to an integer type: from float32 (round(x / scale) + zero point) or requantising an
+// integer input (TFLM's Requantize: multiplier in_scale / out_scale on x - input zero point).
+template <class Out>
+ModelKernel quantize_to(const KernelContext& c, int64_t n) {
+  const Tensor &xt = c.in(0), &yt = c.out(0);
+  const float out_scale = c.scale(yt);
+  const int32_t out_zp = c.zero_point(yt);
+  constexpr int32_t lo = std::numeric_limits<Out>::min(), hi = std::numeric_limits<Out>::max();
+  ModelKernel k;
+  k.work.alu_ops = n;
+  if (c.is(xt, DType::kFloat32)) {
+    k.name = sizeof(Out) == 1 ? "quantize float32->int8" : "quantize float32->int16";
+    k.run = [=](const Operand* in, const Operand* out) {
+      const float* x = as<float>(in[0]);
+      Out* y = as_mut<Out>(out[0]);
+      for (int64_t i = 0; i < n; ++i)
+        y[i] = static_cast<Out>(std::clamp(static_cast<int32_t>(tflm::round_half_away(x[i] / out_scale)) + out_zp, lo, hi));
+    };
+    return k;
+  }
+  const tflm::Multiplier m = tflm::quantize_multiplier(static_cast<double>(c.scale(xt)) / static_cast<double>(out_scale));
+  const int32_t in_zp = c.zero_point(xt);
+  auto requantize = [=](auto* x, Out* y) {
+    for (int64_t i = 0; i < n; ++i)
+      y[i] = static_cast<Out>(std::clamp(tflm::multiply_by_quantized_multiplier(x[i] - in_zp, m) + out_zp, lo, hi));
+  };
+  if (c.is(xt, DType::kInt8)) {
+    k.name = sizeof(Out) == 1 ? "quantize int8->int8" : "quantize int8->int16";
+    k.run = [=](const Operand* in, const Operand* out) { requantize(as<int8_t>(in[0]), as_mut<Out>(out[0])); };
+    return k;
+  }
+  c.require(c.is(xt, DType::kInt16), "quantize runs from float32, int8 or int16");
+  k.name = sizeof(Out) == 1 ? "quantize int16->int8" : "quantize int16->int16";
+  k.run = [=](const Operand* in, const Operand* out) { requantize(as<int16_t>(in[0]), as_mut<Out>(out[0])); };
+  return k;
+}
+
+}  // namespace
+
+ModelKernel prepare_quantize(const KernelContext& c) {
+  const int64_t n = unary_count(c);
+  if (c.is(c.out(0), DType::kInt16)) return quantize_to<int16_t>(c, n);
+  c.require(c.is(c.out(0), DType::kInt8), "quantize runs to int8 or int16");
+  return quantize_to<int8_t>(c, n);
+}
+
+ModelKernel prepare_dequantize(const KernelContext& c) {
+  const int64_t n = unary_count(c);
+  const Tensor &xt = c.in(0), &yt = c.out(0);
+  c.require(c.is(yt, DType::kFloat32), "dequantize runs to float32 only");
+  ModelKernel k;
+  k.work.alu_ops = n;
+  if (c.is(xt, DType::kFloat16)) {
+    k.name = "dequantize float16->float32";
+    k.run = [=](const Operand* in, const Operand* out) {
+      const uint16_t* x = as<uint16_t>(in[0]);
+      float* y = as_mut<float>(out[0]);
+      for (int64_t i = 0; i < n; ++i) y[i] = float16_to_float32(x[i]);
+    };
+    return k;
+  }
+  c.require(c.is(xt, DType::kInt8), "dequantize runs from int8 or float16");
+  k.name = "dequantize int8->float32";
+  const double scale = c.scale(xt);
+  const int32_t zp = c.zero_point(xt);
+  k.run = [=](const Operand* in, const Operand* out) {
+    const int8_t* x = as<int8_t>(in[0]);
+    float* y = as_mut<float>(out[0]);
+    for (int64_t i = 0; i < n; ++i) y[i] = static_cast<float>(scale * (x[i] - zp));
+  };
+  return k;
+}
+
+}  // namespace arenaplan::sim

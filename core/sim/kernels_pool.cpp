@@ -1,0 +1,187 @@
+// Model kernels that reduce windows or axes: AVERAGE_POOL_2D, MAX_POOL_2D, MEAN (int8 with TFLM's
+// reference arithmetic, float32).
+#include <algorithm>
+#include <limits>
+
+#include "core/sim/detail/model_kernels.h"
+
+namespace arenaplan::sim {
+
+namespace {
+
+struct PoolGeom {
+  int64_t n = 1, h = 1, w = 1, c = 1, kh = 1, kw = 1, oh = 1, ow = 1;
+  int64_t stride_h = 1, stride_w = 1, pad_h = 0, pad_w = 0;
+};
+
+PoolGeom pool_geometry(const KernelContext& c) {
+  const auto x = c.dims(c.in(0)), y = c.dims(c.out(0));
+  c.require(x.size() == 4 && y.size() == 4, "input and output must be NHWC (rank 4)");
+  PoolGeom g;
+  g.n = x[0], g.h = x[1], g.w = x[2], g.c = x[3];
+  g.oh = y[1], g.ow = y[2];
+  g.kh = c.attr("kernel_h", -1), g.kw = c.attr("kernel_w", -1);
+  g.stride_h = c.attr("stride_h", 1), g.stride_w = c.attr("stride_w", 1);
+  g.pad_h = c.attr("pad_h", 0), g.pad_w = c.attr("pad_w", 0);
+  c.require(g.kh >= 1 && g.kw >= 1 && g.stride_h >= 1 && g.stride_w >= 1, "no pool window in the op's options");
+  const int64_t pb = c.attr("pad_bottom", g.pad_h), pr = c.attr("pad_right", g.pad_w);
+  c.require(y[0] == g.n && y[3] == g.c && (g.h + g.pad_h + pb - g.kh) / g.stride_h + 1 == g.oh &&
+                (g.w + g.pad_w + pr - g.kw) / g.stride_w + 1 == g.ow,
+            "output shape does not follow from the input, window, stride and padding");
+  return g;
+}
+
+// Visits every output position with the clipped window [y0, y1) x [x0, x1) in input coordinates.
+template <class F>
+void for_each_window(const PoolGeom& g, F&& f) {
+  for (int64_t b = 0; b < g.n; ++b)
+    for (int64_t oy = 0; oy < g.oh; ++oy)
+      for (int64_t ox = 0; ox < g.ow; ++ox) {
+        const int64_t iy = oy * g.stride_h - g.pad_h, ix = ox * g.stride_w - g.pad_w;
+        const int64_t y0 = std::max<int64_t>(0, iy), y1 = std::min(g.h, iy + g.kh);
+        const int64_t x0 = std::max<int64_t>(0, ix), x1 = std::min(g.w, ix + g.kw);
+        f(b, ((b * g.oh + oy) * g.ow + ox) * g.c, y0, y1, x0, x1);
+      }
+}
+
+ModelKernel prepare_pool(const KernelContext& c, bool average) {
+  const Tensor &xt = c.in(0), &yt = c.out(0);
+  const PoolGeom g = pool_geometry(c);
+  ModelKernel k;
+  k.work.alu_ops = g.n * g.oh * g.ow * g.c * g.kh * g.kw;
+  const char* base = average ? "average_pool_2d" : "max_pool_2d";
+  if (c.is(xt, DType::kInt8) && c.is(yt, DType::kInt8)) {
+    k.name = average ? "average_pool_2d int8" : "max_pool_2d int8";
+    int32_t lo, hi;
+    c.activation_range_int8(yt, lo, hi);
+    k.run = [=](const Operand* in, const Operand* out) {
+      const int8_t* x = as<int8_t>(in[0]);
+      int8_t* y = as_mut<int8_t>(out[0]);
+      for_each_window(g, [&](int64_t b, int64_t at, int64_t y0, int64_t y1, int64_t x0, int64_t x1) {
+        for (int64_t ch = 0; ch < g.c; ++ch) {
+          int32_t acc = average ? 0 : -128, count = 0;
+          for (int64_t iy = y0; iy < y1; ++iy)
+            for (int64_t ix = x0; ix < x1; ++ix) {
+              const int32_t v = x[((b * g.h + iy) * g.w + ix) * g.c + ch];
+              acc = average ? acc + v : std::max(acc, v);
+              ++count;
+            }
+          // TFLM: the mean rounds half away from zero; an empty window (only padding) gives 0.
+          if (average) acc = count == 0 ? 0 : acc > 0 ? (acc + count / 2) / count : (acc - count / 2) / count;
+          y[at + ch] = static_cast<int8_t>(std::clamp(acc, lo, hi));
+        }
+      });
+    };
+    return k;
+  }
+  c.require(c.is(xt, DType::kFloat32) && c.is(yt, DType::kFloat32), std::string(base) + " runs int8 or float32");
+  k.name = average ? "average_pool_2d float32" : "max_pool_2d float32";
+  float lo, hi;
+  c.activation_range_float(lo, hi);
+  k.run = [=](const Operand* in, const Operand* out) {
+    const float* x = as<float>(in[0]);
+    float* y = as_mut<float>(out[0]);
+    for_each_window(g, [&](int64_t b, int64_t at, int64_t y0, int64_t y1, int64_t x0, int64_t x1) {
+      for (int64_t ch = 0; ch < g.c; ++ch) {
+        float acc = average ? 0.f : std::numeric_limits<float>::lowest(), count = 0.f;
+        for (int64_t iy = y0; iy < y1; ++iy)
+          for (int64_t ix = x0; ix < x1; ++ix) {
+            const float v = x[((b * g.h + iy) * g.w + ix) * g.c + ch];
+            acc = average ? acc + v : std::max(acc, v);
+            count += 1.f;
+          }
+        if (average) acc = acc / count;
+        y[at + ch] = std::min(std::max(acc, lo), hi);
+      }
+    });
+  };
+  return k;
+}
+
+}  // namespace
+
+ModelKernel prepare_average_pool_2d(const KernelContext& c) { return prepare_pool(c, true); }
+ModelKernel prepare_max_pool_2d(const KernelContext& c) { return prepare_pool(c, false); }
+
+ModelKernel prepare_mean(const KernelContext& c) {
+  const Tensor &xt = c.in(0), &yt = c.out(0);
+  const auto x = c.dims(xt);
+  const int64_t rank = static_cast<int64_t>(x.size());
+  c.require(rank <= 8, "more than 8 dims");
+  std::vector<bool> reduced(x.size(), false);
+  for (int64_t a : c.const_ints(c.in(1))) {
+    if (a < 0) a += rank;
+    c.require(a >= 0 && a < rank, "axis out of range");
+    reduced[a] = true;
+  }
+  // Output index of every input element: the kept dims in order (keep_dims only adds 1s).
+  std::vector<int64_t> out_stride(x.size(), 0);
+  int64_t outputs = 1, per_output = 1;
+  for (int64_t d = rank; d-- > 0;) {
+    if (reduced[d]) {
+      per_output *= x[d];
+    } else {
+      out_stride[d] = outputs;
+      outputs *= x[d];
+    }
+  }
+  c.require(c.count(yt) == outputs, "output size does not match the reduced input");
+  const int64_t total = c.count(xt);
+  ModelKernel k;
+  k.work.alu_ops = total;
+  // The output index of each input element, walked with an odometer at run time.
+  auto walk = [x, out_stride, rank, total](auto&& visit) {
+    int64_t idx[8] = {0}, o = 0;
+    for (int64_t i = 0; i < total; ++i) {
+      visit(i, o);
+      for (int64_t d = rank; d-- > 0;) {
+        ++idx[d];
+        o += out_stride[d];
+        if (idx[d] < x[d]) break;
+        o -= out_stride[d] * idx[d];
+        idx[d] = 0;
+      }
+    }
+  };
+  if (c.is(xt, DType::kInt8) && c.is(yt, DType::kInt8)) {
+    k.name = "mean int8";
+    tflm::Multiplier m = tflm::quantize_multiplier(static_cast<double>(c.scale(xt)) / static_cast<double>(c.scale(yt)));
+    // TFLM folds the division by the element count into the multiplier.
+    if (per_output > 0) {
+      int shift = 63 - __builtin_clzll(static_cast<uint64_t>(per_output));
+      shift = std::min(shift, 32);
+      shift = std::min(shift, 31 + m.shift);
+      m.value = static_cast<int32_t>((static_cast<int64_t>(m.value) << shift) / per_output);
+      m.shift -= shift;
+    }
+    const int32_t in_zp = c.zero_point(xt), out_zp = c.zero_point(yt);
+    auto sums = std::make_shared<std::vector<int32_t>>(static_cast<size_t>(outputs));
+    k.run = [=](const Operand* in, const Operand* out) {
+      const int8_t* xs = as<int8_t>(in[0]);
+      int8_t* y = as_mut<int8_t>(out[0]);
+      std::vector<int32_t>& s = *sums;
+      std::fill(s.begin(), s.end(), 0);
+      walk([&](int64_t i, int64_t o) { s[o] += xs[i]; });
+      for (int64_t o = 0; o < outputs; ++o) {
+        const int32_t shifted = s[o] - in_zp * static_cast<int32_t>(per_output);
+        const int32_t v = tflm::multiply_by_quantized_multiplier(shifted, m) + out_zp;
+        y[o] = static_cast<int8_t>(std::clamp(v, -128, 127));
+      }
+    };
+    return k;
+  }
+  c.require(c.is(xt, DType::kFloat32) && c.is(yt, DType::kFloat32), "mean runs int8 or float32");
+  k.name = "mean float32";
+  auto sums = std::make_shared<std::vector<float>>(static_cast<size_t>(outputs));
+  k.run = [=](const Operand* in, const Operand* out) {
+    const float* xs = as<float>(in[0]);
+    float* y = as_mut<float>(out[0]);
+    std::vector<float>& s = *sums;
+    std::fill(s.begin(), s.end(), 0.f);
+    walk([&](int64_t i, int64_t o) { s[o] += xs[i]; });
+    for (int64_t o = 0; o < outputs; ++o) y[o] = s[o] / static_cast<float>(per_output);
+  };
+  return k;
+}
+
+}  // namespace arenaplan::sim

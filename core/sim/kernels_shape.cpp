@@ -1,0 +1,225 @@
+// Model kernels that move bytes without arithmetic: RESHAPE (SQUEEZE, EXPAND_DIMS),
+// CONCATENATION, PAD / PADV2, TRANSPOSE, STRIDED_SLICE. They work on elements of any width.
+#include <algorithm>
+#include <cstring>
+
+#include "core/sim/detail/model_kernels.h"
+
+namespace arenaplan::sim {
+
+namespace {
+
+int width_of(const KernelContext& c, const Tensor& t) {
+  c.require(t.dtype.has_value(), "tensor " + t.name + " has no type");
+  return dtype_width(*t.dtype);
+}
+
+void require_same_type(const KernelContext& c, const Tensor& a, const Tensor& b) {
+  c.require(a.dtype == b.dtype, "tensors " + a.name + " and " + b.name + " differ in type");
+  if (a.quant && b.quant && !a.quant->per_channel() && !b.quant->per_channel())
+    c.require(a.quant->scale[0] == b.quant->scale[0] && a.quant->zero_point[0] == b.quant->zero_point[0],
+              "tensors " + a.name + " and " + b.name + " differ in quantization (TFLM requires them equal)");
+}
+
+// Row-major strides in elements.
+std::vector<int64_t> strides_of(const std::vector<int64_t>& d) {
+  std::vector<int64_t> s(d.size(), 1);
+  for (size_t i = d.size(); i-- > 1;) s[i - 1] = s[i] * d[i];
+  return s;
+}
+
+}  // namespace
+
+ModelKernel prepare_reshape(const KernelContext& c) {
+  const Tensor &xt = c.in(0), &yt = c.out(0);
+  require_same_type(c, xt, yt);
+  c.require(xt.bytes == yt.bytes && c.count(xt) == c.count(yt), "input and output sizes differ");
+  const int64_t bytes = yt.bytes;
+  ModelKernel k{"reshape (copy)"};
+  k.work.alu_ops = bytes;
+  k.run = [=](const Operand* in, const Operand* out) {
+    if (out[0].data != in[0].data) std::memmove(out[0].data, in[0].data, static_cast<size_t>(bytes));
+  };
+  return k;
+}
+
+ModelKernel prepare_concatenation(const KernelContext& c) {
+  const Tensor& yt = c.out(0);
+  const auto y = c.dims(yt);
+  const int64_t rank = static_cast<int64_t>(y.size());
+  int64_t axis = c.attr("axis", 0);
+  if (axis < 0) axis += rank;
+  c.require(axis >= 0 && axis < rank, "axis out of range");
+  const int w = width_of(c, yt);
+  int64_t outer = 1, inner = w, sum = 0;
+  for (int64_t i = 0; i < axis; ++i) outer *= y[i];
+  for (int64_t i = axis + 1; i < rank; ++i) inner *= y[i];
+  std::vector<int64_t> chunk;
+  for (size_t i = 0; i < c.inputs(); ++i) {
+    const Tensor& t = c.in(i);
+    require_same_type(c, t, yt);
+    const auto d = c.dims(t);
+    bool ok = static_cast<int64_t>(d.size()) == rank;
+    for (int64_t k = 0; ok && k < rank; ++k) ok = k == axis || d[k] == y[k];
+    c.require(ok, "input " + t.name + " does not match the output but along the axis");
+    chunk.push_back(d[axis] * inner);
+    sum += d[axis];
+  }
+  c.require(sum == y[axis], "inputs do not add up to the output along the axis");
+  c.require(c.attr("activation", 0) == 0, "a fused activation on concatenation is not supported");
+  ModelKernel k{"concatenation"};
+  k.work.alu_ops = yt.bytes;
+  const size_t n = chunk.size();
+  k.run = [=](const Operand* in, const Operand* out) {
+    uint8_t* dst = out[0].data;
+    for (int64_t o = 0; o < outer; ++o)
+      for (size_t i = 0; i < n; ++i) {
+        std::memmove(dst, in[i].data + o * chunk[i], static_cast<size_t>(chunk[i]));
+        dst += chunk[i];
+      }
+  };
+  return k;
+}
+
+ModelKernel prepare_pad(const KernelContext& c) {
+  const Tensor &xt = c.in(0), &yt = c.out(0);
+  require_same_type(c, xt, yt);
+  const auto x = c.dims(xt), y = c.dims(yt);
+  const auto pads = c.const_ints(c.in(1));
+  const size_t rank = x.size();
+  c.require(y.size() == rank && pads.size() == 2 * rank && rank <= 8, "paddings must be [rank, 2]");
+  for (size_t d = 0; d < rank; ++d)
+    c.require(pads[2 * d] >= 0 && pads[2 * d + 1] >= 0 && x[d] + pads[2 * d] + pads[2 * d + 1] == y[d],
+              "paddings do not give the output shape");
+  const int w = width_of(c, yt);
+  // The fill: PADV2's constant, else the output's zero point (int8) or 0.
+  std::vector<uint8_t> fill(static_cast<size_t>(w), 0);
+  if (c.inputs() > 2) {
+    const Tensor& v = c.in(2);
+    c.require(v.constant && v.data && v.data->size() >= static_cast<size_t>(w) && v.dtype == yt.dtype,
+              "constant_values must be constant data of the output type");
+    std::memcpy(fill.data(), v.data->data(), static_cast<size_t>(w));
+  } else if (yt.dtype == DType::kInt8 && yt.quant) {
+    fill[0] = static_cast<uint8_t>(static_cast<int8_t>(c.zero_point(yt)));
+  }
+  const auto xs = strides_of(x);
+  const int64_t total = c.count(yt);
+  ModelKernel k{"pad"};
+  k.work.alu_ops = total;
+  k.run = [=](const Operand* in, const Operand* out) {
+    int64_t idx[8] = {0};
+    for (int64_t i = 0; i < total; ++i) {
+      int64_t src = 0;
+      bool inside = true;
+      for (size_t d = 0; d < rank; ++d) {
+        const int64_t v = idx[d] - pads[2 * d];
+        if (v < 0 || v >= x[d]) inside = false;
+        src += v * xs[d];
+      }
+      std::memcpy(out[0].data + i * w, inside ? in[0].data + src * w : fill.data(), static_cast<size_t>(w));
+      for (size_t d = rank; d-- > 0;) {
+        if (++idx[d] < y[d]) break;
+        idx[d] = 0;
+      }
+    }
+  };
+  return k;
+}
+
+ModelKernel prepare_transpose(const KernelContext& c) {
+  const Tensor &xt = c.in(0), &yt = c.out(0);
+  require_same_type(c, xt, yt);
+  const auto x = c.dims(xt), y = c.dims(yt);
+  const auto perm = c.const_ints(c.in(1));
+  const size_t rank = x.size();
+  c.require(perm.size() == rank && y.size() == rank && rank <= 8, "perm must list every dim");
+  std::vector<bool> seen(rank, false);
+  for (size_t d = 0; d < rank; ++d) {
+    c.require(perm[d] >= 0 && perm[d] < static_cast<int64_t>(rank) && !seen[perm[d]] && y[d] == x[perm[d]],
+              "perm does not map the input shape onto the output shape");
+    seen[perm[d]] = true;
+  }
+  const auto xs = strides_of(x);
+  std::vector<int64_t> step(rank);  // input stride of each output dim
+  for (size_t d = 0; d < rank; ++d) step[d] = xs[perm[d]];
+  const int w = width_of(c, yt);
+  const int64_t total = c.count(yt);
+  ModelKernel k{"transpose"};
+  k.work.alu_ops = total;
+  k.run = [=](const Operand* in, const Operand* out) {
+    int64_t idx[8] = {0}, src = 0;
+    for (int64_t i = 0; i < total; ++i) {
+      std::memcpy(out[0].data + i * w, in[0].data + src * w, static_cast<size_t>(w));
+      for (size_t d = rank; d-- > 0;) {
+        src += step[d];
+        if (++idx[d] < y[d]) break;
+        src -= step[d] * idx[d];
+        idx[d] = 0;
+      }
+    }
+  };
+  return k;
+}
+
+ModelKernel prepare_strided_slice(const KernelContext& c) {
+  const Tensor &xt = c.in(0), &yt = c.out(0);
+  require_same_type(c, xt, yt);
+  const auto x = c.dims(xt);
+  const size_t rank = x.size();
+  const auto begin = c.const_ints(c.in(1)), end = c.const_ints(c.in(2));
+  const auto strides = c.inputs() > 3 ? c.const_ints(c.in(3)) : std::vector<int64_t>(rank, 1);
+  c.require(begin.size() == rank && end.size() == rank && strides.size() == rank && rank <= 8,
+            "begin, end and strides must have one value per input dim");
+  c.require(c.attr("ellipsis_mask", 0) == 0 && c.attr("new_axis_mask", 0) == 0,
+            "ellipsis_mask and new_axis_mask are not supported");
+  const int64_t begin_mask = c.attr("begin_mask", 0), end_mask = c.attr("end_mask", 0);
+  const int64_t shrink = c.attr("shrink_axis_mask", 0);
+  const bool offset = c.attr("offset", 0) != 0;
+  // TFLM's StartForAxis / StopForAxis: wrap negatives, clamp to the dim, masks take the extreme.
+  std::vector<int64_t> start(rank), stop(rank), count(rank);
+  int64_t total = 1;
+  for (size_t d = 0; d < rank; ++d) {
+    const int64_t s = strides[d], dim = x[d];
+    c.require(s != 0, "stride 0");
+    int64_t b = begin[d];
+    if (begin_mask & (int64_t{1} << d)) {
+      b = s > 0 ? 0 : dim - 1;
+    } else {
+      if (b < 0) b += dim;
+      b = s > 0 ? std::clamp<int64_t>(b, 0, dim) : std::clamp<int64_t>(b, -1, dim - 1);
+    }
+    int64_t e = offset ? begin[d] + end[d] : end[d];
+    if (shrink & (int64_t{1} << d)) {
+      e = b + 1;
+    } else if (end_mask & (int64_t{1} << d)) {
+      e = s > 0 ? dim : -1;
+    } else {
+      if (e < 0) e += dim;
+      e = s > 0 ? std::clamp<int64_t>(e, 0, dim) : std::clamp<int64_t>(e, -1, dim - 1);
+    }
+    start[d] = b, stop[d] = e;
+    count[d] = s > 0 ? std::max<int64_t>(0, (e - b + s - 1) / s) : std::max<int64_t>(0, (b - e - s - 1) / -s);
+    total *= count[d];
+  }
+  c.require(total == c.count(yt), "the slice has " + std::to_string(total) + " elements, the output " +
+                                      std::to_string(c.count(yt)));
+  const auto xs = strides_of(x);
+  const int w = width_of(c, yt);
+  ModelKernel k{"strided_slice"};
+  k.work.alu_ops = total;
+  k.run = [=](const Operand* in, const Operand* out) {
+    int64_t idx[8] = {0};
+    for (int64_t i = 0; i < total; ++i) {
+      int64_t src = 0;
+      for (size_t d = 0; d < rank; ++d) src += (start[d] + idx[d] * strides[d]) * xs[d];
+      std::memcpy(out[0].data + i * w, in[0].data + src * w, static_cast<size_t>(w));
+      for (size_t d = rank; d-- > 0;) {
+        if (++idx[d] < count[d]) break;
+        idx[d] = 0;
+      }
+    }
+  };
+  return k;
+}
+
+}  // namespace arenaplan::sim

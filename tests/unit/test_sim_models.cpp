@@ -1,0 +1,197 @@
+// Real networks in the simulated arena: person_detect gives the output bytes TFLM's reference
+// kernels gave (recorded in /work/shared/data/tflm-reference/README.md), every model at hand runs
+// green under the best plan and TFLM's greedy plan, and the importer turns TFLite's options into
+// the attrs the kernels read (strides, SAME/VALID padding as TFLM computes it, dilation, depth
+// multiplier, quantization, constant data).
+#include <doctest/doctest.h>
+#include <flatbuffers/flatbuffers.h>
+
+#include <cstring>
+
+#include "core/sim/sim.h"
+#include "core/tflite/tflite_import.h"
+#include "tests/unit/test_support.h"
+#include "tflite_schema_generated.h"
+
+namespace arenaplan {
+namespace {
+
+const std::string kReference = "/work/shared/data/tflm-reference/";
+
+uint64_t fnv1a64(const std::vector<uint8_t>& b) {
+  uint64_t h = 0xcbf29ce484222325ull;
+  for (uint8_t c : b) h = (h ^ c) * 0x100000001b3ull;
+  return h;
+}
+
+// One-op models built with the generated writer: a conv-like op over an int8 image.
+struct OneOp {
+  int32_t code = 3;  // CONV_2D
+  std::vector<int32_t> in_shape, filter_shape, out_shape;
+  std::vector<float> filter_scales = {0.5f};
+  int quantized_dimension = 0;
+  // Options: padding (0 SAME, 1 VALID), strides, dilation, depth multiplier, activation.
+  int8_t padding = 0, activation = 0;
+  int32_t stride_h = 1, stride_w = 1, dil_h = 1, dil_w = 1, depth_multiplier = 1;
+
+  std::string build() const {
+    flatbuffers::FlatBufferBuilder b;
+    int64_t filter_n = 1;
+    for (int32_t d : filter_shape) filter_n *= d;
+    std::vector<uint8_t> weights(static_cast<size_t>(filter_n));
+    for (size_t i = 0; i < weights.size(); ++i) weights[i] = static_cast<uint8_t>(i * 7 + 1);
+    std::vector<flatbuffers::Offset<tfl::Buffer>> buffers = {tfl::CreateBuffer(b), tfl::CreateBuffer(b, b.CreateVector(weights))};
+    auto quant = [&](std::vector<float> scales, int axis) {
+      std::vector<int64_t> zps(scales.size(), 0);
+      return tfl::CreateQuantizationParameters(b, 0, 0, b.CreateVector(scales), b.CreateVector(zps), 0, 0, axis);
+    };
+    std::vector<flatbuffers::Offset<tfl::Tensor>> ts = {
+        tfl::CreateTensor(b, b.CreateVector(in_shape), 9, 0, b.CreateString("x"), quant({0.1f}, 0)),
+        tfl::CreateTensor(b, b.CreateVector(filter_shape), 9, 1, b.CreateString("w"), quant(filter_scales, quantized_dimension)),
+        tfl::CreateTensor(b, b.CreateVector(out_shape), 9, 0, b.CreateString("y"), quant({0.2f}, 0))};
+    flatbuffers::Offset<void> options;
+    if (code == 3)
+      options = tfl::CreateConv2DOptions(b, padding, stride_w, stride_h, activation, dil_w, dil_h).Union();
+    else
+      options = tfl::CreateDepthwiseConv2DOptions(b, padding, stride_w, stride_h, depth_multiplier, activation, dil_w, dil_h).Union();
+    std::vector<int32_t> ins = {0, 1}, outs = {2};
+    std::vector<flatbuffers::Offset<tfl::Operator>> ops = {
+        tfl::CreateOperator(b, 0, b.CreateVector(ins), b.CreateVector(outs), code == 3 ? 1 : 2,
+                            flatbuffers::Offset<tfl::Opaque>(options.o))};
+    std::vector<flatbuffers::Offset<tfl::OperatorCode>> codes = {tfl::CreateOperatorCode(b, static_cast<int8_t>(code), 0, 1, code)};
+    std::vector<int32_t> sg_in = {0}, sg_out = {2};
+    auto sg = tfl::CreateSubGraph(b, b.CreateVector(ts), b.CreateVector(sg_in), b.CreateVector(sg_out), b.CreateVector(ops),
+                                  b.CreateString("main"));
+    std::vector<flatbuffers::Offset<tfl::SubGraph>> sgs = {sg};
+    auto model = tfl::CreateModel(b, 3, b.CreateVector(codes), b.CreateVector(sgs), b.CreateString("one"), b.CreateVector(buffers));
+    tfl::FinishModelBuffer(b, model);
+    return std::string(reinterpret_cast<const char*>(b.GetBufferPointer()), b.GetSize());
+  }
+};
+
+}  // namespace
+
+TEST_CASE("person_detect fed person_detect.input.bin gives TFLM's output bytes 65 9b, under both plans") {
+  const std::string model = test::read_test_file(kReference + "person_detect.tflite");
+  const std::string input = test::read_test_file(kReference + "person_detect.input.bin");
+  Graph g = import_tflite(model).graph;
+  REQUIRE(g.inputs.size() == 1);
+  for (const char* planner : {"best", "tflm-greedy"}) {
+    CAPTURE(planner);
+    sim::SimRequest req;
+    req.planner = planner;
+    req.input_bytes[g.tensors[g.inputs[0]].name] = std::vector<uint8_t>(input.begin(), input.end());
+    sim::SimReport r = sim::simulate(g, req);
+    CHECK(r.ok());
+    CHECK(r.outputs_match_reference);
+    CHECK(r.stand_ins.empty());
+    CHECK(r.generated_constants.empty());
+    CHECK(r.fed_inputs == std::vector<std::string>{g.tensors[g.inputs[0]].name});
+    REQUIRE(r.outputs.size() == 1);
+    CHECK(r.outputs[0] == std::vector<uint8_t>{0x65, 0x9b});
+    CHECK(fnv1a64(r.outputs[0]) == 0x088de507b538b9a1ull);
+  }
+}
+
+TEST_CASE("every model at hand simulates with all oracles green under the best plan and TFLM's greedy plan") {
+  std::vector<std::string> paths;
+  for (const char* f : {"person_detect.tflite", "keyword_scrambled.tflite", "keyword_scrambled_8bit.tflite"})
+    paths.push_back(kReference + f);
+  for (const char* f : {"face_detection_short_range.tflite", "face_detection_full_range.tflite",
+                        "face_detection_full_range_sparse.tflite", "hand_landmark_lite.tflite", "hand_landmark_full.tflite",
+                        "selfie_segmentation.tflite", "selfie_segmentation_landscape.tflite"})
+    paths.push_back(std::string(AP_SOURCE_DIR) + "/.cache/models/" + f);
+  for (const std::string& path : paths) {
+    CAPTURE(path);
+    Graph g = import_tflite(test::read_test_file(path)).graph;
+    for (const char* planner : {"best", "tflm-greedy"}) {
+      CAPTURE(planner);
+      sim::SimRequest req;
+      req.planner = planner;
+      sim::SimReport r = sim::simulate(g, req);
+      CHECK(r.ok());
+      CHECK(r.outputs_match_reference);
+      CHECK(r.high_water_bytes <= r.arena_bytes);
+      // Every op ran a kernel or a named stand-in.
+      for (const sim::OpStats& s : r.per_op) CHECK((s.stand_in || std::string(s.kernel) != "mix"));
+    }
+  }
+}
+
+TEST_CASE("import: stride and SAME padding become TFLM's explicit pads (odd pixel after), VALID none") {
+  OneOp m;
+  m.in_shape = {1, 5, 5, 1}, m.filter_shape = {1, 3, 3, 1}, m.out_shape = {1, 3, 3, 1};
+  m.stride_h = m.stride_w = 2;
+  Graph g = import_tflite(m.build()).graph;
+  REQUIRE(g.ops.size() == 1);
+  const auto& a = g.ops[0].attrs;
+  // SAME over 5 with 3x3, stride 2: out 3, total padding (3-1)*2+3-5 = 2, one each side.
+  CHECK(a.at("stride_h") == 2);
+  CHECK(a.at("pad_h") == 1);
+  CHECK(a.at("pad_bottom") == 1);
+  m.in_shape = {1, 6, 6, 1};
+  g = import_tflite(m.build()).graph;
+  // Over 6: out 3, total (3-1)*2+3-6 = 1: none before, the odd pixel after.
+  CHECK(g.ops[0].attrs.at("pad_h") == 0);
+  CHECK(g.ops[0].attrs.at("pad_bottom") == 1);
+  CHECK(g.ops[0].attrs.at("pad_w") == 0);
+  CHECK(g.ops[0].attrs.at("pad_right") == 1);
+  m.padding = 1;  // VALID
+  m.out_shape = {1, 2, 2, 1};
+  g = import_tflite(m.build()).graph;
+  CHECK(g.ops[0].attrs.at("pad_h") == 0);
+  CHECK(g.ops[0].attrs.at("pad_bottom") == 0);
+  // And the kernel accepts the geometry the attrs describe.
+  CHECK(sim::plan_kernel(g, 0).kind == sim::KernelKind::kModel);
+}
+
+TEST_CASE("import: dilation, depth multiplier, fused activation, per-channel quantization, weights") {
+  OneOp m;
+  m.in_shape = {1, 7, 7, 1}, m.filter_shape = {1, 3, 3, 1}, m.out_shape = {1, 7, 7, 1};
+  m.dil_h = m.dil_w = 2;
+  m.activation = 3;
+  Graph g = import_tflite(m.build()).graph;
+  const auto& a = g.ops[0].attrs;
+  // A 3x3 window dilated by 2 spans 5: SAME over 7 pads (7-1)+5-7 = 4, two each side.
+  CHECK(a.at("dilation_h") == 2);
+  CHECK(a.at("dilation_w") == 2);
+  CHECK(a.at("pad_h") == 2);
+  CHECK(a.at("pad_bottom") == 2);
+  CHECK(a.at("activation") == 3);
+  CHECK(sim::plan_kernel(g, 0).kind == sim::KernelKind::kModel);
+
+  OneOp d;
+  d.code = 4;  // DEPTHWISE_CONV_2D, multiplier 2
+  d.in_shape = {1, 4, 4, 3}, d.filter_shape = {1, 3, 3, 6}, d.out_shape = {1, 4, 4, 6};
+  d.depth_multiplier = 2;
+  d.filter_scales = {0.1f, 0.2f, 0.3f, 0.4f, 0.5f, 0.6f};
+  d.quantized_dimension = 3;
+  TfliteModel dm = import_tflite(d.build());
+  const Graph& dg = dm.graph;
+  CHECK(dg.ops[0].attrs.at("depth_multiplier") == 2);
+  const Tensor& w = dg.tensors[*dg.find_tensor("w")];
+  REQUIRE(w.quant.has_value());
+  CHECK(w.quant->per_channel());
+  CHECK(w.quant->axis == 3);
+  CHECK(w.quant->scale == std::vector<float>{0.1f, 0.2f, 0.3f, 0.4f, 0.5f, 0.6f});
+  REQUIRE(w.data != nullptr);
+  CHECK(w.data->size() == 54);
+  CHECK((*w.data)[1] == 8);  // the builder's weights: i * 7 + 1
+  const Tensor& x = dg.tensors[*dg.find_tensor("x")];
+  REQUIRE(x.quant.has_value());
+  CHECK(x.quant->scale == std::vector<float>{0.1f});
+  sim::KernelPlan p = sim::plan_kernel(dg, 0);
+  CHECK(p.kind == sim::KernelKind::kModel);
+  CHECK(p.work.macs == 4 * 4 * 6 * 9);
+
+  // Per-channel scales that do not match the quantized dimension are refused, naming the tensor.
+  d.filter_scales = {0.1f, 0.2f};
+  try {
+    import_tflite(d.build());
+    FAIL("expected an InputError");
+  } catch (const InputError& e) {
+    CHECK(std::string(e.what()).find("tensor 1 (w)") != std::string::npos);
+  }
+}
+
+}  // namespace arenaplan
