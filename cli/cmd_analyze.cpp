@@ -13,10 +13,11 @@ namespace {
 void print_table(const Graph& g, const LiveAnalysis& a) {
   std::cout << "graph " << g.name << ", order " << order_names(g, a.order, "-") << "\n\n";
   std::cout << "step  op          live bytes   live\n";
+  LiveSweep sweep(a);
   for (size_t s = 0; s < a.steps.size(); ++s) {
     const StepLive& st = a.steps[s];
     std::string live;
-    for (int b : st.buffers) live += (live.empty() ? "" : " ") + a.buffers[b].name;
+    for (int b : sweep.at(static_cast<Step>(s))) live += (live.empty() ? "" : " ") + a.buffers[b].name;
     std::cout << std::setw(4) << s << "  " << std::left << std::setw(10) << g.ops[st.op].name
               << std::right << std::setw(12) << format_bytes(st.live_bytes) << "   " << live
               << (static_cast<Step>(s) == a.peak_step ? "   <- peak" : "") << "\n";
@@ -24,15 +25,17 @@ void print_table(const Graph& g, const LiveAnalysis& a) {
   std::cout << "\npeak " << format_bytes(a.peak_bytes) << " (" << a.peak_bytes << " B) at step "
             << a.peak_step << " (" << g.ops[a.order[a.peak_step]].name << "); all tensors "
             << format_bytes(a.total_bytes) << ", largest " << format_bytes(a.largest_tensor_bytes)
-            << "\n\ntimeline (# = live):\n"
-            << timeline_text(g, a);
+            << "\n\ntimeline (# = live):\n";
+  write_timeline_text(std::cout, g, a);
 }
 
 int run_analyze(const Args& args) {
   Graph g = load_graph(args.positional_at(0, "GRAPH"));
   LiveAnalysis a = analyze_lifetimes(g, order_from_args(g, args));
-  if (args.flag("json")) std::cout << analysis_json(g, a).dump(2) << "\n";
-  else print_table(g, a);
+  if (args.flag("json")) {
+    write_analysis_json(std::cout, g, a);
+    std::cout << "\n";
+  } else print_table(g, a);
   return 0;
 }
 

@@ -12,9 +12,9 @@
 namespace arenaplan::cli {
 namespace {
 
-std::string live_names(const LiveAnalysis& a, size_t step) {
+std::string live_names(const LiveAnalysis& a, LiveSweep& sweep, size_t step) {
   std::string s;
-  for (int b : a.steps[step].buffers) s += (s.empty() ? "" : " ") + a.buffers[b].name;
+  for (int b : sweep.at(static_cast<Step>(step))) s += (s.empty() ? "" : " ") + a.buffers[b].name;
   return s;
 }
 
@@ -49,6 +49,7 @@ void print_side_by_side(const Graph& g, const LiveAnalysis& base, const LiveAnal
   std::cout << "      " << fit("baseline: file order", 16 + set_width + 4) << best_title << "\n";
   std::cout << "step  " << fit("op", 10) << std::setw(10) << "live" << "  " << fit("live set", set_width) << "  "
             << fit("op", 10) << std::setw(10) << "live" << "  live set\n";
+  LiveSweep base_sweep(base), best_sweep(best);
   for (size_t s = 0; s < base.steps.size(); ++s) {
     auto cell = [&](const LiveAnalysis& a) {
       std::ostringstream out;
@@ -56,8 +57,8 @@ void print_side_by_side(const Graph& g, const LiveAnalysis& base, const LiveAnal
           << (static_cast<Step>(s) == a.peak_step ? "*" : " ") << " ";
       return out.str();
     };
-    std::cout << std::setw(4) << s << "  " << cell(base) << fit(live_names(base, s), set_width) << "  "
-              << cell(best) << live_names(best, s) << "\n";
+    std::cout << std::setw(4) << s << "  " << cell(base) << fit(live_names(base, base_sweep, s), set_width) << "  "
+              << cell(best) << live_names(best, best_sweep, s) << "\n";
   }
   std::cout << "peak  " << std::string(10, ' ') << std::setw(10) << format_bytes(base.peak_bytes) << "  "
             << std::string(set_width, ' ') << "  " << std::string(10, ' ') << std::setw(10)

@@ -141,7 +141,7 @@ OpId running_op(const AppState& s) {
 std::vector<bool> live_tensors(const AppState& s) {
   std::vector<bool> live(s.graph.tensors.size(), false);
   if (s.live.steps.empty() || s.step < 0 || size_t(s.step) >= s.live.steps.size()) return live;
-  for (int b : s.live.steps[s.step].buffers)
+  for (int b : s.live.live_at(s.step))
     for (TensorId t : s.live.buffers[b].tensors)
       if (size_t(t) < live.size()) live[t] = true;
   return live;
@@ -545,7 +545,7 @@ void draw_toolbar(AppState& s) {
     ImGui::Text("Step %d: RUNNING %s;", s.step, s.graph.ops[run].name.c_str());
     ImGui::SameLine(0, 4);
     ImGui::PushStyleColor(ImGuiCol_Text, kLiveText);
-    ImGui::Text("LIVE %zu buffers, %s", st.buffers.size(), format_bytes(st.live_bytes).c_str());
+    ImGui::Text("LIVE %zu buffers, %s", s.live.live_at(s.step).size(), format_bytes(st.live_bytes).c_str());
     ImGui::PopStyleColor();
     ImGui::SameLine(0, 4);
     ImGui::Text("(peak %s at step %d)", format_bytes(s.live.peak_bytes).c_str(), s.live.peak_step);

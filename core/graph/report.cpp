@@ -1,5 +1,7 @@
 #include "core/graph/report.h"
 
+#include <ostream>
+
 namespace arenaplan {
 
 JsonOut order_json(const Graph& g, const Schedule& order) {
@@ -8,26 +10,84 @@ JsonOut order_json(const Graph& g, const Schedule& order) {
   return names;
 }
 
+namespace {
+
+JsonOut name_list(const LiveAnalysis& a, const std::vector<int>& buffers) {
+  JsonOut names = JsonOut::array();
+  for (int b : buffers) names.push_back(a.buffers[b].name);
+  return names;
+}
+
+// A string as nlohmann's dump() spells it (quotes and escapes), so the streamed view matches it.
+std::string quoted(const std::string& s) { return JsonOut(s).dump(); }
+
+// `items` (already spelled as JSON) as an array indented like dump(2) at `depth` levels.
+void write_array(std::ostream& out, const std::vector<const std::string*>& items, int depth) {
+  if (items.empty()) {
+    out << "[]";
+    return;
+  }
+  const std::string inner(2 * (depth + 1), ' ');
+  out << "[\n";
+  for (size_t i = 0; i < items.size(); ++i) out << inner << *items[i] << (i + 1 < items.size() ? ",\n" : "\n");
+  out << std::string(2 * depth, ' ') << "]";
+}
+
+}  // namespace
+
 JsonOut analysis_json(const Graph& g, const LiveAnalysis& a) {
   JsonOut out;
   out["graph"] = g.name;
   out["order"] = order_json(g, a.order);
   JsonOut steps = JsonOut::array();
-  for (const StepLive& s : a.steps) {
-    JsonOut live = JsonOut::array();
-    for (int b : s.buffers) live.push_back(a.buffers[b].name);
-    steps.push_back({{"op", g.ops[s.op].name}, {"live", live}, {"live_bytes", s.live_bytes}});
+  LiveSweep sweep(a);
+  for (size_t s = 0; s < a.steps.size(); ++s) {
+    const StepLive& st = a.steps[s];
+    steps.push_back({{"op", g.ops[st.op].name},
+                     {"live", name_list(a, sweep.at(static_cast<Step>(s)))},
+                     {"live_bytes", st.live_bytes}});
   }
   out["steps"] = steps;
   out["peak_bytes"] = a.peak_bytes;
   out["peak_step"] = a.peak_step;
-  JsonOut peak = JsonOut::array();
-  if (!a.steps.empty())
-    for (int b : a.steps[a.peak_step].buffers) peak.push_back(a.buffers[b].name);
-  out["peak_tensors"] = peak;
+  out["peak_tensors"] = a.steps.empty() ? JsonOut::array() : name_list(a, a.live_at(a.peak_step));
   out["total_bytes"] = a.total_bytes;
   out["largest_tensor_bytes"] = a.largest_tensor_bytes;
   return out;
+}
+
+void write_analysis_json(std::ostream& out, const Graph& g, const LiveAnalysis& a) {
+  // Every name is spelled once; the per-step lists point at the spellings.
+  std::vector<std::string> op_name(g.ops.size()), buffer_name(a.buffers.size());
+  for (size_t o = 0; o < g.ops.size(); ++o) op_name[o] = quoted(g.ops[o].name);
+  for (size_t b = 0; b < a.buffers.size(); ++b) buffer_name[b] = quoted(a.buffers[b].name);
+  std::vector<const std::string*> items;
+  auto buffer_items = [&](const std::vector<int>& buffers) -> const std::vector<const std::string*>& {
+    items.clear();
+    for (int b : buffers) items.push_back(&buffer_name[b]);
+    return items;
+  };
+  out << "{\n  \"graph\": " << quoted(g.name) << ",\n  \"order\": ";
+  items.clear();
+  for (OpId o : a.order) items.push_back(&op_name[o]);
+  write_array(out, items, 1);
+  out << ",\n  \"steps\": ";
+  if (a.steps.empty()) {
+    out << "[]";
+  } else {
+    out << "[\n";
+    LiveSweep sweep(a);
+    for (size_t s = 0; s < a.steps.size(); ++s) {
+      out << "    {\n      \"op\": " << op_name[a.steps[s].op] << ",\n      \"live\": ";
+      write_array(out, buffer_items(sweep.at(static_cast<Step>(s))), 3);
+      out << ",\n      \"live_bytes\": " << a.steps[s].live_bytes << "\n    }" << (s + 1 < a.steps.size() ? ",\n" : "\n");
+    }
+    out << "  ]";
+  }
+  out << ",\n  \"peak_bytes\": " << a.peak_bytes << ",\n  \"peak_step\": " << a.peak_step << ",\n  \"peak_tensors\": ";
+  write_array(out, buffer_items(a.steps.empty() ? std::vector<int>{} : a.live_at(a.peak_step)), 1);
+  out << ",\n  \"total_bytes\": " << a.total_bytes << ",\n  \"largest_tensor_bytes\": " << a.largest_tensor_bytes
+      << "\n}";
 }
 
 }  // namespace arenaplan
