@@ -24,9 +24,12 @@ LiveModel::LiveModel(const Graph& g) : g_(&g) {
   // Same classification, in the same precedence, as analyze_lifetimes' tensor spans.
   kind_.assign(nt, Kind::kNone);
   pinned_.assign(nt, 0);
+  std::vector<char> is_input(nt, 0), is_output(nt, 0);  // membership once, not a search per tensor
+  for (TensorId t : g.inputs) is_input[t] = 1;
+  for (TensorId t : g.outputs) is_output[t] = 1;
   for (int t = 0; t < nt; ++t) {
     const Tensor& tensor = g.tensors[t];
-    const bool input = g.is_input(t);
+    const bool input = is_input[t];
     if (tensor.constant) continue;
     if (input && g.input_policy == InputPolicy::kCallerOwned) continue;
     if (tensor.persistent) {
@@ -34,7 +37,7 @@ LiveModel::LiveModel(const Graph& g) : g_(&g) {
       continue;
     }
     if (tensor.producer < 0 && !input) continue;
-    pinned_[t] = tensor.retained || g.is_output(t) || (input && g.input_policy == InputPolicy::kRetained);
+    pinned_[t] = tensor.retained || is_output[t] || (input && g.input_policy == InputPolicy::kRetained);
     if (input) kind_[t] = pinned_[t] ? Kind::kAlways : Kind::kInput;
     else kind_[t] = Kind::kProduced;
   }
@@ -60,10 +63,6 @@ LiveModel::LiveModel(const Graph& g) : g_(&g) {
     group_members_[grp].push_back(t);
     group_bytes_[grp] = std::max(group_bytes_[grp], align_up(g.tensors[t].bytes, g.alignment));
   }
-
-  consumer_masks_.assign(static_cast<size_t>(nt) * words_, 0);
-  for (int t = 0; t < nt; ++t)
-    for (OpId c : g.tensors[t].consumers) set_bit(&consumer_masks_[static_cast<size_t>(t) * words_], c);
 
   touched_.assign(n, {});
   reads_.assign(n, {});
@@ -115,20 +114,17 @@ bool LiveModel::reads(OpId o, TensorId t) const {
   return std::find(r.begin(), r.end(), t) != r.end();
 }
 
+// Consumer lists, not per-tensor bitsets of every op: those took tensors x ops bits (1.25 GB at
+// 100,000 ops) and a scan of every word per query; a tensor has a handful of consumers.
 bool LiveModel::SetView::pending(TensorId t) const {
-  const Word* c = m_->consumer_mask(t);
-  for (int w = 0; w < m_->words_; ++w)
-    if (c[w] & ~s_[w]) return true;
+  for (OpId c : m_->g_->tensors[t].consumers)
+    if (!test_bit(s_, c)) return true;
   return false;
 }
 
 bool LiveModel::SetView::pending_after(TensorId t, OpId o) const {
-  const Word* c = m_->consumer_mask(t);
-  for (int w = 0; w < m_->words_; ++w) {
-    Word rest = c[w] & ~s_[w];
-    if (w == (o >> 6)) rest &= ~(Word{1} << (o & 63));
-    if (rest) return true;
-  }
+  for (OpId c : m_->g_->tensors[t].consumers)
+    if (c != o && !test_bit(s_, c)) return true;
   return false;
 }
 
