@@ -21,18 +21,6 @@ JsonOut name_list(const LiveAnalysis& a, const std::vector<int>& buffers) {
 // A string as nlohmann's dump() spells it (quotes and escapes), so the streamed view matches it.
 std::string quoted(const std::string& s) { return JsonOut(s).dump(); }
 
-// `items` (already spelled as JSON) as an array indented like dump(2) at `depth` levels.
-void write_array(std::ostream& out, const std::vector<const std::string*>& items, int depth) {
-  if (items.empty()) {
-    out << "[]";
-    return;
-  }
-  const std::string inner(2 * (depth + 1), ' ');
-  out << "[\n";
-  for (size_t i = 0; i < items.size(); ++i) out << inner << *items[i] << (i + 1 < items.size() ? ",\n" : "\n");
-  out << std::string(2 * depth, ' ') << "]";
-}
-
 }  // namespace
 
 JsonOut analysis_json(const Graph& g, const LiveAnalysis& a) {
@@ -56,38 +44,64 @@ JsonOut analysis_json(const Graph& g, const LiveAnalysis& a) {
   return out;
 }
 
-void write_analysis_json(std::ostream& out, const Graph& g, const LiveAnalysis& a) {
-  // Every name is spelled once; the per-step lists point at the spellings.
+void write_analysis_json(std::ostream& stream, const Graph& g, const LiveAnalysis& a) {
+  // Every name is spelled once; the per-step lists point at the spellings. The text is gathered
+  // in a buffer written out in 64 KiB pieces: hundreds of megabytes of small stream writes were
+  // most of the time on a graph with thousands of outputs.
   std::vector<std::string> op_name(g.ops.size()), buffer_name(a.buffers.size());
   for (size_t o = 0; o < g.ops.size(); ++o) op_name[o] = quoted(g.ops[o].name);
   for (size_t b = 0; b < a.buffers.size(); ++b) buffer_name[b] = quoted(a.buffers[b].name);
+  std::string out;
+  auto flush = [&](size_t above) {
+    if (out.size() < above) return;
+    stream.write(out.data(), static_cast<std::streamsize>(out.size()));
+    out.clear();
+  };
+  auto write_names = [&](const std::vector<const std::string*>& items, int depth) {
+    if (items.empty()) {
+      out += "[]";
+      return;
+    }
+    const std::string inner(2 * (depth + 1), ' ');
+    out += "[\n";
+    for (size_t i = 0; i < items.size(); ++i) {
+      out += inner;
+      out += *items[i];
+      out += i + 1 < items.size() ? ",\n" : "\n";
+      flush(size_t{1} << 16);
+    }
+    out += std::string(2 * depth, ' ') + "]";
+  };
   std::vector<const std::string*> items;
   auto buffer_items = [&](const std::vector<int>& buffers) -> const std::vector<const std::string*>& {
     items.clear();
     for (int b : buffers) items.push_back(&buffer_name[b]);
     return items;
   };
-  out << "{\n  \"graph\": " << quoted(g.name) << ",\n  \"order\": ";
+  out += "{\n  \"graph\": " + quoted(g.name) + ",\n  \"order\": ";
   items.clear();
   for (OpId o : a.order) items.push_back(&op_name[o]);
-  write_array(out, items, 1);
-  out << ",\n  \"steps\": ";
+  write_names(items, 1);
+  out += ",\n  \"steps\": ";
   if (a.steps.empty()) {
-    out << "[]";
+    out += "[]";
   } else {
-    out << "[\n";
+    out += "[\n";
     LiveSweep sweep(a);
     for (size_t s = 0; s < a.steps.size(); ++s) {
-      out << "    {\n      \"op\": " << op_name[a.steps[s].op] << ",\n      \"live\": ";
-      write_array(out, buffer_items(sweep.at(static_cast<Step>(s))), 3);
-      out << ",\n      \"live_bytes\": " << a.steps[s].live_bytes << "\n    }" << (s + 1 < a.steps.size() ? ",\n" : "\n");
+      out += "    {\n      \"op\": " + op_name[a.steps[s].op] + ",\n      \"live\": ";
+      write_names(buffer_items(sweep.at(static_cast<Step>(s))), 3);
+      out += ",\n      \"live_bytes\": " + std::to_string(a.steps[s].live_bytes) + "\n    }" +
+             (s + 1 < a.steps.size() ? ",\n" : "\n");
     }
-    out << "  ]";
+    out += "  ]";
   }
-  out << ",\n  \"peak_bytes\": " << a.peak_bytes << ",\n  \"peak_step\": " << a.peak_step << ",\n  \"peak_tensors\": ";
-  write_array(out, buffer_items(a.steps.empty() ? std::vector<int>{} : a.live_at(a.peak_step)), 1);
-  out << ",\n  \"total_bytes\": " << a.total_bytes << ",\n  \"largest_tensor_bytes\": " << a.largest_tensor_bytes
-      << "\n}";
+  out += ",\n  \"peak_bytes\": " + std::to_string(a.peak_bytes) + ",\n  \"peak_step\": " +
+         std::to_string(a.peak_step) + ",\n  \"peak_tensors\": ";
+  write_names(buffer_items(a.steps.empty() ? std::vector<int>{} : a.live_at(a.peak_step)), 1);
+  out += ",\n  \"total_bytes\": " + std::to_string(a.total_bytes) + ",\n  \"largest_tensor_bytes\": " +
+         std::to_string(a.largest_tensor_bytes) + "\n}";
+  flush(0);
 }
 
 }  // namespace arenaplan
