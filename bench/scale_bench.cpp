@@ -127,8 +127,13 @@ int main(int argc, char** argv) {
   int outputs = 2000;
   double timeout = 60;
   long mem_limit_mib = 4096;
-  for (int i = 1; i + 1 < argc; i += 2) {
-    const std::string key = argv[i], value = argv[i + 1];
+  for (int i = 1; i < argc; i += 2) {
+    const std::string key = argv[i], value = i + 1 < argc ? argv[i + 1] : "";
+    if (key == "--help" || value.empty()) {
+      std::fprintf(stderr, "usage: bench_scale_bench [--bin PATH] [--sizes 1000,10000,100000] [--outputs N] "
+                           "[--shapes residual,many] [--commands analyze,...] [--timeout S] [--mem-limit-mib M]\n");
+      return 2;
+    }
     if (key == "--bin") bin = value;
     else if (key == "--sizes") {
       sizes.clear();
@@ -161,9 +166,16 @@ int main(int argc, char** argv) {
     std::map<std::string, Run> previous;
     int previous_size = 0;
     for (int n : sizes) {
-      const Graph g = shape == "many" ? many_outputs_chain_graph(n, outputs, 1) : long_residual_chain_graph(n, 1);
       const std::string path = std::string(dir) + "/" + shape + "-" + std::to_string(n) + ".json";
-      std::ofstream(path) << graph_to_json(g);
+      // Generated in a child: Linux carries a process's peak RSS across fork and exec, so the
+      // bench itself must stay small for the children's figures to be theirs.
+      if (const pid_t gen = fork(); gen == 0) {
+        const Graph g = shape == "many" ? many_outputs_chain_graph(n, outputs, 1) : long_residual_chain_graph(n, 1);
+        std::ofstream(path) << graph_to_json(g);
+        _exit(0);
+      } else {
+        waitpid(gen, nullptr, 0);
+      }
       for (const std::string& c : commands) {
         const Run r = run_child(bin, c, path, timeout, mem_limit_mib);
         char growth[64] = "";

@@ -40,7 +40,7 @@ class MacroGraph {
  private:
   const LiveModel* m_;
   std::vector<OpId> main_, terminal_;
-  std::vector<Word> main_pred_masks_;
+  std::vector<std::vector<OpId>> main_preds_;  // lists, not ops x ops bitsets (1.25 GB at 100k ops)
   std::vector<std::vector<OpId>> sinkable_preds_;
 };
 
