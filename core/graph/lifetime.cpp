@@ -220,14 +220,19 @@ LiveSweep::LiveSweep(const LiveAnalysis& a) : a_(a), by_first_(a.buffers.size())
   std::iota(by_first_.begin(), by_first_.end(), 0);
   std::stable_sort(by_first_.begin(), by_first_.end(),
                    [&](int x, int y) { return a.buffers[x].first < a.buffers[y].first; });
+  lasts_.reserve(a.buffers.size());
+  for (const LiveBuffer& b : a.buffers) lasts_.push_back(b.last);
+  std::sort(lasts_.begin(), lasts_.end());
 }
 
 const std::vector<int>& LiveSweep::at(Step s) {
   if (s < step_) throw std::logic_error("LiveSweep::at: steps must not go backwards");
   step_ = s;
   // Drop what ended before s (one pass, only when something did), then merge in what starts.
+  bool any_ended = false;
+  for (; ended_ < lasts_.size() && lasts_[ended_] < s; ++ended_) any_ended = true;
   auto ended = [&](int b) { return a_.buffers[b].last < s; };
-  if (std::any_of(live_.begin(), live_.end(), ended)) live_.erase(std::remove_if(live_.begin(), live_.end(), ended), live_.end());
+  if (any_ended) live_.erase(std::remove_if(live_.begin(), live_.end(), ended), live_.end());
   starting_.clear();
   for (; next_ < by_first_.size() && a_.buffers[by_first_[next_]].first <= s; ++next_)
     if (a_.buffers[by_first_[next_]].last >= s) starting_.push_back(by_first_[next_]);
@@ -235,7 +240,8 @@ const std::vector<int>& LiveSweep::at(Step s) {
     std::sort(starting_.begin(), starting_.end());
     const size_t middle = live_.size();
     live_.insert(live_.end(), starting_.begin(), starting_.end());
-    std::inplace_merge(live_.begin(), live_.begin() + static_cast<std::ptrdiff_t>(middle), live_.end());
+    if (middle > 0 && live_[middle - 1] > live_[middle])  // new buffers usually come last already
+      std::inplace_merge(live_.begin(), live_.begin() + static_cast<std::ptrdiff_t>(middle), live_.end());
   }
   return live_;
 }

@@ -70,6 +70,8 @@ class LiveSweep {
   const LiveAnalysis& a_;
   std::vector<int> by_first_;  // buffer indices by first step
   size_t next_ = 0;            // by_first_[next_] is the next buffer to start
+  std::vector<Step> lasts_;    // every buffer's last step, ascending
+  size_t ended_ = 0;           // lasts_[ended_] is the next end not yet removed
   std::vector<int> live_;      // live at step_, ascending
   std::vector<int> starting_;  // scratch for the buffers starting at a step
   Step step_ = -1;
