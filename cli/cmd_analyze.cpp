@@ -11,8 +11,12 @@ namespace {
 int run_analyze(const Args& args) {
   Graph g = load_graph(args.positional_at(0, "GRAPH"));
   LiveAnalysis a = analyze_lifetimes(g, order_from_args(g, args));
-  if (args.flag("json")) std::cout << analysis_json(g, a).dump(2) << "\n";
-  else std::cout << analysis_text(g, a);
+  if (args.flag("json")) {
+    write_analysis_json(std::cout, g, a);
+    std::cout << "\n";
+  } else {
+    write_analysis_text(std::cout, g, a);
+  }
   return 0;
 }
 

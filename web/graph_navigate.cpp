@@ -195,7 +195,7 @@ void draw_toolbar(AppState& s) {
     ImGui::Text("Step %d: RUNNING %s;", s.step, s.graph.ops[run].name.c_str());
     ImGui::SameLine(0, 4);
     ImGui::PushStyleColor(ImGuiCol_Text, kLiveText);
-    ImGui::Text("LIVE %zu buffers, %s", st.buffers.size(), format_bytes(st.live_bytes).c_str());
+    ImGui::Text("LIVE %zu buffers, %s", s.live.live_at(s.step).size(), format_bytes(st.live_bytes).c_str());
     ImGui::PopStyleColor();
     ImGui::SameLine(0, 4);
     ImGui::Text("(peak %s at step %d)", format_bytes(s.live.peak_bytes).c_str(), s.live.peak_step);
@@ -258,7 +258,7 @@ void draw_overview(AppState& s, ImDrawList* dl, ImVec2 p0, ImVec2 p1) {
     dl->AddRectFilled(ImVec2(o[0] + 2 + c[0], o[1] + 2 + c[1]), ImVec2(o[0] + 2 + c[2], o[1] + 2 + c[3]), kOverviewOp);
   // The live set, the selection and the running op on top, bigger than an ordinary op.
   if (!s.live.steps.empty() && size_t(s.step) < s.live.steps.size())
-    for (int b : s.live.steps[s.step].buffers)
+    for (int b : s.live.live_at(s.step))
       for (TensorId t : s.live.buffers[b].tensors) {
         const OpId producer = size_t(t) < s.graph.tensors.size() ? s.graph.tensors[t].producer : -1;
         if (producer >= 0) mark_op(dl, v, d.nodes[d.node_of_op[producer]], kLiveColor, 0.5f);

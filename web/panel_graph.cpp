@@ -27,7 +27,7 @@ OpId running_op(const AppState& s) {
 std::vector<bool> live_tensors(const AppState& s) {
   std::vector<bool> live(s.graph.tensors.size(), false);
   if (s.live.steps.empty() || s.step < 0 || size_t(s.step) >= s.live.steps.size()) return live;
-  for (int b : s.live.steps[s.step].buffers)
+  for (int b : s.live.live_at(s.step))
     for (TensorId t : s.live.buffers[b].tensors)
       if (size_t(t) < live.size()) live[t] = true;
   return live;

@@ -82,10 +82,10 @@ void draw_lifetimes_panel(AppState& s) {
   rects.reserve(size_t(rows) + 1 + (s.stress_rects ? 10000 : 0));
   // The current step as a shaded column behind the bars.
   rects.push_back({float(s.step), 0.0f, float(s.step + 1), float(rows), kStepShade});
+  const std::vector<int> peak_live = a.steps.empty() ? std::vector<int>{} : a.live_at(a.peak_step);
   for (int b = 0; b < rows; ++b) {
     const LiveBuffer& buf = a.buffers[b];
-    const bool at_peak = std::find(a.steps[a.peak_step].buffers.begin(), a.steps[a.peak_step].buffers.end(), b) !=
-                         a.steps[a.peak_step].buffers.end();
+    const bool at_peak = std::binary_search(peak_live.begin(), peak_live.end(), b);
     char label[64];
     // "*" marks buffers live at the peak step (a text mark, not only a colour).
     std::snprintf(label, sizeof label, "%s%s %s", at_peak ? "*" : " ", buf.name.c_str(), kib_text(buf.size).c_str());

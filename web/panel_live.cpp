@@ -106,7 +106,7 @@ void draw_live_set(const AppState& s) {
     ImGui::TableSetupColumn("Live steps");
     ImGui::TableSetupColumn("Note", ImGuiTableColumnFlags_WidthStretch);
     ImGui::TableHeadersRow();
-    for (int b : cur.buffers) {
+    for (int b : s.live.live_at(s.step)) {
       const LiveBuffer& buf = s.live.buffers[b];
       ImGui::TableNextRow();
       ImGui::TableNextColumn();

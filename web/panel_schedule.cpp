@@ -206,6 +206,7 @@ void draw_side_by_side(AppState& s) {
   for (const char* h : {"step", "current", "live (current | compared)", "compared", "live set (current / compared)"})
     ImGui::TableSetupColumn(h);
   ImGui::TableHeadersRow();
+  LiveSweep a_sweep(a), b_sweep(b);
   for (size_t i = 0; i < a.steps.size(); ++i) {
     ImGui::TableNextRow();
     if (static_cast<Step>(i) == s.step) ImGui::TableSetBgColor(ImGuiTableBgTarget_RowBg0, IM_COL32(90, 70, 20, 255));
@@ -232,9 +233,9 @@ void draw_side_by_side(AppState& s) {
     ImGui::TextUnformatted(s.graph.ops[b.steps[i].op].name.c_str());
     ImGui::TableNextColumn();
     std::string live;
-    for (int x : a.steps[i].buffers) live += a.buffers[x].name + " ";
+    for (int x : a_sweep.at(static_cast<Step>(i))) live += a.buffers[x].name + " ";
     live += "/ ";
-    for (int x : b.steps[i].buffers) live += b.buffers[x].name + " ";
+    for (int x : b_sweep.at(static_cast<Step>(i))) live += b.buffers[x].name + " ";
     ImGui::TextUnformatted(live.c_str());
   }
   ImGui::EndTable();

@@ -106,7 +106,7 @@ void draw_heat_map(AppState& s) {
   const Step step = run.steps_done > 0 ? run.last.step : -1;
   std::vector<int> owner(static_cast<size_t>(cols * rows), -1);
   if (step >= 0)
-    for (int b : live.steps[step].buffers) {
+    for (int b : live.live_at(step)) {
       const Bytes lo = layout.offsets[b] / per_cell, hi = (layout.offsets[b] + live.buffers[b].size - 1) / per_cell;
       for (Bytes c = lo; c <= hi && c < cols * rows; ++c) owner[c] = b;
     }

@@ -332,9 +332,10 @@ Budget plan_budget(const Graph& g, const LiveAnalysis& live, const MemoryMap& m,
     for (const RegionBudget& rb : rs) {
       if (rb.free_bytes >= 0) continue;
       const Bytes room = m.regions[rb.region].size - (rb.used_bytes - rb.arena_bytes);
-      for (const StepLive& st : live.steps) {
+      LiveSweep sweep(live);
+      for (size_t t = 0; t < live.steps.size(); ++t) {
         Bytes sum = 0;
-        for (int i : st.buffers)
+        for (int i : sweep.at(static_cast<Step>(t)))
           if (where[i] == rb.region) sum += all.buffers[i].size;
         excess += std::max<Bytes>(0, sum - room);
       }
@@ -351,9 +352,10 @@ Budget plan_budget(const Graph& g, const LiveAnalysis& live, const MemoryMap& m,
       if (rb.free_bytes >= 0) continue;
       Step busiest = 0;
       Bytes busiest_bytes = -1;
+      LiveSweep sweep(live);
       for (size_t t = 0; t < live.steps.size(); ++t) {
         Bytes sum = 0;
-        for (int i : live.steps[t].buffers)
+        for (int i : sweep.at(static_cast<Step>(t)))
           if (where[i] == rb.region) sum += all.buffers[i].size;
         if (sum > busiest_bytes) {
           busiest_bytes = sum;
@@ -362,7 +364,7 @@ Budget plan_budget(const Graph& g, const LiveAnalysis& live, const MemoryMap& m,
       }
       std::vector<int> movable;
       if (!live.steps.empty())
-        for (int i : live.steps[busiest].buffers)
+        for (int i : live.live_at(busiest))
           if (where[i] == rb.region && allowed[i].size() > 1) movable.push_back(i);
       // Largest first, and only a few: each try replans every region.
       std::stable_sort(movable.begin(), movable.end(), [&](int x, int y) { return all.buffers[x].size > all.buffers[y].size; });

@@ -71,7 +71,7 @@ JsonOut budget_json(const Graph& g, const LiveAnalysis& live, const MemoryMap& m
     coexist["peak_step"] = live.peak_step;
     coexist["peak_op"] = g.ops[live.order[live.peak_step]].name;
     JsonOut names = JsonOut::array();
-    for (int i : live.steps[live.peak_step].buffers) names.push_back(live.buffers[i].name);
+    for (int i : live.live_at(live.peak_step)) names.push_back(live.buffers[i].name);
     coexist["peak_buffers"] = names;
   }
   JsonOut steps = JsonOut::array();
@@ -134,7 +134,7 @@ std::string budget_text(const Graph& g, const LiveAnalysis& live, const MemoryMa
   if (!live.steps.empty()) {
     out << " during " << g.ops[live.order[live.peak_step]].name << " (";
     std::string names;
-    for (int i : live.steps[live.peak_step].buffers) names += (names.empty() ? "" : " + ") + live.buffers[i].name;
+    for (int i : live.live_at(live.peak_step)) names += (names.empty() ? "" : " + ") + live.buffers[i].name;
     out << names << ")";
   }
   out << "\n\n2. where they are placed:\n";

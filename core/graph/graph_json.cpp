@@ -7,6 +7,8 @@
 #include <algorithm>
 #include <cmath>
 #include <set>
+#include <string_view>
+#include <unordered_map>
 
 namespace arenaplan {
 
@@ -23,18 +25,29 @@ Bytes parse_size_value(const Json& j, const std::string& where) {
   return b;
 }
 
-TensorId tensor_ref(const Graph& g, const Json& j, const std::string& where) {
+// The declared tensors by name: a graph of 100,000 tensors resolves its references in linear time.
+struct TensorNames {
+  const Graph& g;
+  std::unordered_map<std::string_view, TensorId> index;
+  explicit TensorNames(const Graph& graph) : g(graph) {
+    index.reserve(g.tensors.size());
+    for (size_t t = 0; t < g.tensors.size(); ++t) index.emplace(g.tensors[t].name, static_cast<TensorId>(t));
+  }
+};
+
+TensorId tensor_ref(const TensorNames& names, const Json& j, const std::string& where) {
   std::string name = get_string(j, where);
-  auto t = g.find_tensor(name);
-  if (!t) throw InputError(where, "unknown tensor \"" + name + "\" (not declared in /tensors)");
-  return *t;
+  auto t = names.index.find(name);
+  if (t == names.index.end()) throw InputError(where, "unknown tensor \"" + name + "\" (not declared in /tensors)");
+  return t->second;
 }
 
-std::vector<TensorId> tensor_list(const Graph& g, const Json& j, const std::string& where) {
+std::vector<TensorId> tensor_list(const TensorNames& names, const Json& j, const std::string& where) {
+  const Graph& g = names.g;
   if (!j.is_array()) throw InputError(where, "expected an array of tensor names, found " + kind_of(j));
   std::vector<TensorId> out;
   for (size_t i = 0; i < j.size(); ++i) {
-    TensorId t = tensor_ref(g, j[i], ptr(where, i));
+    TensorId t = tensor_ref(names, j[i], ptr(where, i));
     if (std::find(out.begin(), out.end(), t) != out.end())
       throw InputError(ptr(where, i), "tensor \"" + g.tensors[t].name + "\" is listed twice");
     out.push_back(t);
@@ -110,7 +123,8 @@ Tensor parse_tensor(const Graph& g, const std::string& name, const Json& j, cons
   return t;
 }
 
-Op parse_op(const Graph& g, const Json& j, const std::string& where) {
+Op parse_op(const TensorNames& names, const Json& j, const std::string& where) {
+  const Graph& g = names.g;
   if (!j.is_object()) throw InputError(where, "expected an op object, found " + kind_of(j));
   expect_keys(j, where,
               {"name", "kind", "inputs", "outputs", "scratch_bytes", "async", "in_place", "attrs", "doc"});
@@ -118,9 +132,9 @@ Op parse_op(const Graph& g, const Json& j, const std::string& where) {
   op.name = get_string(require(j, "name", where), ptr(where, "name"));
   if (op.name.empty()) throw InputError(ptr(where, "name"), "op names must not be empty");
   if (j.contains("kind")) op.kind = get_string(j["kind"], ptr(where, "kind"));
-  op.inputs = j.contains("inputs") ? tensor_list(g, j["inputs"], ptr(where, "inputs"))
+  op.inputs = j.contains("inputs") ? tensor_list(names, j["inputs"], ptr(where, "inputs"))
                                    : std::vector<TensorId>{};
-  op.outputs = tensor_list(g, require(j, "outputs", where), ptr(where, "outputs"));
+  op.outputs = tensor_list(names, require(j, "outputs", where), ptr(where, "outputs"));
   if (op.outputs.empty()) throw InputError(ptr(where, "outputs"), "an op needs at least one output");
   for (size_t i = 0; i < op.outputs.size(); ++i)
     if (std::find(op.inputs.begin(), op.inputs.end(), op.outputs[i]) != op.inputs.end())
@@ -136,7 +150,7 @@ Op parse_op(const Graph& g, const Json& j, const std::string& where) {
     for (auto it = a.begin(); it != a.end(); ++it) {
       const std::string w = ptr(awhere, it.key());
       AsyncRead r;
-      r.tensor = tensor_ref(g, Json(it.key()), w);
+      r.tensor = tensor_ref(names, Json(it.key()), w);
       int64_t steps = get_int(*it, w);
       if (steps < 0 || steps > 1000000) throw InputError(w, "extra steps must be in [0, 1000000]");
       r.extra_steps = static_cast<int>(steps);
@@ -152,8 +166,8 @@ Op parse_op(const Graph& g, const Json& j, const std::string& where) {
     for (auto it = a.begin(); it != a.end(); ++it) {
       const std::string w = ptr(awhere, it.key());
       InPlace ip;
-      ip.output = tensor_ref(g, Json(it.key()), w);
-      ip.input = tensor_ref(g, *it, w);
+      ip.output = tensor_ref(names, Json(it.key()), w);
+      ip.input = tensor_ref(names, *it, w);
       if (std::find(op.outputs.begin(), op.outputs.end(), ip.output) == op.outputs.end())
         throw InputError(w, "\"" + it.key() + "\" is not an output of this op");
       if (std::find(op.inputs.begin(), op.inputs.end(), ip.input) == op.inputs.end())
@@ -266,14 +280,15 @@ Graph parse_graph_json(std::string_view text) {
   if (ops.size() > kMaxGraphOps)
     throw InputError("/ops", std::to_string(ops.size()) + " ops; the limit is " + std::to_string(kMaxGraphOps));
   std::set<std::string> op_names;
+  const TensorNames names(g);
   for (size_t i = 0; i < ops.size(); ++i) {
-    Op op = parse_op(g, ops[i], ptr("/ops", i));
+    Op op = parse_op(names, ops[i], ptr("/ops", i));
     if (!op_names.insert(op.name).second)
       throw InputError(ptr(ptr("/ops", i), "name"), "duplicate op name \"" + op.name + "\"");
     g.ops.push_back(std::move(op));
   }
-  g.inputs = doc.contains("inputs") ? tensor_list(g, doc["inputs"], "/inputs") : std::vector<TensorId>{};
-  g.outputs = tensor_list(g, require(doc, "outputs", ""), "/outputs");
+  g.inputs = doc.contains("inputs") ? tensor_list(names, doc["inputs"], "/inputs") : std::vector<TensorId>{};
+  g.outputs = tensor_list(names, require(doc, "outputs", ""), "/outputs");
   if (g.outputs.empty()) throw InputError("/outputs", "a graph needs at least one output");
   for (size_t i = 0; i < g.outputs.size(); ++i)
     if (g.tensors[g.outputs[i]].constant)

@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <numeric>
+#include <ostream>
 #include <sstream>
+#include <stdexcept>
 
 namespace arenaplan {
 
@@ -71,15 +73,32 @@ std::string order_names(const Graph& g, const Schedule& order, const char* sep) 
   return out;
 }
 
-TensorResidence tensor_residence(const Graph& g, TensorId t) {
+namespace {
+
+TensorResidence classify(const Graph& g, TensorId t, bool input, bool output) {
   const Tensor& tensor = g.tensors[t];
-  const bool input = g.is_input(t);
   if (tensor.constant) return {};
   if (input && g.input_policy == InputPolicy::kCallerOwned) return {};
   if (tensor.persistent) return {Residence::kWholeRun, false};
   if (tensor.producer < 0 && !input) return {};  // unread, unproduced: nothing to hold
-  const bool held = tensor.retained || g.is_output(t) || (input && g.input_policy == InputPolicy::kRetained);
+  const bool held = tensor.retained || output || (input && g.input_policy == InputPolicy::kRetained);
   return {input ? Residence::kFromInput : Residence::kFromProducer, held};
+}
+
+}  // namespace
+
+TensorResidence tensor_residence(const Graph& g, TensorId t) { return classify(g, t, g.is_input(t), g.is_output(t)); }
+
+std::vector<TensorResidence> tensor_residences(const Graph& g) {
+  // Membership once, not a search of the input/output lists per tensor (graphs with thousands of
+  // outputs).
+  std::vector<char> is_input(g.tensors.size(), 0), is_output(g.tensors.size(), 0);
+  for (TensorId t : g.inputs) is_input[t] = 1;
+  for (TensorId t : g.outputs) is_output[t] = 1;
+  std::vector<TensorResidence> out(g.tensors.size());
+  for (size_t t = 0; t < g.tensors.size(); ++t)
+    out[t] = classify(g, static_cast<TensorId>(t), is_input[t], is_output[t]);
+  return out;
 }
 
 namespace {
@@ -88,24 +107,26 @@ struct Span {
   Step first = 0, last = -1;  // last < first: not in the arena
 };
 
-// The lifetime each tensor would have on its own, before in-place merging.
+// The lifetime each tensor would have on its own, before in-place merging. Linear in the graph:
+// membership and asynchronous reads are gathered once, not searched per tensor.
 std::vector<Span> tensor_spans(const Graph& g, const std::vector<Step>& step_of, Step end) {
+  const std::vector<TensorResidence> residence = tensor_residences(g);
+  std::vector<Step> async_last(g.tensors.size(), -1);  // latest step an asynchronous read reaches
+  for (size_t o = 0; o < g.ops.size(); ++o)
+    for (const AsyncRead& a : g.ops[o].async_reads)
+      async_last[a.tensor] = std::max(async_last[a.tensor], std::min<Step>(end, step_of[o] + a.extra_steps));
   std::vector<Span> span(g.tensors.size());
   for (size_t t = 0; t < g.tensors.size(); ++t) {
     const Tensor& tensor = g.tensors[t];
-    const TensorResidence r = tensor_residence(g, static_cast<TensorId>(t));
+    const TensorResidence& r = residence[t];
     if (r.residence == Residence::kOutside) continue;
     if (r.residence == Residence::kWholeRun) {
       span[t] = {0, end};
       continue;
     }
     Step first = tensor.producer >= 0 ? step_of[tensor.producer] : 0;
-    Step last = first;
+    Step last = std::max(first, async_last[t]);
     for (OpId c : tensor.consumers) last = std::max(last, step_of[c]);
-    for (const Op& op : g.ops)
-      for (const AsyncRead& a : op.async_reads)
-        if (a.tensor == static_cast<TensorId>(t))
-          last = std::max(last, std::min<Step>(end, step_of[&op - g.ops.data()] + a.extra_steps));
     if (r.held_to_end) last = end;
     span[t] = {first, last};
   }
@@ -191,14 +212,12 @@ LiveAnalysis analyze_lifetimes(const Graph& g, const Schedule& order) {
     a.buffers.push_back(buf);
   }
 
-  // Live bytes per step by a difference array: O(steps + buffers), fine for 100k buffers.
+  // Live bytes per step by a difference array: O(steps + buffers); live sets are derived on demand.
   std::vector<Bytes> delta(n + 1, 0);
   a.steps.resize(n);
-  for (size_t b = 0; b < a.buffers.size(); ++b) {
-    const LiveBuffer& buf = a.buffers[b];
+  for (const LiveBuffer& buf : a.buffers) {
     delta[buf.first] += buf.size;
     delta[buf.last + 1] -= buf.size;
-    for (Step s = buf.first; s <= buf.last; ++s) a.steps[s].buffers.push_back(static_cast<int>(b));
   }
   Bytes live = 0;
   for (Step s = 0; s < n; ++s) {
@@ -214,23 +233,73 @@ LiveAnalysis analyze_lifetimes(const Graph& g, const Schedule& order) {
   return a;
 }
 
+std::vector<int> LiveAnalysis::live_at(Step s) const {
+  std::vector<int> live;
+  for (size_t b = 0; b < buffers.size(); ++b)
+    if (buffers[b].first <= s && s <= buffers[b].last) live.push_back(static_cast<int>(b));
+  return live;
+}
+
+LiveSweep::LiveSweep(const LiveAnalysis& a) : a_(a), by_first_(a.buffers.size()) {
+  std::iota(by_first_.begin(), by_first_.end(), 0);
+  std::stable_sort(by_first_.begin(), by_first_.end(),
+                   [&](int x, int y) { return a.buffers[x].first < a.buffers[y].first; });
+  lasts_.reserve(a.buffers.size());
+  for (const LiveBuffer& b : a.buffers) lasts_.push_back(b.last);
+  std::sort(lasts_.begin(), lasts_.end());
+}
+
+const std::vector<int>& LiveSweep::at(Step s) {
+  if (s < step_) throw std::logic_error("LiveSweep::at: steps must not go backwards");
+  step_ = s;
+  // Drop what ended before s (one pass, only when something did), then merge in what starts.
+  bool any_ended = false;
+  for (; ended_ < lasts_.size() && lasts_[ended_] < s; ++ended_) any_ended = true;
+  auto ended = [&](int b) { return a_.buffers[b].last < s; };
+  if (any_ended) live_.erase(std::remove_if(live_.begin(), live_.end(), ended), live_.end());
+  starting_.clear();
+  for (; next_ < by_first_.size() && a_.buffers[by_first_[next_]].first <= s; ++next_)
+    if (a_.buffers[by_first_[next_]].last >= s) starting_.push_back(by_first_[next_]);
+  if (!starting_.empty()) {
+    std::sort(starting_.begin(), starting_.end());
+    const size_t middle = live_.size();
+    live_.insert(live_.end(), starting_.begin(), starting_.end());
+    if (middle > 0 && live_[middle - 1] > live_[middle])  // new buffers usually come last already
+      std::inplace_merge(live_.begin(), live_.begin() + static_cast<std::ptrdiff_t>(middle), live_.end());
+  }
+  return live_;
+}
+
 std::string timeline_text(const Graph& g, const LiveAnalysis& a) {
-  // One column per buffer: '#' where live, '.' where not; compact enough for logs and tests.
   std::ostringstream out;
+  write_timeline_text(out, g, a);
+  return out.str();
+}
+
+void write_timeline_text(std::ostream& out, const Graph& g, const LiveAnalysis& a) {
+  // One column per buffer: '#' where live, '.' where not; compact enough for logs and tests.
+  // The row is kept between steps and only the buffers starting or ending change it, so building
+  // it costs O(buffers) in all; printing it is the output's own size.
   size_t op_width = 4;
   for (OpId o : a.order) op_width = std::max(op_width, g.ops[o].name.size());
-  out << std::string(op_width + 7, ' ');
-  for (const LiveBuffer& b : a.buffers) out << (b.name.empty() ? '?' : b.name[0]);
-  out << "\n";
-  for (size_t s = 0; s < a.steps.size(); ++s) {
-    std::string name = g.ops[a.order[s]].name;
-    out << (s < 10 ? " " : "") << s << "  " << name << std::string(op_width - name.size() + 3, ' ');
-    for (const LiveBuffer& b : a.buffers)
-      out << ((b.first <= static_cast<Step>(s) && static_cast<Step>(s) <= b.last) ? '#' : '.');
-    out << "  " << format_bytes(a.steps[s].live_bytes)
-        << (static_cast<Step>(s) == a.peak_step ? "  <- peak" : "") << "\n";
+  std::string row(op_width + 7, ' ');
+  for (const LiveBuffer& b : a.buffers) row += b.name.empty() ? '?' : b.name[0];
+  out << row << "\n";
+  const Step n = static_cast<Step>(a.steps.size());
+  std::vector<std::vector<int>> starts(n), ends(n);
+  for (size_t b = 0; b < a.buffers.size(); ++b) {
+    starts[a.buffers[b].first].push_back(static_cast<int>(b));
+    ends[a.buffers[b].last].push_back(static_cast<int>(b));
   }
-  return out.str();
+  std::string bars(a.buffers.size(), '.');
+  for (Step s = 0; s < n; ++s) {
+    for (int b : starts[s]) bars[b] = '#';
+    const std::string& name = g.ops[a.order[s]].name;
+    out << (s < 10 ? " " : "") << s << "  " << name << std::string(op_width - name.size() + 3, ' ');
+    out.write(bars.data(), static_cast<std::streamsize>(bars.size()));
+    out << "  " << format_bytes(a.steps[s].live_bytes) << (s == a.peak_step ? "  <- peak" : "") << "\n";
+    for (int b : ends[s]) bars[b] = '.';
+  }
 }
 
 }  // namespace arenaplan

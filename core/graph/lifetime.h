@@ -3,6 +3,7 @@
 // all start from a LiveAnalysis, so every number they show agrees.
 #pragma once
 
+#include <iosfwd>
 #include <string>
 #include <vector>
 
@@ -31,9 +32,11 @@ struct LiveBuffer {
   Step last = 0;                  // last step the buffer is live (inclusive)
 };
 
+// One step's figures. Its live buffers are not stored (on a graph with thousands of outputs they
+// would be quadratic in the graph size): LiveAnalysis::live_at(step) or LiveSweep derive them from
+// the buffers' lifetimes.
 struct StepLive {
   OpId op = -1;
-  std::vector<int> buffers;  // indices into LiveAnalysis::buffers, ascending
   Bytes live_bytes = 0;
 };
 
@@ -46,6 +49,32 @@ struct LiveAnalysis {
   Step peak_step = 0;    // first step reaching the peak
   Bytes total_bytes = 0;           // sum of all arena tensor buffers (no scratch)
   Bytes largest_tensor_bytes = 0;  // largest arena tensor buffer
+
+  // Indices into `buffers` live during step `s`, ascending. O(buffers): for one step (the peak,
+  // the step a UI shows); to visit every step in order use LiveSweep.
+  std::vector<int> live_at(Step s) const;
+};
+
+// Walks the steps in order with the buffers live at each, ascending, in O(buffers log buffers +
+// the sizes of the live sets visited) time and O(buffers) memory: the views that list every step's
+// live set use it instead of one stored copy per step.
+//   LiveSweep sweep(a);
+//   for (Step s = 0; s < steps; ++s) for (int b : sweep.at(s)) ...
+class LiveSweep {
+ public:
+  explicit LiveSweep(const LiveAnalysis& a);
+  // The buffers live during step `s` (>= the previous call's step), ascending.
+  const std::vector<int>& at(Step s);
+
+ private:
+  const LiveAnalysis& a_;
+  std::vector<int> by_first_;  // buffer indices by first step
+  size_t next_ = 0;            // by_first_[next_] is the next buffer to start
+  std::vector<Step> lasts_;    // every buffer's last step, ascending
+  size_t ended_ = 0;           // lasts_[ended_] is the next end not yet removed
+  std::vector<int> live_;      // live at step_, ascending
+  std::vector<int> starting_;  // scratch for the buffers starting at a step
+  Step step_ = -1;
 };
 
 // The lifetime contract of one tensor, known before any order is: whether it is in the arena,
@@ -62,6 +91,8 @@ struct TensorResidence {
   bool held_to_end = false;  // retained, a graph output or a retained input: live to the last step
 };
 TensorResidence tensor_residence(const Graph& g, TensorId t);
+// The same for every tensor (index = TensorId), in time linear in the graph.
+std::vector<TensorResidence> tensor_residences(const Graph& g);
 
 // Throws InputError unless `order` runs every op exactly once after the producers of its inputs;
 // the message names the first op that ran before an input existed.
@@ -76,5 +107,7 @@ LiveAnalysis analyze_lifetimes(const Graph& g, const Schedule& order);
 
 // A text timeline, one row per step: live buffers as bars, live bytes at the end.
 std::string timeline_text(const Graph& g, const LiveAnalysis& a);
+// The same text written to `out` row by row (it is steps x buffers characters: never held whole).
+void write_timeline_text(std::ostream& out, const Graph& g, const LiveAnalysis& a);
 
 }  // namespace arenaplan

@@ -2,6 +2,8 @@
 // all read these, so a number is computed once and spelled the same everywhere.
 #pragma once
 
+#include <iosfwd>
+
 #include <nlohmann/json.hpp>
 
 #include "core/graph/graph.h"
@@ -14,10 +16,15 @@ using JsonOut = nlohmann::ordered_json;
 // {"order": [...], "steps": [{"op", "live", "live_bytes"}], "peak_bytes", "peak_step",
 //  "peak_tensors", "total_bytes", "largest_tensor_bytes"}: the `arenaplan analyze --json` contract.
 JsonOut analysis_json(const Graph& g, const LiveAnalysis& a);
+// Writes exactly analysis_json(g, a).dump(2), streamed: its per-step live lists are quadratic in
+// the graph size on a graph with thousands of outputs, so the document is never held in memory.
+void write_analysis_json(std::ostream& out, const Graph& g, const LiveAnalysis& a);
 
 // `arenaplan analyze`'s text: per step the op, live bytes and live set (the peak marked), the
 // peak with its op, and the timeline picture.
 std::string analysis_text(const Graph& g, const LiveAnalysis& a);
+// The same, streamed (its timeline is steps x buffers characters).
+void write_analysis_text(std::ostream& out, const Graph& g, const LiveAnalysis& a);
 
 // Op names of a schedule as a JSON array.
 JsonOut order_json(const Graph& g, const Schedule& order);

@@ -10,14 +10,6 @@
 
 namespace arenaplan::schedule_detail {
 
-namespace {
-struct Candidate {
-  Bytes g, live;
-  int32_t parent, op;
-  uint64_t tie;
-};
-}  // namespace
-
 BeamSearch::BeamSearch(const MacroGraph& mg, Bytes incumbent_peak, int64_t memory_cap, uint64_t seed)
     : mg_(&mg), bound_(incumbent_peak), memory_cap_(memory_cap), rng_(seed) {
   if (mg.main_ops().empty()) finished_ = true;
@@ -71,18 +63,23 @@ bool BeamSearch::advance(int64_t& budget) {
       level_ = 0;
       in_run_ = true;
     }
-    // One level: children of every node, merged by set.
-    SetTable table(w);
-    std::vector<Candidate> cands;
-    std::vector<Word> set(w);
+    // One level: children of every node, merged by set. It pauses between nodes when the budget
+    // runs out and resumes on the next call, so a level's size never delays the caller.
+    if (!level_in_progress_) level_in_progress_ = std::make_unique<LevelInProgress>(w);
+    LevelInProgress& lv = *level_in_progress_;
+    SetTable& table = lv.table;
+    std::vector<Candidate>& cands = lv.cands;
+    std::vector<Word>& set = lv.set;
+    bool& truncated = lv.truncated;
     const bool finishing = level_ + 1 == main_count;
     const int64_t fixed = static_cast<int64_t>(
         history_.capacity() * sizeof(history_[0]) + nodes_.capacity() * sizeof(Node) +
         keys_.capacity() * sizeof(Word) + ready_.capacity() * sizeof(int32_t));
     int64_t history_bytes = 0;
     for (const auto& h : history_) history_bytes += static_cast<int64_t>(h.capacity() * sizeof(h[0]));
-    bool truncated = false;
-    for (size_t i = 0; i < nodes_.size() && !truncated; ++i) {
+    for (; lv.next_node < nodes_.size() && !truncated; ++lv.next_node) {
+      if (budget <= 0) return finished_;  // resumes at this node
+      const size_t i = lv.next_node;
       const Node& node = nodes_[i];
       const Word* key = &keys_[static_cast<size_t>(i) * w];
       size_t first_child = cands.size();
@@ -119,6 +116,7 @@ bool BeamSearch::advance(int64_t& budget) {
       }
     }
     if (cands.empty()) {  // every continuation reaches the incumbent: this run cannot improve
+      level_in_progress_.reset();
       in_run_ = false;
       continue;
     }
@@ -171,6 +169,7 @@ bool BeamSearch::advance(int64_t& budget) {
     keys_ = std::move(next_keys);
     ready_ = std::move(next_ready_list);
     ready_begin_ = std::move(next_ready_begin);
+    level_in_progress_.reset();
     ++level_;
     if (level_ == main_count) {
       size_t best = 0;

@@ -14,30 +14,27 @@ using schedule_detail::Word;
 
 LowerBound schedule_lower_bound(const Graph& g) {
   LiveModel m(g);
-  const int n = m.ops(), w = m.words();
+  const int n = m.ops();
   const int nt = static_cast<int>(g.tensors.size());
   LowerBound best;
 
-  // Ancestors of every op, in a topological order.
-  std::vector<Word> anc(static_cast<size_t>(n) * w, 0);
-  for (OpId o : topological_order(g)) {
-    Word* a = &anc[static_cast<size_t>(o) * w];
-    for (OpId p : m.preds()[o]) {
-      const Word* ap = &anc[static_cast<size_t>(p) * w];
-      for (int i = 0; i < w; ++i) a[i] |= ap[i];
-      schedule_detail::set_bit(a, p);
-    }
+  // Positions in a topological order: an ancestor always comes first, which bounds the searches.
+  std::vector<int> pos(n);
+  {
+    const std::vector<OpId> topo = topological_order(g);
+    for (int i = 0; i < n; ++i) pos[topo[i]] = i;
   }
-  auto is_anc = [&](OpId a, OpId of) { return schedule_detail::test_bit(&anc[static_cast<size_t>(of) * w], a); };
 
+  std::vector<int> seen_at(m.groups(), -1);  // stamp per group: dedup without a per-op array
+  int stamp = 0;
   auto consider = [&](OpId op, const std::vector<TensorId>& tensors, Bytes extra) {
-    std::vector<char> seen(m.groups(), 0);
+    ++stamp;
     Bytes sum = extra;
     std::vector<TensorId> named;
     for (TensorId t : tensors) {
       int grp = m.group(t);
-      if (grp < 0 || seen[grp]) continue;
-      seen[grp] = 1;
+      if (grp < 0 || seen_at[grp] == stamp) continue;
+      seen_at[grp] = stamp;
       sum += m.group_bytes(grp);
       named.push_back(t);
     }
@@ -48,21 +45,56 @@ LowerBound schedule_lower_bound(const Graph& g) {
   for (int t = 0; t < nt; ++t)
     if (m.always_live(t)) always.push_back(t);
 
+  // Live while o runs in every order: its inputs and outputs, persistent state, tensors made by
+  // an ancestor that a descendant still reads or that are kept to the end, and graph inputs o or
+  // a descendant reads. Gathered per tensor by searching only the ops between its producer and
+  // its last consumer (in topological position), not by an ops x ops ancestor matrix, so the cost
+  // follows the sizes of these sets: linear on chain-like graphs.
+  std::vector<std::vector<TensorId>> needed(n);  // per op, ascending tensor ids
+  std::vector<int> down_at(n, -1), up_at(n, -1);  // stamps: reached forward / backward for tensor t
+  std::vector<OpId> queue;
+  for (int t = 0; t < nt; ++t) {
+    if (m.group(t) < 0 || m.always_live(t)) continue;
+    const Tensor& tensor = g.tensors[t];
+    if (m.produced(t) && m.pinned(t)) {  // every strict descendant of the producer
+      queue.clear();
+      for (OpId s : m.succs()[tensor.producer])
+        if (down_at[s] != t) down_at[s] = t, queue.push_back(s);
+      for (size_t i = 0; i < queue.size(); ++i)
+        for (OpId s : m.succs()[queue[i]])
+          if (down_at[s] != t) down_at[s] = t, queue.push_back(s);
+      for (OpId o : queue) needed[o].push_back(t);
+      continue;
+    }
+    if (tensor.consumers.empty()) continue;
+    int lo = -1, hi = -1;  // an op needing t lies strictly between these positions
+    if (m.produced(t)) {
+      lo = pos[tensor.producer];
+      for (OpId c : tensor.consumers) hi = std::max(hi, pos[c]);
+      queue.clear();
+      for (OpId s : m.succs()[tensor.producer])
+        if (pos[s] < hi && down_at[s] != t) down_at[s] = t, queue.push_back(s);
+      for (size_t i = 0; i < queue.size(); ++i)
+        for (OpId s : m.succs()[queue[i]])
+          if (pos[s] < hi && down_at[s] != t) down_at[s] = t, queue.push_back(s);
+    }
+    // Strict ancestors of the consumers; for a produced tensor only those below the producer (an
+    // op that is not, has no ancestor that is).
+    auto admit = [&](OpId o) { return up_at[o] != t && pos[o] > lo && (!m.produced(t) || down_at[o] == t); };
+    queue.clear();
+    for (OpId c : tensor.consumers)
+      for (OpId p : m.preds()[c])
+        if (admit(p)) up_at[p] = t, queue.push_back(p);
+    for (size_t i = 0; i < queue.size(); ++i)
+      for (OpId p : m.preds()[queue[i]])
+        if (admit(p)) up_at[p] = t, queue.push_back(p);
+    for (OpId o : queue) needed[o].push_back(t);
+  }
   for (OpId o = 0; o < n; ++o) {
-    // Live while o runs in every order: its inputs and outputs, persistent state, tensors made
-    // by an ancestor that a descendant still reads or that are kept to the end, and graph inputs
-    // o or a descendant reads.
     std::vector<TensorId> live = always;
     for (TensorId t : g.ops[o].inputs) live.push_back(t);
     for (TensorId t : g.ops[o].outputs) live.push_back(t);
-    for (int t = 0; t < nt; ++t) {
-      if (m.group(t) < 0 || m.always_live(t)) continue;
-      const Tensor& tensor = g.tensors[t];
-      if (m.produced(t) && !is_anc(tensor.producer, o)) continue;
-      bool needed = m.pinned(t) && m.produced(t);
-      for (OpId c : tensor.consumers) needed = needed || is_anc(o, c);
-      if (needed) live.push_back(t);
-    }
+    live.insert(live.end(), needed[o].begin(), needed[o].end());
     consider(o, live, m.scratch(o));
   }
   // The first step holds every graph input in the arena, plus the first op's outputs and scratch.
@@ -130,12 +162,13 @@ std::string explain_optimum(const Graph& g, Bytes optimum, int64_t max_orders) {
   while (e.next()) {
     LiveAnalysis a = analyze_lifetimes(g, e.order());
     order_names_list.push_back(order_names(g, a.order, "-"));
+    LiveSweep sweep(a);
     for (size_t s = 0; s < a.steps.size(); ++s) {
       const StepLive& st = a.steps[s];
       if (st.live_bytes < optimum) continue;
       std::string key = g.ops[st.op].name + ":";
       std::string names, why;
-      for (int b : st.buffers) {
+      for (int b : sweep.at(static_cast<Step>(s))) {
         const LiveBuffer& buf = a.buffers[b];
         key += buf.name + ",";
         names += (names.empty() ? "" : " + ") + buf.name;

@@ -17,8 +17,8 @@ namespace arenaplan::schedule_detail {
 
 MacroGraph::MacroGraph(const LiveModel& m) : m_(&m) {
   const Graph& g = m.graph();
-  const int n = m.ops(), w = m.words();
-  main_pred_masks_.assign(static_cast<size_t>(n) * w, 0);
+  const int n = m.ops();
+  main_preds_.assign(n, {});
   sinkable_preds_.assign(n, {});
   for (OpId o = 0; o < n; ++o) {
     if (!m.sinkable(o)) {
@@ -30,16 +30,15 @@ MacroGraph::MacroGraph(const LiveModel& m) : m_(&m) {
     }
     for (OpId p : m.preds()[o]) {
       if (m.sinkable(p)) sinkable_preds_[o].push_back(p);
-      else set_bit(&main_pred_masks_[static_cast<size_t>(o) * w], p);
+      else main_preds_[o].push_back(p);
     }
   }
 }
 
 bool MacroGraph::ready(const Word* set, OpId o) const {
   if (test_bit(set, o)) return false;
-  const Word* pm = &main_pred_masks_[static_cast<size_t>(o) * m_->words()];
-  for (int i = 0; i < m_->words(); ++i)
-    if (pm[i] & ~set[i]) return false;
+  for (OpId p : main_preds_[o])
+    if (!test_bit(set, p)) return false;
   return true;
 }
 

@@ -318,4 +318,38 @@ Graph skip_chain_graph(int ops, int reach, uint64_t seed) {
   return g;
 }
 
+Graph long_residual_chain_graph(int ops, uint64_t seed) {
+  Rng r{seed};
+  Builder b("long-residual-chain-" + std::to_string(ops));
+  auto act = [&] { return kib(8 * (1 + r.below(8))); };
+  TensorId x = b.input(act());
+  int left = ops;
+  while (left >= 3) {  // one block: x -> conv -> conv -> add(x, .)
+    TensorId h = b.op("conv", {x}, act(), r.chance(20) ? kib(4) : 0);
+    h = b.op("conv", {h}, act());
+    x = b.op("add", {x, h}, act());
+    left -= 3;
+  }
+  for (; left > 0; --left) x = b.op("relu", {x}, act());
+  return b.finish();  // the last tensor is the only one nobody reads: the one graph output
+}
+
+Graph many_outputs_chain_graph(int ops, int outputs, uint64_t seed) {
+  Rng r{seed};
+  outputs = std::clamp(outputs, 0, ops / 2);
+  Builder b("many-outputs-chain-" + std::to_string(ops));
+  TensorId x = b.input(kib(16));
+  const int chain = ops - outputs;
+  int heads = 0;
+  for (int i = 0; i < chain; ++i) {
+    x = b.op(r.chance(50) ? "conv" : "add", {x}, kib(16));
+    // Head k follows chain op floor((k + 1) * chain / outputs) - 1: evenly spread, last at the end.
+    while (heads < outputs && static_cast<int64_t>(heads + 1) * chain / outputs == i + 1) {
+      b.op("head", {x}, kib(1));
+      ++heads;
+    }
+  }
+  return b.finish();  // every head (and the chain's last tensor) is a graph output
+}
+
 }  // namespace arenaplan

@@ -40,7 +40,8 @@ struct ScheduleSearch::Impl {
   mutable std::string explanation;
   mutable bool explained = false;
 
-  Impl(const Graph& graph, ScheduleOptions opt) : g(graph), options(opt), model(graph), macro(model) {
+  Impl(const Graph& graph, ScheduleOptions opt, double started)
+      : g(graph), options(opt), model(graph), macro(model) {
     // The file order is the baseline when it is a valid order; otherwise the closest one.
     baseline = g.file_order();
     std::optional<Bytes> p;
@@ -60,6 +61,7 @@ struct ScheduleSearch::Impl {
     method = "file order";
     static_lb = schedule_lower_bound(g).bytes;
     model_lb = static_lb;
+    seconds = now_seconds() - started;  // the set-up is part of the search's time
   }
 
   // Keeps `order` when analyze_lifetimes confirms it beats the best so far.
@@ -116,7 +118,11 @@ struct ScheduleSearch::Impl {
     states += beam->states() - states_beam_seen;
     states_beam_seen = beam->states();
     memory = std::max(memory, beam->memory_peak());
-    if (!beam->best().empty()) offer(beam->best(), "beam search");
+    // Re-evaluated (a whole analyze_lifetimes) only when a run found a new order, not every slice.
+    if (!beam->best().empty() && beam->best_peak() != beam_peak_offered) {
+      beam_peak_offered = beam->best_peak();
+      offer(beam->best(), "beam search");
+    }
   }
 
   void step(int64_t budget) {
@@ -168,10 +174,11 @@ struct ScheduleSearch::Impl {
   }
 
   int64_t states_exact_seen = 0, states_beam_seen = 0;
+  Bytes beam_peak_offered = -1;
 };
 
 ScheduleSearch::ScheduleSearch(const Graph& g, ScheduleOptions options)
-    : impl_(std::make_unique<Impl>(g, options)) {}
+    : impl_(std::make_unique<Impl>(g, options, now_seconds())) {}
 ScheduleSearch::~ScheduleSearch() = default;
 void ScheduleSearch::step(int64_t budget) { impl_->step(budget); }
 bool ScheduleSearch::done() const { return impl_->phase == Impl::Phase::kDone; }
@@ -216,8 +223,8 @@ ScheduleResult ScheduleSearch::result() const {
 }
 
 ScheduleResult optimize_schedule(const Graph& g, double time_limit_seconds, ScheduleOptions options) {
+  const double start = now_seconds();  // the limit covers the set-up too
   ScheduleSearch search(g, options);
-  const double start = now_seconds();
   while (!search.done()) {
     search.step(2048);
     if (now_seconds() - start >= time_limit_seconds) search.cancel();

@@ -8,9 +8,9 @@
 namespace arenaplan {
 namespace {
 
-std::string live_names(const LiveAnalysis& a, size_t step) {
+std::string live_names(const LiveAnalysis& a, LiveSweep& sweep, size_t step) {
   std::string s;
-  for (int b : a.steps[step].buffers) s += (s.empty() ? "" : " ") + a.buffers[b].name;
+  for (int b : sweep.at(static_cast<Step>(step))) s += (s.empty() ? "" : " ") + a.buffers[b].name;
   return s;
 }
 
@@ -27,6 +27,7 @@ void side_by_side(std::ostream& out, const Graph& g, const LiveAnalysis& base, c
   out << "      " << fit("baseline: file order", 16 + set_width + 4) << best_title << "\n";
   out << "step  " << fit("op", 10) << std::setw(10) << "live" << "  " << fit("live set", set_width) << "  "
       << fit("op", 10) << std::setw(10) << "live" << "  live set\n";
+  LiveSweep base_sweep(base), best_sweep(best);  // live sets step by step, never all held at once
   for (size_t s = 0; s < base.steps.size(); ++s) {
     auto cell = [&](const LiveAnalysis& a) {
       std::ostringstream c;
@@ -34,8 +35,8 @@ void side_by_side(std::ostream& out, const Graph& g, const LiveAnalysis& base, c
         << (static_cast<Step>(s) == a.peak_step ? "*" : " ") << " ";
       return c.str();
     };
-    out << std::setw(4) << s << "  " << cell(base) << fit(live_names(base, s), set_width) << "  " << cell(best)
-        << live_names(best, s) << "\n";
+    out << std::setw(4) << s << "  " << cell(base) << fit(live_names(base, base_sweep, s), set_width) << "  "
+        << cell(best) << live_names(best, best_sweep, s) << "\n";
   }
   out << "peak  " << std::string(10, ' ') << std::setw(10) << format_bytes(base.peak_bytes) << "  "
       << std::string(set_width, ' ') << "  " << std::string(10, ' ') << std::setw(10) << format_bytes(best.peak_bytes)

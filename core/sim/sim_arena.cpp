@@ -193,6 +193,7 @@ void ArenaSimulator::bind() {
   written_.resize(steps_);
   operands_.assign(S, {});
   bound_.assign(S, std::vector<BoundStep>(steps_));
+  LiveSweep sweep(live_);
   for (Step t = 0; t < steps_; ++t) {
     const OpId o = live_.order[t];
     const Op& op = g_.ops[o];
@@ -208,10 +209,8 @@ void ArenaSimulator::bind() {
       written_[t].push_back(b);
       if (kernels_[o].kind == KernelKind::kMix) reads_[t].push_back(range(b, -1));
     }
-    for (size_t b = 0; b < live_.buffers.size(); ++b) {
-      const LiveBuffer& buf = live_.buffers[b];
-      if (buf.last >= t && (buf.first < t || preloaded[b])) keep_[t].push_back(static_cast<int>(b));
-    }
+    for (int b : sweep.at(t))  // the live set by a sweep: a scan of every buffer per step was quadratic
+      if (live_.buffers[b].first < t || preloaded[b]) keep_[t].push_back(b);
     for (const AsyncRead& a : op.async_reads) {
       DmaRead d;
       d.tensor = a.tensor;

@@ -491,19 +491,20 @@ std::string describe_peak(const Graph& g, const LiveAnalysis& live) {
   std::string out = format_bytes(live.peak_bytes);
   if (live.steps.empty()) return out;
   const StepLive& step = live.steps[live.peak_step];
+  const std::vector<int> peak_live = live.live_at(live.peak_step);
   out += " at step " + std::to_string(live.peak_step) + " (op " + g.ops[step.op].name + ")";
   std::vector<std::string> names, sizes;
-  for (size_t i = 0; i < step.buffers.size(); ++i) {
+  for (size_t i = 0; i < peak_live.size(); ++i) {
     if (i == 8) {
-      names.push_back(std::to_string(step.buffers.size() - 8) + " more");
+      names.push_back(std::to_string(peak_live.size() - 8) + " more");
       break;
     }
-    names.push_back(live.buffers[step.buffers[i]].name);
-    sizes.push_back(format_bytes(live.buffers[step.buffers[i]].size));
+    names.push_back(live.buffers[peak_live[i]].name);
+    sizes.push_back(format_bytes(live.buffers[peak_live[i]].size));
   }
   if (names.empty()) return out;
   out += ", where " + join_and(names) + (names.size() == 1 ? " is" : " are") + " live";
-  if (step.buffers.size() <= 8 && sizes.size() > 1) {
+  if (peak_live.size() <= 8 && sizes.size() > 1) {
     std::string sum;
     for (const std::string& s : sizes) sum += (sum.empty() ? "" : " + ") + s;
     out += " (" + sum + ")";

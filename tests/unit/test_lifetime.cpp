@@ -42,7 +42,7 @@ TEST_CASE("two-branch ABDCEF: 48, 128, 192, 168, 80, 32 KiB, peak 192 KiB during
   LiveAnalysis a = analyze_lifetimes(g, parse_order(g, "A,B,D,C,E,F"));
   CHECK(a.peak_bytes == 196608);
   std::vector<std::string> peak;
-  for (int b : a.steps[a.peak_step].buffers) peak.push_back(a.buffers[b].name);
+  for (int b : a.live_at(a.peak_step)) peak.push_back(a.buffers[b].name);
   CHECK(peak == std::vector<std::string>{"A", "B", "D"});
 }
 

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "core/schedule/schedule.h"
@@ -39,7 +40,7 @@ class MacroGraph {
  private:
   const LiveModel* m_;
   std::vector<OpId> main_, terminal_;
-  std::vector<Word> main_pred_masks_;
+  std::vector<std::vector<OpId>> main_preds_;  // lists, not ops x ops bitsets (1.25 GB at 100k ops)
   std::vector<std::vector<OpId>> sinkable_preds_;
 };
 
@@ -165,6 +166,22 @@ class BeamSearch {
   Schedule best_;
   Bytes best_peak_ = 0;
   int64_t states_ = 0, memory_peak_ = 0;
+  // The level being expanded, kept between advance() calls: on a big graph one level is many
+  // states, and the caller's budget (its time limit) must be able to stop in the middle of it.
+  struct Candidate {
+    Bytes g, live;
+    int32_t parent, op;
+    uint64_t tie;
+  };
+  struct LevelInProgress {
+    explicit LevelInProgress(int words) : table(words), set(words) {}
+    SetTable table;
+    std::vector<Candidate> cands;
+    std::vector<Word> set;
+    size_t next_node = 0;
+    bool truncated = false;
+  };
+  std::unique_ptr<LevelInProgress> level_in_progress_;
 };
 
 }  // namespace arenaplan::schedule_detail

@@ -26,8 +26,9 @@ LiveModel::LiveModel(const Graph& g) : g_(&g) {
   // The lifetime contract analyze_lifetimes uses (tensor_residence), as the model's kinds.
   kind_.assign(nt, Kind::kNone);
   pinned_.assign(nt, 0);
+  const std::vector<TensorResidence> residence = tensor_residences(g);  // linear, not a search per tensor
   for (int t = 0; t < nt; ++t) {
-    const TensorResidence r = tensor_residence(g, t);
+    const TensorResidence& r = residence[t];
     switch (r.residence) {
       case Residence::kOutside: break;
       case Residence::kWholeRun: kind_[t] = Kind::kAlways; break;
@@ -63,10 +64,6 @@ LiveModel::LiveModel(const Graph& g) : g_(&g) {
     group_members_[grp].push_back(t);
     group_bytes_[grp] = std::max(group_bytes_[grp], align_up(g.tensors[t].bytes, g.alignment));
   }
-
-  consumer_masks_.assign(static_cast<size_t>(nt) * words_, 0);
-  for (int t = 0; t < nt; ++t)
-    for (OpId c : g.tensors[t].consumers) set_bit(&consumer_masks_[static_cast<size_t>(t) * words_], c);
 
   touched_.assign(n, {});
   reads_.assign(n, {});
@@ -118,20 +115,17 @@ bool LiveModel::reads(OpId o, TensorId t) const {
   return std::find(r.begin(), r.end(), t) != r.end();
 }
 
+// Consumer lists, not per-tensor bitsets of every op: those took tensors x ops bits (1.25 GB at
+// 100,000 ops) and a scan of every word per query; a tensor has a handful of consumers.
 bool LiveModel::SetView::pending(TensorId t) const {
-  const Word* c = m_->consumer_mask(t);
-  for (int w = 0; w < m_->words_; ++w)
-    if (c[w] & ~s_[w]) return true;
+  for (OpId c : m_->g_->tensors[t].consumers)
+    if (!test_bit(s_, c)) return true;
   return false;
 }
 
 bool LiveModel::SetView::pending_after(TensorId t, OpId o) const {
-  const Word* c = m_->consumer_mask(t);
-  for (int w = 0; w < m_->words_; ++w) {
-    Word rest = c[w] & ~s_[w];
-    if (w == (o >> 6)) rest &= ~(Word{1} << (o & 63));
-    if (rest) return true;
-  }
+  for (OpId c : m_->g_->tensors[t].consumers)
+    if (c != o && !test_bit(s_, c)) return true;
   return false;
 }
 

@@ -102,7 +102,6 @@ class LiveModel {
   bool pinned(TensorId t) const { return pinned_[t]; }
   Bytes scratch(OpId o) const { return scratch_[o]; }
   Bytes first_step_extra() const { return first_step_extra_; }
-  const Word* consumer_mask(TensorId t) const { return &consumer_masks_[static_cast<size_t>(t) * words_]; }
   // Live bytes after executing exactly the ops in `set` (must be closed under predecessors).
   Bytes live_after_set(const Word* set) const;
 
@@ -121,7 +120,6 @@ class LiveModel {
   std::vector<std::vector<TensorId>> group_members_;
   std::vector<std::vector<int>> touched_;        // per op: groups of its inputs and outputs
   std::vector<std::vector<TensorId>> reads_;     // per op: distinct inputs
-  std::vector<Word> consumer_masks_;
   std::vector<char> sinkable_;
   std::vector<Bytes> own_bytes_;
   std::vector<Bytes> scratch_;
