@@ -2,12 +2,15 @@
 //   exercise list                       the built-in exercises
 //   exercise show NAME|FILE [--hints]   the question and what the student is given
 //   exercise check NAME|FILE --answer TEXT   exit 0 correct, 1 not yet, 2 bad input
+//   exercise generate --kind KIND --difficulty 1..5 --seed N [-o FILE] [--json]
+//                                       a new exercise file (exercise_generate.h)
 #include <cstdio>
 #include <iostream>
 
 #include "cli/command.h"
 #include "core/graph/examples.h"
 #include "core/teach/exercise.h"
+#include "core/teach/exercise_generate.h"
 
 namespace arenaplan::cli {
 namespace {
@@ -59,7 +62,9 @@ void print_parameters(const Exercise& ex, const JsonOut& j) {
   if (ex.uses_graph()) std::cout << "Graph: " << j["graph"].get<std::string>();
   switch (ex.kind) {
     case ExerciseKind::kPredictPeak: std::cout << ", order " << order_names(ex.graph.graph, ex.order) << "\n"; break;
-    case ExerciseKind::kFindOrder: std::cout << ", peak below " << format_bytes(ex.limit_bytes) << "\n"; break;
+    case ExerciseKind::kFindOrder:
+      std::cout << (ex.limit_inclusive ? ", peak at most " : ", peak below ") << format_bytes(ex.limit_bytes) << "\n";
+      break;
     case ExerciseKind::kPlaceTensor:
       std::cout << ", order " << order_names(ex.graph.graph, ex.order) << "\n";
       print_placement(ex, j);
@@ -108,20 +113,57 @@ int run_check(const Args& args) {
   return check.correct ? 0 : 1;
 }
 
+// `-o FILE` (a short option the shared parser reads as two positionals) or --out FILE, as in export.
+std::optional<std::string> output_path(const Args& args, std::vector<std::string>& positional) {
+  std::optional<std::string> out = args.option("out");
+  for (size_t i = 0; i < positional.size(); ++i) {
+    if (positional[i] != "-o") continue;
+    if (i + 1 >= positional.size()) throw InputError("-o", "needs a file name");
+    out = positional[i + 1];
+    positional.erase(positional.begin() + static_cast<std::ptrdiff_t>(i), positional.begin() + static_cast<std::ptrdiff_t>(i) + 2);
+    break;
+  }
+  return out;
+}
+
+int run_generate(const Args& args, const std::optional<std::string>& out_path) {
+  const auto kind = args.option("kind");
+  if (!kind) throw InputError("--kind", "missing: predict-peak, find-order, place-tensor or cache-misses");
+  GeneratorSpec spec;
+  spec.kind = exercise_kind_from_name(*kind, "--kind");
+  spec.difficulty = static_cast<int>(args.int_option("difficulty", kMinDifficulty, kMinDifficulty, kMaxDifficulty));
+  spec.seed = static_cast<uint64_t>(args.int_option("seed", 1, 0, static_cast<int64_t>(kMaxExerciseSeed)));
+  const GeneratedExercise gen = generate_exercise(spec);
+  if (out_path) write_file(*out_path, gen.json);
+  if (args.flag("json")) {
+    std::cout << exercise_json(gen.exercise).dump(2) << "\n";
+  } else if (out_path) {
+    std::cout << "wrote " << *out_path << ": " << gen.exercise.title << "\n" << gen.exercise.question << "\n";
+  } else {
+    std::cout << gen.json;
+  }
+  return 0;
+}
+
 int run_exercise(const Args& args) {
-  const std::string& action = args.positional_at(0, "an action: list, show or check");
-  const size_t wanted = action == "list" ? 1 : 2;
-  if (args.positional.size() > wanted)
-    throw InputError("arguments", "unexpected \"" + args.positional[wanted] + "\"; usage: arenaplan exercise list | show NAME|FILE | check NAME|FILE --answer TEXT");
+  const std::string& action = args.positional_at(0, "an action: list, show, check or generate");
+  std::vector<std::string> positional = args.positional;
+  const std::optional<std::string> out_path = output_path(args, positional);
+  const size_t wanted = action == "list" || action == "generate" ? 1 : 2;
+  if (positional.size() > wanted)
+    throw InputError("arguments", "unexpected \"" + positional[wanted] + "\"; usage: arenaplan exercise list | show NAME|FILE | check NAME|FILE --answer TEXT | generate --kind KIND --difficulty 1..5 --seed N [-o FILE]");
+  if (action == "generate") return run_generate(args, out_path);
   if (action == "list") return run_list(args);
   if (action == "show") return run_show(args);
   if (action == "check") return run_check(args);
-  throw InputError("arguments", "unknown action \"" + action + "\"; expected list, show or check");
+  throw InputError("arguments", "unknown action \"" + action + "\"; expected list, show, check or generate");
 }
 
 }  // namespace
 
-ARENAPLAN_COMMAND("exercise", "exercise list | show NAME|FILE [--hints] | check NAME|FILE --answer TEXT [--json]",
-                  {"json", "hints"}, {"answer"}, run_exercise);
+ARENAPLAN_COMMAND("exercise",
+                  "exercise list | show NAME|FILE [--hints] | check NAME|FILE --answer TEXT [--json] | generate --kind "
+                  "KIND --difficulty 1..5 --seed N [-o|--out FILE] [--json]",
+                  {"json", "hints"}, {"answer", "kind", "difficulty", "seed", "out"}, run_exercise);
 
 }  // namespace arenaplan::cli

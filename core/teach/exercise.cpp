@@ -215,6 +215,10 @@ AnswerCheck check_find_order(const Exercise& ex, std::string_view answer) {
     return {false, "that order cannot run: " + message_of(e)};
   }
   const std::string peak = order_names(g, *a.order) + " peaks at " + describe_peak(g, live);
+  if (ex.limit_inclusive) {
+    if (live.peak_bytes <= ex.limit_bytes) return {true, peak + ": within " + format_bytes(ex.limit_bytes) + "."};
+    return {false, peak + ". That is more than " + format_bytes(ex.limit_bytes) + "."};
+  }
   if (live.peak_bytes < ex.limit_bytes) return {true, peak + ": below " + format_bytes(ex.limit_bytes) + "."};
   return {false, peak + ". That is not below " + format_bytes(ex.limit_bytes) + "."};
 }

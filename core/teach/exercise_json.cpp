@@ -67,10 +67,16 @@ JsonOut exercise_json(const Exercise& ex) {
   if (ex.uses_graph()) {
     out["graph"] = ex.graph.example.empty() ? ex.graph.graph.name : ex.graph.example;
     out["graph_builtin"] = !ex.graph.example.empty();
+    out["graph_json"] = JsonOut::parse(ex.graph.json);
   }
+  if (!ex.generator.is_null()) out["generator"] = ex.generator;
   switch (ex.kind) {
     case ExerciseKind::kPredictPeak: out["order"] = order_json(ex.graph.graph, ex.order); break;
-    case ExerciseKind::kFindOrder: out["peak_below_bytes"] = ex.limit_bytes; break;
+    case ExerciseKind::kFindOrder:
+      out[ex.limit_inclusive ? "peak_at_most_bytes" : "peak_below_bytes"] = ex.limit_bytes;
+      out["peak_bound_bytes"] = ex.limit_bytes;
+      out["peak_bound_inclusive"] = ex.limit_inclusive;
+      break;
     case ExerciseKind::kPlaceTensor:
       out["order"] = order_json(ex.graph.graph, ex.order);
       placement_json(ex, out);

@@ -1,6 +1,7 @@
 // Reading exercise files: the kinds, every key's checks, and the proof that each exercise has an
 // answer (an order below the limit exists, a fitting offset exists, the cache fits into sets).
 #include <algorithm>
+#include <chrono>
 #include <optional>
 #include <stdexcept>
 
@@ -104,10 +105,12 @@ ExerciseKind kind_from_name(const std::string& name, const std::string& where) {
 
 // Unknown keys are refused with the list of keys this kind takes.
 void expect_kind_keys(const Json& doc, ExerciseKind kind) {
-#define AP_EXERCISE_COMMON "format", "version", "name", "title", "question", "kind", "hints", "points", "doc"
+#define AP_EXERCISE_COMMON "format", "version", "name", "title", "question", "kind", "hints", "points", "doc", "generator"
   switch (kind) {
     case ExerciseKind::kPredictPeak: expect_keys(doc, "", {AP_EXERCISE_COMMON, "graph", "order"}); break;
-    case ExerciseKind::kFindOrder: expect_keys(doc, "", {AP_EXERCISE_COMMON, "graph", "peak_below"}); break;
+    case ExerciseKind::kFindOrder:
+      expect_keys(doc, "", {AP_EXERCISE_COMMON, "graph", "peak_below", "peak_at_most"});
+      break;
     case ExerciseKind::kPlaceTensor:
       expect_keys(doc, "", {AP_EXERCISE_COMMON, "graph", "order", "tensor", "arena_at_most", "fixed"});
       break;
@@ -180,15 +183,41 @@ void read_common(Exercise& ex, const Json& doc) {
   if (doc.contains("hints")) ex.hints = read_hints(doc["hints"]);
   if (doc.contains("points")) ex.points = static_cast<int>(get_int_in(doc["points"], "/points", 1, 1000));
   if (doc.contains("doc")) get_string(doc["doc"], "/doc");
+  if (doc.contains("generator")) {
+    const Json& gen = doc["generator"];
+    if (!gen.is_object()) throw InputError("/generator", "expected {\"kind\", \"difficulty\", \"seed\"}, found " + kind_of(gen));
+    expect_keys(gen, "/generator", {"kind", "difficulty", "seed"});
+    ex.generator = {{"kind", get_text(require(gen, "kind", "/generator"), "/generator/kind")},
+                    {"difficulty", get_int_in(require(gen, "difficulty", "/generator"), "/generator/difficulty", 1, 5)},
+                    {"seed", get_int_in(require(gen, "seed", "/generator"), "/generator/seed", 0, (int64_t{1} << 53) - 1)}};
+  }
 }
 
 // ---- proving an answer exists -----------------------------------------------------------------
 
-// find_order: some order must peak strictly below the limit.
-void require_order_below(const Graph& g, Bytes limit) {
-  const ScheduleResult best = optimize_schedule(g, kSolveSeconds);
-  if (best.peak_bytes < limit) return;
-  throw InputError("/peak_below", (best.proven_optimal ? "no order of this graph peaks below " : "no order below ") +
+// find_order: some order must peak strictly below the limit (or at most at it).
+void require_order_below(const Graph& g, Bytes limit, bool inclusive) {
+  // ScheduleSearch rather than optimize_schedule: its result() also explains the optimum, which
+  // costs more than the search itself and is not needed here.
+  ScheduleSearch search(g);
+  const auto meets = [&](Bytes peak) { return peak < limit || (inclusive && peak == limit); };
+  const auto start = std::chrono::steady_clock::now();
+  while (!search.done() && !meets(search.best_peak())) {
+    search.step(2048);
+    if (std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() >= kSolveSeconds) break;
+  }
+  struct {
+    Bytes peak_bytes;
+    bool proven_optimal;
+  } best = {search.best_peak(), search.proven_optimal()};
+  if (meets(best.peak_bytes)) return;
+  const std::string where = inclusive ? "/peak_at_most" : "/peak_below";
+  if (inclusive)
+    throw InputError(where, (best.proven_optimal ? "every order of this graph peaks above " : "no order at or below ") +
+                                format_bytes(limit) + (best.proven_optimal ? " (the best order peaks at "
+                                                                           : " was found (the best found peaks at ") +
+                                format_bytes(best.peak_bytes) + "): the exercise has no answer");
+  throw InputError(where, (best.proven_optimal ? "no order of this graph peaks below " : "no order below ") +
                                       format_bytes(limit) + (best.proven_optimal ? " (the best order peaks at "
                                                                                  : " was found (the best found peaks at ") +
                                       format_bytes(best.peak_bytes) + "): the exercise has no answer");
@@ -285,8 +314,12 @@ void read_graph_kind(Exercise& ex, const Json& doc) {
       }
       break;
     case ExerciseKind::kFindOrder:
-      ex.limit_bytes = get_size(require(doc, "peak_below", ""), "/peak_below", false);
-      require_order_below(g, ex.limit_bytes);
+      if (doc.contains("peak_below") == doc.contains("peak_at_most"))
+        throw InputError("/", "give either \"peak_below\" (strict) or \"peak_at_most\" (inclusive)");
+      ex.limit_inclusive = doc.contains("peak_at_most");
+      ex.limit_bytes = ex.limit_inclusive ? get_size(doc["peak_at_most"], "/peak_at_most", false)
+                                          : get_size(doc["peak_below"], "/peak_below", false);
+      require_order_below(g, ex.limit_bytes, ex.limit_inclusive);
       break;
     case ExerciseKind::kPlaceTensor:
       ex.order = doc.contains("order") ? read_order(g, doc["order"], "/order") : g.file_order();
