@@ -4,13 +4,19 @@
 //   exercise check NAME|FILE --answer TEXT   exit 0 correct, 1 not yet, 2 bad input
 //   exercise generate --kind KIND --difficulty 1..5 --seed N [-o FILE] [--json]
 //                                       a new exercise file (exercise_generate.h)
+//   exercise result SETFILE --student NAME --answer A1 --answer A2 ... [-o FILE]
+//                                       a student's result file (assignment.h), each answer checked once
+//   exercise grade RESULT... [--set SETFILE] [--json]   the class table; exit 1 when a result is rejected
+//   exercise link SETFILE [--base URL]  the share link that opens the set in the playground
 #include <cstdio>
 #include <iostream>
 
 #include "cli/command.h"
 #include "core/graph/examples.h"
 #include "core/teach/exercise.h"
+#include "core/teach/assignment.h"
 #include "core/teach/exercise_generate.h"
+#include "core/teach/share.h"
 
 namespace arenaplan::cli {
 namespace {
@@ -145,25 +151,81 @@ int run_generate(const Args& args, const std::optional<std::string>& out_path) {
   return 0;
 }
 
+Assignment load_set(const std::string& path) {
+  try {
+    return parse_assignment_json(read_file(path));
+  } catch (const InputError& e) {
+    if (e.where() == path) throw;
+    const std::string what = e.what();
+    throw InputError(path + ": " + e.where(), what.substr(std::min(what.size(), e.where().size() + 2)));
+  }
+}
+
+int run_result(const Args& args, const std::vector<std::string>& positional, const std::optional<std::string>& out_path) {
+  const Assignment set = load_set(positional.at(1));
+  const auto student = args.option("student");
+  if (!student || normalize_student(*student).empty()) throw InputError("--student", "missing: the student's name or number");
+  const std::vector<Exercise> exercises = assignment_exercises(set, *student);
+  const std::vector<std::string> answers = args.options("answer");
+  if (answers.size() > exercises.size())
+    throw InputError("--answer", std::to_string(answers.size()) + " answers for " + std::to_string(exercises.size()) +
+                                     " exercises");
+  std::vector<ExerciseProgress> progress(exercises.size());
+  for (size_t i = 0; i < answers.size(); ++i)
+    if (!answers[i].empty()) submit_answer(exercises[i], progress[i], answers[i]);
+  const std::string text = result_json(set, *student, progress).dump(2) + "\n";
+  if (out_path) write_file(*out_path, text);
+  else std::cout << text;
+  return 0;
+}
+
+int run_grade(const Args& args, const std::vector<std::string>& positional) {
+  if (positional.size() < 2) throw InputError("arguments", "missing: the result files to grade");
+  std::optional<Assignment> set;
+  if (const auto set_path = args.option("set")) set = load_set(*set_path);
+  std::vector<std::pair<std::string, std::string>> results;
+  for (size_t i = 1; i < positional.size(); ++i) results.emplace_back(positional[i], read_file(positional[i]));
+  const ClassReport report = grade_results(results, set ? &*set : nullptr);
+  if (args.flag("json")) std::cout << class_report_json(report).dump(2) << "\n";
+  else std::cout << class_report_text(report);
+  return report.rejected() > 0 ? 1 : 0;
+}
+
+int run_link(const Args& args, const std::vector<std::string>& positional) {
+  const Assignment set = load_set(positional.at(1));
+  ShareState state;
+  state.example = "two_branch";  // the page needs a graph; the set brings its own per exercise
+  state.panel = "Exercises";
+  state.assignment = assignment_json(set);
+  std::cout << args.option("base").value_or("") << "#" << encode_share_fragment(state) << "\n";
+  return 0;
+}
+
 int run_exercise(const Args& args) {
   const std::string& action = args.positional_at(0, "an action: list, show, check or generate");
   std::vector<std::string> positional = args.positional;
   const std::optional<std::string> out_path = output_path(args, positional);
+  if (action == "grade") return run_grade(args, positional);
   const size_t wanted = action == "list" || action == "generate" ? 1 : 2;
+  if ((action == "result" || action == "link") && positional.size() < 2)
+    throw InputError("arguments", "missing: the set file (an arenaplan-assignment)");
   if (positional.size() > wanted)
     throw InputError("arguments", "unexpected \"" + positional[wanted] + "\"; usage: arenaplan exercise list | show NAME|FILE | check NAME|FILE --answer TEXT | generate --kind KIND --difficulty 1..5 --seed N [-o FILE]");
   if (action == "generate") return run_generate(args, out_path);
+  if (action == "result") return run_result(args, positional, out_path);
+  if (action == "link") return run_link(args, positional);
   if (action == "list") return run_list(args);
   if (action == "show") return run_show(args);
   if (action == "check") return run_check(args);
-  throw InputError("arguments", "unknown action \"" + action + "\"; expected list, show, check or generate");
+  throw InputError("arguments", "unknown action \"" + action + "\"; expected list, show, check, generate, result, grade or link");
 }
 
 }  // namespace
 
 ARENAPLAN_COMMAND("exercise",
                   "exercise list | show NAME|FILE [--hints] | check NAME|FILE --answer TEXT [--json] | generate --kind "
-                  "KIND --difficulty 1..5 --seed N [-o|--out FILE] [--json]",
-                  {"json", "hints"}, {"answer", "kind", "difficulty", "seed", "out"}, run_exercise);
+                  "KIND --difficulty 1..5 --seed N [-o|--out FILE] [--json] | result SETFILE --student NAME --answer A "
+                  "[--answer B ...] [-o FILE] | grade RESULT... [--set SETFILE] [--json] | link SETFILE [--base URL]",
+                  {"json", "hints"}, {"answer", "kind", "difficulty", "seed", "out", "student", "set", "base"}, run_exercise);
 
 }  // namespace arenaplan::cli

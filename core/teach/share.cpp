@@ -96,6 +96,7 @@ JsonOut share_state_json(const ShareState& s) {
   if (!s.panel.empty()) j["panel"] = s.panel;
   j["step"] = s.current_step;
   if (!s.panels.empty()) j["panels"] = s.panels;
+  if (!s.assignment.is_null()) j["assignment"] = s.assignment;
   return j;
 }
 
@@ -134,6 +135,10 @@ ShareState share_state_from_json(const JsonOut& j) {
   if (j.contains("panels")) {
     if (!j["panels"].is_object()) throw InputError(kWhere + " /panels", "expected an object");
     s.panels = j["panels"];
+  }
+  if (j.contains("assignment")) {  // checked by parse_assignment_json where it is opened
+    if (!j["assignment"].is_object()) throw InputError(kWhere + " /assignment", "expected an assignment object");
+    s.assignment = j["assignment"];
   }
   return s;
 }

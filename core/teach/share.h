@@ -21,6 +21,8 @@ struct ShareState {
   std::string panel;       // the open panel's title
   int current_step = 0;
   JsonOut panels = JsonOut::object();  // per-panel settings by panel key (planner, budget, cache lab, ...)
+  // Classroom (issue 18): an assignment set (core/teach/assignment.h), null when the link has none.
+  JsonOut assignment;
 };
 
 JsonOut share_state_json(const ShareState& s);

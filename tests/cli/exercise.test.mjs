@@ -81,7 +81,7 @@ export const tests = [
     assert.match(r.stderr, /--answer: missing/);
     r = cli('exercise', 'grade');
     assert.equal(r.status, 2);
-    assert.match(r.stderr, /unknown action "grade"/);
+    assert.match(r.stderr, /missing: the result files to grade/);
     const file = join(dir, 'bad.json');
     writeFileSync(file, JSON.stringify({
       format: 'arenaplan-exercise', name: 'bad', kind: 'place_tensor', graph: 'two_branch', tensor: 'C',
@@ -150,4 +150,38 @@ export const tests = [
     assert.equal(r.status, 2);
     assert.match(r.stderr, /--kind: missing/);
   }],
+  ['a class: result files made for a set are graded and tabulated; a tampered one and another set are rejected', (cli) => withTempDir((dir) => {
+    const set = join(dir, 'set.json');
+    writeFileSync(set, JSON.stringify({
+      format: 'arenaplan-assignment', version: 1, title: 'Week 3', per_student: false,
+      exercises: ['exercise_predict_peak', { generate: { kind: 'cache-misses', difficulty: 2, seed: 11 } }],
+    }));
+    const result = (student, file, ...answers) => {
+      const r = cli('exercise', 'result', set, '--student', student, ...answers.flatMap((a) => ['--answer', a]), '-o', join(dir, file));
+      assert.equal(r.status, 0, r.stderr);
+      return JSON.parse(readFileSync(join(dir, file), 'utf8'));
+    };
+    const ada = result('Ada', 'ada.json', '192 KiB');  // DESIGN.md: ABDCEF peaks at 192 KiB
+    assert.equal(ada.score, 10);
+    result('Alan', 'alan.json', '150 KiB');
+    const tampered = { ...ada, student: 'Eve', score: 20 };
+    tampered.answers = ada.answers.map((a, i) => (i === 1 ? { ...a, solved: true, attempts: 1, score: 10, answer: '3' } : a));
+    writeFileSync(join(dir, 'eve.json'), JSON.stringify(tampered));
+    let r = cli('exercise', 'grade', join(dir, 'ada.json'), join(dir, 'alan.json'), join(dir, 'eve.json'), '--set', set, '--json');
+    assert.equal(r.status, 1, r.stderr);
+    assert.deepEqual(r.json.students.map((s) => [s.student, s.accepted, s.score]), [['Ada', true, 10], ['Alan', true, 0], ['Eve', false, 0]]);
+    assert.match(r.json.students[2].reason, /\/answers\/1\/(answer|score)/);
+    r = cli('exercise', 'grade', join(dir, 'ada.json'), join(dir, 'alan.json'), '--set', set);
+    assert.equal(r.status, 0, r.stderr);
+    assert.match(r.stdout, /^Week 3 \(set [0-9a-f]{16}\)\nstudent\s+score\s+Q1\s+Q2\nAda\s+10\/25\s+10\s+0\nAlan\s+0\/25/);
+    // Another set (another seed): the hash differs.
+    const other = join(dir, 'other.json');
+    writeFileSync(other, readFileSync(set, 'utf8').replace('"seed":11', '"seed":12'));
+    r = cli('exercise', 'grade', join(dir, 'ada.json'), '--set', other, '--json');
+    assert.equal(r.status, 1);
+    assert.match(r.json.students[0].reason, /\/set_hash/);
+    r = cli('exercise', 'link', set, '--base', 'http://x/');
+    assert.equal(r.status, 0, r.stderr);
+    assert.match(r.stdout, /^http:\/\/x\/#v1\.[A-Za-z0-9_-]+\n$/);
+  })],
 ];
