@@ -64,6 +64,22 @@ void print_placement(const Exercise& ex, const JsonOut& j) {
                 b["first"].get<int>(), b["last"].get<int>());
 }
 
+// The graph a student reasons about: each op with what it reads and makes, sizes included.
+void print_graph(const Graph& g) {
+  auto sized = [&](TensorId t) { return g.tensors[t].name + " (" + format_bytes(g.tensors[t].bytes) + ")"; };
+  for (const Op& op : g.ops) {
+    std::string reads, makes;
+    for (TensorId t : op.inputs) reads += (reads.empty() ? "" : ", ") + sized(t);
+    for (TensorId t : op.outputs) makes += (makes.empty() ? "" : ", ") + sized(t);
+    std::cout << "  " << op.name << ": reads " << reads << "; makes " << makes;
+    if (op.scratch_bytes) std::cout << "; scratch " << format_bytes(op.scratch_bytes);
+    std::cout << "\n";
+  }
+  std::string outputs;
+  for (TensorId t : g.outputs) outputs += (outputs.empty() ? "" : ", ") + g.tensors[t].name;
+  std::cout << "  graph outputs: " << outputs << "\n";
+}
+
 void print_parameters(const Exercise& ex, const JsonOut& j) {
   if (ex.uses_graph()) std::cout << "Graph: " << j["graph"].get<std::string>();
   switch (ex.kind) {
@@ -95,6 +111,7 @@ int run_show(const Args& args) {
   std::cout << ex.name << ": " << ex.title << " (" << exercise_kind_name(ex.kind) << ", " << ex.points
             << " points)\n\n" << ex.question << "\n\n";
   print_parameters(ex, j);
+  if (ex.uses_graph() && ex.graph.example.empty()) print_graph(ex.graph.graph);  // no built-in to look up
   std::cout << "Answer: " << answer_format(ex.kind) << "\n";
   if (args.flag("hints"))
     for (size_t i = 0; i < ex.hints.size(); ++i) std::cout << "Hint " << i + 1 << ": " << ex.hints[i] << "\n";
