@@ -10,6 +10,7 @@
 
 #include "core/graph/examples.h"
 #include "core/graph/graph_json.h"
+#include "core/teach/explain.h"
 #include "core/tflite/tflite_import.h"
 
 namespace arenaplan::web {
@@ -318,6 +319,8 @@ std::string summary_text(const AppState& s) {
     text += ". Current step " + std::to_string(s.step) + " of 0.." +
             std::to_string(s.live.steps.size() - 1) + ": " + s.graph.ops[cur.op].name + ", " +
             format_bytes(cur.live_bytes) + " live";
+    // Classroom (issue 18): the step's reasons, so a screen reader hears why, not only how much.
+    text += ". " + explain_step(s.graph, s.live, s.step).sentence;
   }
   text += ".";
   if (!s.error.empty()) text += " Error: " + s.error;

@@ -56,8 +56,7 @@ LiveBufferReason reason_for(const Graph& g, const LiveAnalysis& live, const std:
   return {b, LiveReason::kReadLater, "live until step " + std::to_string(buf.last)};
 }
 
-std::string step_sentence(const Graph& g, const LiveAnalysis& live, const StepExplanation& e,
-                          const std::vector<StepExplanation>& all) {
+std::string step_sentence(const Graph& g, const LiveAnalysis& live, const StepExplanation& e) {
   const StepLive& st = live.steps[e.step];
   std::string out = "Step " + std::to_string(e.step) + " runs " + g.ops[e.op].name + ": ";
   std::vector<std::string> items;
@@ -78,9 +77,8 @@ std::string step_sentence(const Graph& g, const LiveAnalysis& live, const StepEx
   if (e.peak) {
     // Why here: the runner-up step, and the buffers kept only for later (or pending) readers.
     Step runner_up = -1;
-    for (const StepExplanation& o : all)
-      if (o.step != e.step && (runner_up < 0 || live.steps[o.step].live_bytes > live.steps[runner_up].live_bytes))
-        runner_up = o.step;
+    for (Step o = 0; o < static_cast<Step>(live.steps.size()); ++o)
+      if (o != e.step && (runner_up < 0 || live.steps[o].live_bytes > live.steps[runner_up].live_bytes)) runner_up = o;
     out += " This is the peak, " + format_bytes(live.peak_bytes);
     if (runner_up >= 0) {
       const Bytes next = live.steps[runner_up].live_bytes;
@@ -115,22 +113,37 @@ const char* live_reason_name(LiveReason r) {
   return "?";
 }
 
-std::vector<StepExplanation> explain_schedule(const Graph& g, const LiveAnalysis& live) {
+namespace {
+
+StepExplanation explain_one(const Graph& g, const LiveAnalysis& live, const std::vector<Step>& step_of, Step t) {
+  StepExplanation e;
+  e.step = t;
+  e.op = live.steps[t].op;
+  e.peak = t == live.peak_step;
+  for (int b : live.steps[t].buffers) e.live.push_back(reason_for(g, live, step_of, b, t));
+  for (size_t b = 0; b < live.buffers.size(); ++b)
+    if (t > 0 && live.buffers[b].last == t - 1) e.freed.push_back(static_cast<int>(b));
+  e.sentence = step_sentence(g, live, e);
+  return e;
+}
+
+std::vector<Step> steps_of_ops(const Graph& g, const LiveAnalysis& live) {
   std::vector<Step> step_of(g.ops.size(), -1);
   for (size_t t = 0; t < live.order.size(); ++t) step_of[live.order[t]] = static_cast<Step>(t);
+  return step_of;
+}
+
+}  // namespace
+
+std::vector<StepExplanation> explain_schedule(const Graph& g, const LiveAnalysis& live) {
+  const std::vector<Step> step_of = steps_of_ops(g, live);
   std::vector<StepExplanation> out;
-  for (size_t t = 0; t < live.steps.size(); ++t) {
-    StepExplanation e;
-    e.step = static_cast<Step>(t);
-    e.op = live.steps[t].op;
-    e.peak = e.step == live.peak_step;
-    for (int b : live.steps[t].buffers) e.live.push_back(reason_for(g, live, step_of, b, e.step));
-    for (size_t b = 0; b < live.buffers.size(); ++b)
-      if (t > 0 && live.buffers[b].last == e.step - 1) e.freed.push_back(static_cast<int>(b));
-    out.push_back(std::move(e));
-  }
-  for (StepExplanation& e : out) e.sentence = step_sentence(g, live, e, out);
+  for (size_t t = 0; t < live.steps.size(); ++t) out.push_back(explain_one(g, live, step_of, static_cast<Step>(t)));
   return out;
+}
+
+StepExplanation explain_step(const Graph& g, const LiveAnalysis& live, Step step) {
+  return explain_one(g, live, steps_of_ops(g, live), step);
 }
 
 std::vector<PlacementExplanation> explain_layout(const LayoutProblem& problem, const std::vector<Bytes>& offsets) {

@@ -47,6 +47,8 @@ struct StepExplanation {
 };
 
 std::vector<StepExplanation> explain_schedule(const Graph& g, const LiveAnalysis& live);
+// One step only (the page explains the current step each time it changes); step in range.
+StepExplanation explain_step(const Graph& g, const LiveAnalysis& live, Step step);
 
 // One buffer placed at a time, lowest offset first (ties: earlier first step): where it goes and
 // why there (the bottom, or on top of which buffer live at the same time), and the arena so far.
