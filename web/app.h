@@ -91,6 +91,10 @@ struct AppState {
   // (exported as "ui" so tests click widgets by name instead of hard-coded pixels).
   std::map<std::string, ItemRect> ui_rects_building;
   std::map<std::string, ItemRect> ui_rects;
+
+  // ---- Classroom embeds (issue 18; web/embed.cpp) ----
+  std::string embed_view;   // share-link "embed": one view alone, no menus ("" = the whole app)
+  std::string embed_code;   // the last snippet File > Copy embed code made
 };
 
 // Edits. Each returns true on success; on failure it leaves the state as it was and sets `error`.

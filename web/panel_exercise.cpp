@@ -388,6 +388,15 @@ void open_assignment(AppState&, const JsonOut& set) {
   v.open.clear();
 }
 
+void open_exercise_by_name(AppState& s, const std::string& name) {
+  ExercisesView& v = view();
+  const Exercise* ex = find_exercise(v, name);
+  if (!ex) throw InputError("share link /embed", "no exercise named \"" + name + "\" in this link");
+  open_exercise(s, v, *ex);
+}
+
+std::string open_exercise_name() { return view().open; }
+
 JsonOut current_assignment() {
   const ExercisesView& v = view();
   return v.assignment ? assignment_json(*v.assignment) : JsonOut();

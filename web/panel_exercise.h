@@ -12,5 +12,9 @@ namespace arenaplan::web {
 void open_assignment(AppState& s, const JsonOut& set);
 // The open set, null when the panel shows the built-in exercises.
 JsonOut current_assignment();
+// Opens an exercise of the current list (an embed "exercise:NAME"); throws InputError when absent.
+void open_exercise_by_name(AppState& s, const std::string& name);
+// The open exercise's name, "" for none.
+std::string open_exercise_name();
 
 }  // namespace arenaplan::web

@@ -12,6 +12,7 @@
 #include "core/graph/examples.h"
 #include "imgui.h"
 #include "web/app.h"
+#include "web/embed.h"
 #include "web/js_api.h"
 #include "web/page_exports.h"
 #include "web/share_link.h"
@@ -58,6 +59,8 @@ void draw_menu_bar(AppState& s) {
       offer_download((s.graph.name.empty() ? "graph" : s.graph.name) + ".json", s.graph_json);
     if (ImGui::MenuItem("Copy share link")) copy_share_link(s);
     record_item_rect(s, "menu.file.share");
+    if (ImGui::MenuItem("Copy embed code")) copy_embed_code(s);  // web/embed.cpp
+    record_item_rect(s, "menu.file.embed");
     if (ImGui::MenuItem("Save analysis JSON"))
       offer_download((s.graph.name.empty() ? "graph" : s.graph.name) + ".analysis.json", s.analysis.dump(2));
     ImGui::Separator();
@@ -189,6 +192,12 @@ void handle_history_keys(AppState& s) {
 
 void draw_app(AppState& s) {
   s.ui_rects_building.clear();
+  if (!s.embed_view.empty()) {  // an <iframe> embed: one view filling the frame, no menus
+    draw_embedded_view(s);
+    s.ui_rects.swap(s.ui_rects_building);
+    ++s.frame;
+    return;
+  }
   handle_history_keys(s);
   draw_menu_bar(s);
 
