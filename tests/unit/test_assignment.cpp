@@ -121,3 +121,16 @@ TEST_CASE("a share link carries the assignment") {
   const ShareState back = decode_share_fragment(encode_share_fragment(s));
   CHECK(assignment_hash(parse_assignment_json(back.assignment.dump())) == assignment_hash(set_with(true)));
 }
+
+TEST_CASE("a share link's embed names one view; anything else is refused naming /embed") {
+  ShareState s;
+  s.example = "two_branch";
+  for (const char* view : {"live", "lifetimes", "arena", "graph", "cache", "exercise:exercise_place_c"}) {
+    s.embed = view;
+    CHECK(decode_share_fragment(encode_share_fragment(s)).embed == view);
+  }
+  s.embed = "menus";
+  CHECK_THROWS_WITH_AS(decode_share_fragment(encode_share_fragment(s)), doctest::Contains("/embed"), InputError);
+  s.embed = "exercise:";
+  CHECK_THROWS_WITH_AS(decode_share_fragment(encode_share_fragment(s)), doctest::Contains("/embed"), InputError);
+}
