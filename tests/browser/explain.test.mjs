@@ -31,3 +31,20 @@ test('stepping back and forth with Alt+Left/Right shows the reasons, also in the
   assert.match(s.step_explanation.sentence, /^Step 1 runs B: A 32 KiB \(read by B now\) and B 96 KiB \(made by B now\) = 128 KiB live\. Freed after step 0: I \(16 KiB\)\./);
   assert.deepEqual(errors, []);
 });
+
+test('the layout is placed one buffer at a time with a reason for each', async (t) => {
+  const { page, errors } = await t.open();
+  await click(page, 'tab.Step reasons');
+  await click(page, 'explain.layout.next');
+  let s = await state(page);
+  assert.equal(s.step_explanation.layout.placed, 1);
+  assert.equal(s.step_explanation.layout.of, 7);  // two-branch: 7 tensors, no scratch
+  assert.match(s.step_explanation.layout.sentences[0], /^Place \w+ \(\d+ KiB, steps \d+\.\.\d+\) at the bottom \(offset 0\); the arena is now \d+ KiB\.$/);
+  await click(page, 'explain.layout.next');
+  await click(page, 'explain.layout.next');
+  s = await state(page);
+  assert.equal(s.step_explanation.layout.placed, 3);
+  await click(page, 'explain.layout.prev');
+  assert.equal((await state(page)).step_explanation.layout.placed, 2);
+  assert.deepEqual(errors, []);
+});
