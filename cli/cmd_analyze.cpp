@@ -4,6 +4,7 @@
 #include "cli/command.h"
 #include "core/graph/lifetime.h"
 #include "core/graph/report.h"
+#include "core/teach/explain.h"
 
 namespace arenaplan::cli {
 namespace {
@@ -11,6 +12,17 @@ namespace {
 int run_analyze(const Args& args) {
   Graph g = load_graph(args.positional_at(0, "GRAPH"));
   LiveAnalysis a = analyze_lifetimes(g, order_from_args(g, args));
+  if (args.flag("explain")) {  // one sentence per step, from the live set (core/teach/explain.h)
+    const std::vector<StepExplanation> steps = explain_schedule(g, a);
+    if (args.flag("json")) {
+      JsonOut out = analysis_json(g, a);
+      out["explanation"] = schedule_explanation_json(g, a, steps);
+      std::cout << out.dump(2) << "\n";
+    } else {
+      for (const StepExplanation& e : steps) std::cout << e.sentence << "\n";
+    }
+    return 0;
+  }
   if (args.flag("json")) {
     write_analysis_json(std::cout, g, a);
     std::cout << "\n";
@@ -22,6 +34,7 @@ int run_analyze(const Args& args) {
 
 }  // namespace
 
-ARENAPLAN_COMMAND("analyze", "analyze GRAPH [--order A,B,...] [--json]", {"json"}, {"order"}, run_analyze);
+ARENAPLAN_COMMAND("analyze", "analyze GRAPH [--order A,B,...] [--explain] [--json]", {"json", "explain"}, {"order"},
+                  run_analyze);
 
 }  // namespace arenaplan::cli

@@ -2,12 +2,21 @@
 //   exercise list                       the built-in exercises
 //   exercise show NAME|FILE [--hints]   the question and what the student is given
 //   exercise check NAME|FILE --answer TEXT   exit 0 correct, 1 not yet, 2 bad input
+//   exercise generate --kind KIND --difficulty 1..5 --seed N [-o FILE] [--json]
+//                                       a new exercise file (exercise_generate.h)
+//   exercise result SETFILE --student NAME --answer A1 --answer A2 ... [-o FILE]
+//                                       a student's result file (assignment.h), each answer checked once
+//   exercise grade RESULT... [--set SETFILE] [--json]   the class table; exit 1 when a result is rejected
+//   exercise link SETFILE [--base URL]  the share link that opens the set in the playground
 #include <cstdio>
 #include <iostream>
 
 #include "cli/command.h"
 #include "core/graph/examples.h"
 #include "core/teach/exercise.h"
+#include "core/teach/assignment.h"
+#include "core/teach/exercise_generate.h"
+#include "core/teach/share.h"
 
 namespace arenaplan::cli {
 namespace {
@@ -55,11 +64,29 @@ void print_placement(const Exercise& ex, const JsonOut& j) {
                 b["first"].get<int>(), b["last"].get<int>());
 }
 
+// The graph a student reasons about: each op with what it reads and makes, sizes included.
+void print_graph(const Graph& g) {
+  auto sized = [&](TensorId t) { return g.tensors[t].name + " (" + format_bytes(g.tensors[t].bytes) + ")"; };
+  for (const Op& op : g.ops) {
+    std::string reads, makes;
+    for (TensorId t : op.inputs) reads += (reads.empty() ? "" : ", ") + sized(t);
+    for (TensorId t : op.outputs) makes += (makes.empty() ? "" : ", ") + sized(t);
+    std::cout << "  " << op.name << ": reads " << reads << "; makes " << makes;
+    if (op.scratch_bytes) std::cout << "; scratch " << format_bytes(op.scratch_bytes);
+    std::cout << "\n";
+  }
+  std::string outputs;
+  for (TensorId t : g.outputs) outputs += (outputs.empty() ? "" : ", ") + g.tensors[t].name;
+  std::cout << "  graph outputs: " << outputs << "\n";
+}
+
 void print_parameters(const Exercise& ex, const JsonOut& j) {
   if (ex.uses_graph()) std::cout << "Graph: " << j["graph"].get<std::string>();
   switch (ex.kind) {
     case ExerciseKind::kPredictPeak: std::cout << ", order " << order_names(ex.graph.graph, ex.order) << "\n"; break;
-    case ExerciseKind::kFindOrder: std::cout << ", peak below " << format_bytes(ex.limit_bytes) << "\n"; break;
+    case ExerciseKind::kFindOrder:
+      std::cout << (ex.limit_inclusive ? ", peak at most " : ", peak below ") << format_bytes(ex.limit_bytes) << "\n";
+      break;
     case ExerciseKind::kPlaceTensor:
       std::cout << ", order " << order_names(ex.graph.graph, ex.order) << "\n";
       print_placement(ex, j);
@@ -84,6 +111,7 @@ int run_show(const Args& args) {
   std::cout << ex.name << ": " << ex.title << " (" << exercise_kind_name(ex.kind) << ", " << ex.points
             << " points)\n\n" << ex.question << "\n\n";
   print_parameters(ex, j);
+  if (ex.uses_graph() && ex.graph.example.empty()) print_graph(ex.graph.graph);  // no built-in to look up
   std::cout << "Answer: " << answer_format(ex.kind) << "\n";
   if (args.flag("hints"))
     for (size_t i = 0; i < ex.hints.size(); ++i) std::cout << "Hint " << i + 1 << ": " << ex.hints[i] << "\n";
@@ -108,20 +136,113 @@ int run_check(const Args& args) {
   return check.correct ? 0 : 1;
 }
 
+// `-o FILE` (a short option the shared parser reads as two positionals) or --out FILE, as in export.
+std::optional<std::string> output_path(const Args& args, std::vector<std::string>& positional) {
+  std::optional<std::string> out = args.option("out");
+  for (size_t i = 0; i < positional.size(); ++i) {
+    if (positional[i] != "-o") continue;
+    if (i + 1 >= positional.size()) throw InputError("-o", "needs a file name");
+    out = positional[i + 1];
+    positional.erase(positional.begin() + static_cast<std::ptrdiff_t>(i), positional.begin() + static_cast<std::ptrdiff_t>(i) + 2);
+    break;
+  }
+  return out;
+}
+
+int run_generate(const Args& args, const std::optional<std::string>& out_path) {
+  const auto kind = args.option("kind");
+  if (!kind) throw InputError("--kind", "missing: predict-peak, find-order, place-tensor or cache-misses");
+  GeneratorSpec spec;
+  spec.kind = exercise_kind_from_name(*kind, "--kind");
+  spec.difficulty = static_cast<int>(args.int_option("difficulty", kMinDifficulty, kMinDifficulty, kMaxDifficulty));
+  spec.seed = static_cast<uint64_t>(args.int_option("seed", 1, 0, static_cast<int64_t>(kMaxExerciseSeed)));
+  const GeneratedExercise gen = generate_exercise(spec);
+  if (out_path) write_file(*out_path, gen.json);
+  if (args.flag("json")) {
+    std::cout << exercise_json(gen.exercise).dump(2) << "\n";
+  } else if (out_path) {
+    std::cout << "wrote " << *out_path << ": " << gen.exercise.title << "\n" << gen.exercise.question << "\n";
+  } else {
+    std::cout << gen.json;
+  }
+  return 0;
+}
+
+Assignment load_set(const std::string& path) {
+  try {
+    return parse_assignment_json(read_file(path));
+  } catch (const InputError& e) {
+    if (e.where() == path) throw;
+    const std::string what = e.what();
+    throw InputError(path + ": " + e.where(), what.substr(std::min(what.size(), e.where().size() + 2)));
+  }
+}
+
+int run_result(const Args& args, const std::vector<std::string>& positional, const std::optional<std::string>& out_path) {
+  const Assignment set = load_set(positional.at(1));
+  const auto student = args.option("student");
+  if (!student || normalize_student(*student).empty()) throw InputError("--student", "missing: the student's name or number");
+  const std::vector<Exercise> exercises = assignment_exercises(set, *student);
+  const std::vector<std::string> answers = args.options("answer");
+  if (answers.size() > exercises.size())
+    throw InputError("--answer", std::to_string(answers.size()) + " answers for " + std::to_string(exercises.size()) +
+                                     " exercises");
+  std::vector<ExerciseProgress> progress(exercises.size());
+  for (size_t i = 0; i < answers.size(); ++i)
+    if (!answers[i].empty()) submit_answer(exercises[i], progress[i], answers[i]);
+  const std::string text = result_json(set, *student, progress).dump(2) + "\n";
+  if (out_path) write_file(*out_path, text);
+  else std::cout << text;
+  return 0;
+}
+
+int run_grade(const Args& args, const std::vector<std::string>& positional) {
+  if (positional.size() < 2) throw InputError("arguments", "missing: the result files to grade");
+  std::optional<Assignment> set;
+  if (const auto set_path = args.option("set")) set = load_set(*set_path);
+  std::vector<std::pair<std::string, std::string>> results;
+  for (size_t i = 1; i < positional.size(); ++i) results.emplace_back(positional[i], read_file(positional[i]));
+  const ClassReport report = grade_results(results, set ? &*set : nullptr);
+  if (args.flag("json")) std::cout << class_report_json(report).dump(2) << "\n";
+  else std::cout << class_report_text(report);
+  return report.rejected() > 0 ? 1 : 0;
+}
+
+int run_link(const Args& args, const std::vector<std::string>& positional) {
+  const Assignment set = load_set(positional.at(1));
+  ShareState state;
+  state.example = "two_branch";  // the page needs a graph; the set brings its own per exercise
+  state.panel = "Exercises";
+  state.assignment = assignment_json(set);
+  std::cout << args.option("base").value_or("") << "#" << encode_share_fragment(state) << "\n";
+  return 0;
+}
+
 int run_exercise(const Args& args) {
-  const std::string& action = args.positional_at(0, "an action: list, show or check");
-  const size_t wanted = action == "list" ? 1 : 2;
-  if (args.positional.size() > wanted)
-    throw InputError("arguments", "unexpected \"" + args.positional[wanted] + "\"; usage: arenaplan exercise list | show NAME|FILE | check NAME|FILE --answer TEXT");
+  const std::string& action = args.positional_at(0, "an action: list, show, check or generate");
+  std::vector<std::string> positional = args.positional;
+  const std::optional<std::string> out_path = output_path(args, positional);
+  if (action == "grade") return run_grade(args, positional);
+  const size_t wanted = action == "list" || action == "generate" ? 1 : 2;
+  if ((action == "result" || action == "link") && positional.size() < 2)
+    throw InputError("arguments", "missing: the set file (an arenaplan-assignment)");
+  if (positional.size() > wanted)
+    throw InputError("arguments", "unexpected \"" + positional[wanted] + "\"; usage: arenaplan exercise list | show NAME|FILE | check NAME|FILE --answer TEXT | generate --kind KIND --difficulty 1..5 --seed N [-o FILE]");
+  if (action == "generate") return run_generate(args, out_path);
+  if (action == "result") return run_result(args, positional, out_path);
+  if (action == "link") return run_link(args, positional);
   if (action == "list") return run_list(args);
   if (action == "show") return run_show(args);
   if (action == "check") return run_check(args);
-  throw InputError("arguments", "unknown action \"" + action + "\"; expected list, show or check");
+  throw InputError("arguments", "unknown action \"" + action + "\"; expected list, show, check, generate, result, grade or link");
 }
 
 }  // namespace
 
-ARENAPLAN_COMMAND("exercise", "exercise list | show NAME|FILE [--hints] | check NAME|FILE --answer TEXT [--json]",
-                  {"json", "hints"}, {"answer"}, run_exercise);
+ARENAPLAN_COMMAND("exercise",
+                  "exercise list | show NAME|FILE [--hints] | check NAME|FILE --answer TEXT [--json] | generate --kind "
+                  "KIND --difficulty 1..5 --seed N [-o|--out FILE] [--json] | result SETFILE --student NAME --answer A "
+                  "[--answer B ...] [-o FILE] | grade RESULT... [--set SETFILE] [--json] | link SETFILE [--base URL]",
+                  {"json", "hints"}, {"answer", "kind", "difficulty", "seed", "out", "student", "set", "base"}, run_exercise);
 
 }  // namespace arenaplan::cli

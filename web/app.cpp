@@ -11,6 +11,7 @@
 #include "core/graph/examples.h"
 #include "core/graph/graph_json.h"
 #include "core/schedule/nearest_order.h"
+#include "core/teach/explain.h"
 #include "core/tflite/tflite_import.h"
 
 namespace arenaplan::web {
@@ -301,6 +302,8 @@ std::string summary_text(const AppState& s) {
     text += ". Current step " + std::to_string(s.step) + " of 0.." +
             std::to_string(s.live.steps.size() - 1) + ": " + s.graph.ops[cur.op].name + ", " +
             kib_text(cur.live_bytes) + " live";
+    // Classroom (issue 18): the step's reasons, so a screen reader hears why, not only how much.
+    text += ". " + explain_step(s.graph, s.live, s.step).sentence;
   }
   text += ".";
   if (!s.error.empty()) text += " Error: " + s.error;

@@ -312,6 +312,10 @@ struct AppState {
   SimPanelState sim;
   WhatIfPanelState whatif;
   CachePanelState cache;
+
+  // ---- Classroom embeds (issue 18; web/embed.cpp) ----
+  std::string embed_view;   // share-link "embed": one view alone, no menus ("" = the whole app)
+  std::string embed_code;   // the last snippet File > Copy embed code made
 };
 
 // Edits. Each returns true on success; on failure it leaves the state as it was and sets `error`.

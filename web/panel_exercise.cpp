@@ -4,15 +4,20 @@
 // their progress. Opening a graph exercise loads its graph and order into the app, so the other
 // panels show the same graph; the cache exercise leaves the graph alone.
 #include <algorithm>
+#include <cctype>
+#include <optional>
 #include <map>
 #include <string>
 #include <vector>
 
+#include "core/teach/assignment.h"
 #include "core/teach/exercise.h"
 #include "core/graph/graph.h"
 #include "imgui.h"
 #include "imgui_stdlib.h"
 #include "web/app.h"
+#include "web/js_api.h"
+#include "web/panel_exercise.h"
 #include "web/ui_style.h"
 
 namespace arenaplan::web {
@@ -35,6 +40,11 @@ struct ExercisesView {
   std::string error;                // a built-in exercise failed to parse (a bug, shown as text)
   std::map<std::string, ExerciseSession> sessions;  // by exercise name
   std::string open;                 // name of the open exercise, "" for none
+  // Classroom (issue 18): an assignment opened from a link replaces the built-in list.
+  std::vector<Exercise> builtin;          // the built-in list, kept to go back to
+  std::optional<Assignment> assignment;   // the open set, if any
+  std::string student;                    // the student's name or number (per-student variants)
+  std::string student_draft;              // the name field
 };
 
 ExercisesView& view() {
@@ -45,6 +55,7 @@ ExercisesView& view() {
       // A learning path: predict a peak, then find an order, place a tensor, and the cache last.
       std::stable_sort(made.exercises.begin(), made.exercises.end(),
                        [](const Exercise& a, const Exercise& b) { return a.kind < b.kind; });
+      made.builtin = made.exercises;
     } catch (const std::exception& e) {
       made.error = e.what();
     }
@@ -108,7 +119,43 @@ float list_width(ExercisesView& v) {
   return std::min(widest + 2 * (style.WindowPadding.x + style.FramePadding.x), ImGui::GetContentRegionAvail().x * 0.5f);
 }
 
+// The questions this student gets (a per-student set changes with the name).
+void resolve_assignment(ExercisesView& v) {
+  v.exercises = assignment_exercises(*v.assignment, v.student);
+  if (!find_exercise(v, v.open)) v.open.clear();
+}
+
+std::string result_file_name(const std::string& student) {
+  std::string name;
+  for (char c : normalize_student(student)) name += (std::isalnum(static_cast<unsigned char>(c)) ? c : '-');
+  return "result-" + (name.empty() ? std::string("student") : name) + ".json";
+}
+
+JsonOut result_of(ExercisesView& v) {
+  std::vector<ExerciseProgress> progress;
+  for (const Exercise& ex : v.exercises) progress.push_back(v.sessions[ex.name].progress);
+  return result_json(*v.assignment, v.student, progress);
+}
+
+// Who is answering, and the result file the teacher grades (`arenaplan exercise grade`).
+void draw_assignment_header(AppState& s, ExercisesView& v) {
+  ImGui::TextWrapped("%s", v.assignment->title.empty() ? "Assignment" : v.assignment->title.c_str());
+  ImGui::SetNextItemWidth(-1);
+  ImGui::InputTextWithHint("##student", "your name or number", &v.student_draft);
+  record_item_rect(s, "exercise.student");
+  if (ImGui::IsItemDeactivatedAfterEdit() || (ImGui::IsItemActive() && v.student_draft != v.student)) {
+    v.student = v.student_draft;
+    if (v.assignment->per_student) resolve_assignment(v);
+  }
+  ImGui::BeginDisabled(normalize_student(v.student).empty());
+  if (ImGui::Button("Export result")) offer_download(result_file_name(v.student), result_of(v).dump(2));
+  ImGui::EndDisabled();
+  record_item_rect(s, "exercise.export");
+  ImGui::Separator();
+}
+
 void draw_list(AppState& s, ExercisesView& v) {
+  if (v.assignment) draw_assignment_header(s, v);
   ImGui::TextUnformatted("Exercises");
   ImGui::Separator();
   for (const Exercise& ex : v.exercises) {
@@ -128,8 +175,8 @@ void draw_given(const Exercise& ex) {
                   order_names(ex.graph.graph, ex.order).c_str());
       break;
     case ExerciseKind::kFindOrder:
-      ImGui::TextWrapped("Graph %s; an order must peak below %s", j["graph"].get<std::string>().c_str(),
-                  format_bytes(ex.limit_bytes).c_str());
+      ImGui::TextWrapped("Graph %s; an order must peak %s %s", j["graph"].get<std::string>().c_str(),
+                  ex.limit_inclusive ? "at most" : "below", format_bytes(ex.limit_bytes).c_str());
       break;
     case ExerciseKind::kPlaceTensor: {
       ImGui::TextWrapped("Graph %s, order %s. Place %s: %s, live at steps %d..%d, offsets multiples of %lld B; arena at most %s.",
@@ -253,6 +300,12 @@ JsonOut export_exercises(const AppState&) {
   JsonOut scores = JsonOut::object();
   for (const Exercise& ex : v.exercises) scores[ex.name] = exercise_score(ex, v.sessions[ex.name].progress);
   out["scores"] = std::move(scores);
+  if (v.assignment) {
+    JsonOut questions = JsonOut::array();
+    for (const Exercise& q : v.exercises) questions.push_back({{"name", q.name}, {"question", q.question}});
+    out["assignment"] = {{"title", v.assignment->title}, {"set_hash", assignment_hash(*v.assignment)},
+                         {"student", v.student}, {"questions", std::move(questions)}};
+  }
   const Exercise* ex = find_exercise(v, v.open);
   if (!ex) return out;
   const ExerciseSession& session = v.sessions[ex->name];
@@ -313,6 +366,41 @@ void load_exercises(AppState&, const JsonOut& j) {
 }
 
 }  // namespace
+
+void open_assignment(AppState&, const JsonOut& set) {
+  ExercisesView& v = view();
+  if (set.is_null()) {
+    if (!v.assignment) return;
+    v.assignment.reset();
+    v.exercises = v.builtin;
+  } else {
+    Assignment parsed;
+    try {
+      parsed = parse_assignment_json(set.dump());
+    } catch (const InputError& e) {
+      throw InputError("share link /assignment" + (e.where().empty() || e.where()[0] != '/' ? std::string() : e.where()),
+                       std::string(e.what()).substr(std::min(std::string(e.what()).size(), e.where().size() + 2)));
+    }
+    v.assignment = std::move(parsed);
+    resolve_assignment(v);
+  }
+  v.sessions.clear();
+  v.open.clear();
+}
+
+void open_exercise_by_name(AppState& s, const std::string& name) {
+  ExercisesView& v = view();
+  const Exercise* ex = find_exercise(v, name);
+  if (!ex) throw InputError("share link /embed", "no exercise named \"" + name + "\" in this link");
+  open_exercise(s, v, *ex);
+}
+
+std::string open_exercise_name() { return view().open; }
+
+JsonOut current_assignment() {
+  const ExercisesView& v = view();
+  return v.assignment ? assignment_json(*v.assignment) : JsonOut();
+}
 
 ARENAPLAN_SHARE_SECTION("exercise", save_exercises, load_exercises);
 ARENAPLAN_PANEL_AT(PanelArea::kMain, 950, "Exercises", draw_exercises_panel);

@@ -5,6 +5,7 @@
 #include "core/graph/examples.h"
 #include "core/teach/share.h"
 #include "web/js_api.h"
+#include "web/panel_exercise.h"
 
 #ifdef __EMSCRIPTEN__
 #include <emscripten.h>
@@ -29,6 +30,8 @@ ShareState capture(const AppState& s) {
     for (OpId o : s.order) st.order.push_back(s.graph.ops[o].name);
   st.current_step = s.step;
   st.panel = s.active_panel;
+  st.embed = s.embed_view;
+  st.assignment = current_assignment();  // before the sections: their progress names its exercises
   for (const ShareSection& sec : share_section_registry()) st.panels[sec.key] = sec.save(s);
   return st;
 }
@@ -43,6 +46,9 @@ void apply(AppState& s, const ShareState& st) {
     if (!set_order_csv(s, csv)) throw std::runtime_error(s.error);
   }
   set_step(s, st.current_step);
+  open_assignment(s, st.assignment);  // an assignment's questions, before the progress naming them
+  s.embed_view = st.embed;
+  if (st.embed.rfind("exercise:", 0) == 0) open_exercise_by_name(s, st.embed.substr(9));
   for (const ShareSection& sec : share_section_registry())
     if (st.panels.contains(sec.key)) sec.load(s, st.panels[sec.key]);
   s.requested_panel = st.panel;

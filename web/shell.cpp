@@ -13,6 +13,7 @@
 #include "imgui.h"
 #include "web/app.h"
 #include "imgui_internal.h"  // window list for the text-overflow check
+#include "web/embed.h"
 #include "web/js_api.h"
 #include "web/page_exports.h"
 #include "web/panel_common.h"
@@ -87,6 +88,8 @@ void draw_menu_bar(AppState& s) {
       if (s.error.empty()) show_notice(s, "Link copied: the whole state is in the address bar and on the clipboard");
     }
     record_item_rect(s, "menu.file.share");
+    if (ImGui::MenuItem("Copy embed code")) copy_embed_code(s);  // web/embed.cpp
+    record_item_rect(s, "menu.file.embed");
     if (ImGui::MenuItem("Save analysis JSON"))
       offer_download(human_model_title(s.graph.name) + ".analysis.json", s.analysis.dump(2));
     ImGui::Separator();
@@ -346,6 +349,13 @@ void handle_history_keys(AppState& s) {
 void draw_app(AppState& s) {
   s.ui_rects_building.clear();
   s.labels_building.clear();
+  if (!s.embed_view.empty()) {  // an <iframe> embed: one view filling the frame, no menus
+    draw_embedded_view(s);
+    s.ui_rects.swap(s.ui_rects_building);
+    s.labels.swap(s.labels_building);
+    ++s.frame;
+    return;
+  }
   handle_history_keys(s);
   draw_menu_bar(s);
 

@@ -202,6 +202,9 @@ class ScheduleSearch {
   const Schedule& best_so_far() const;
   Bytes best_peak() const;
   Bytes lower_bound() const;
+  // best_so_far() is optimal (what result().proven_optimal says, without result()'s explanation,
+  // which enumerates orders and costs far more than the search on small graphs).
+  bool proven_optimal() const;
   ScheduleResult result() const;
 
  private:

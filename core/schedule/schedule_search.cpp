@@ -198,6 +198,7 @@ double ScheduleSearch::progress() const {
 const Schedule& ScheduleSearch::best_so_far() const { return impl_->best; }
 Bytes ScheduleSearch::best_peak() const { return impl_->best_peak; }
 Bytes ScheduleSearch::lower_bound() const { return impl_->lower_bound(); }
+bool ScheduleSearch::proven_optimal() const { return impl_->proven; }
 
 ScheduleResult ScheduleSearch::result() const {
   ScheduleResult r;

@@ -16,15 +16,17 @@
 //     "hints": ["...", "..."],                     // optional, shown one at a time
 //     "points": 10,                                // optional, 1..1000, default 10
 //     "doc": "...",                                // optional note for teachers, never shown
+//     "generator": {"kind", "difficulty", "seed"}, // set by generate_exercise (exercise_generate.h)
 //     ...kind parameters... }
 //
 // Kinds and their parameters ("graph" is a built-in graph's name, e.g. "two_branch", or an inline
 // arenaplan-graph object; sizes are integers of bytes or strings like "136KiB"):
 //   predict_peak  graph, order (["A","B",...] or "A,B,..."). Answer: a size ("192 KiB", "196608",
 //                 "0.1875 MiB"). Correct iff it equals analyze_lifetimes(graph, order).peak_bytes.
-//   find_order    graph, peak_below (size). Answer: an order ("A,B,C", "A B C", or "ABC" when every
-//                 op name is one character). Correct iff it is a valid order whose peak is strictly
-//                 below peak_below. Parsing refuses a limit no order can meet.
+//   find_order    graph, peak_below (size) or peak_at_most (size). Answer: an order ("A,B,C", "A B C",
+//                 or "ABC" when every op name is one character). Correct iff it is a valid order whose
+//                 peak is strictly below peak_below (or at most peak_at_most). Parsing refuses a limit
+//                 no order can meet.
 //   place_tensor  graph, order (optional, default the file order), tensor (the one the student
 //                 places), arena_at_most (size), fixed. Answer: the tensor's offset ("128 KiB",
 //                 "131072"). Correct iff the complete placement passes verify_plan (no two buffers
@@ -95,6 +97,7 @@ struct Exercise {
   ExerciseGraph graph;
   Schedule order;         // predict_peak, place_tensor
   Bytes limit_bytes = 0;  // find_order: peak_below (strict); place_tensor: arena_at_most
+  bool limit_inclusive = false;  // find_order: the limit is peak_at_most (<=), not peak_below (<)
   std::string tensor;     // place_tensor: the tensor the student places
   ExercisePlacement placement;  // place_tensor
 
@@ -103,6 +106,8 @@ struct Exercise {
   int64_t stride = 0;         // > 0 for a strided stream
   std::vector<Block> blocks;  // the requests when stride == 0
   int64_t requests = 0;
+
+  JsonOut generator;  // {"kind", "difficulty", "seed"} of a generated exercise, else null
 
   bool uses_graph() const { return kind != ExerciseKind::kCacheMisses; }
 };
@@ -161,7 +166,9 @@ JsonOut progress_json(const ExerciseProgress& progress);
 ExerciseProgress progress_from_json(const JsonOut& j, const Exercise& ex, const std::string& where);
 
 // The exercise as the CLI and the UI show it: {"name", "title", "question", "kind", "points",
-// "answer_format", "hints", and the kind's parameters: "graph", "order", "peak_below_bytes",
+// "answer_format", "hints", "generator" (generated ones), and the kind's parameters: "graph" (its
+// name), "graph_json" (the graph document), "order", "peak_below_bytes" or "peak_at_most_bytes"
+// and, for both, "peak_bound_bytes" with "peak_bound_inclusive",
 // "tensor", "tensor_bytes", "tensor_first", "tensor_last", "alignment", "arena_at_most_bytes",
 // "fixed": [{"name", "offset", "size", "first", "last"}], "capacity", "ways", "policy", "stride" or
 // "blocks", "requests"}. Never the expected answer.

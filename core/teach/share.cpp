@@ -2,6 +2,8 @@
 
 #include <zlib.h>
 
+#include <algorithm>
+
 #include "core/graph/graph.h"
 
 namespace arenaplan {
@@ -87,6 +89,19 @@ std::string zlib_decompress(std::string_view bytes, size_t max_bytes) {
   return out;
 }
 
+void check_embed_view(const std::string& view) {
+  if (view.empty()) return;
+  for (const char* v : {"live", "lifetimes", "arena", "graph", "cache"})
+    if (view == v) return;
+  const std::string id = view.rfind("exercise:", 0) == 0 ? view.substr(9) : "";
+  const bool id_ok = !id.empty() && id.size() <= 64 && std::all_of(id.begin(), id.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '-';
+  });
+  if (!id_ok)
+    throw InputError(kWhere + " /embed", "expected live, lifetimes, arena, graph, cache or exercise:NAME, found \"" +
+                                             view.substr(0, 80) + "\"");
+}
+
 JsonOut share_state_json(const ShareState& s) {
   JsonOut j;
   j["v"] = kShareVersion;
@@ -96,6 +111,8 @@ JsonOut share_state_json(const ShareState& s) {
   if (!s.panel.empty()) j["panel"] = s.panel;
   j["step"] = s.current_step;
   if (!s.panels.empty()) j["panels"] = s.panels;
+  if (!s.assignment.is_null()) j["assignment"] = s.assignment;
+  if (!s.embed.empty()) j["embed"] = s.embed;
   return j;
 }
 
@@ -135,6 +152,12 @@ ShareState share_state_from_json(const JsonOut& j) {
     if (!j["panels"].is_object()) throw InputError(kWhere + " /panels", "expected an object");
     s.panels = j["panels"];
   }
+  if (j.contains("assignment")) {  // checked by parse_assignment_json where it is opened
+    if (!j["assignment"].is_object()) throw InputError(kWhere + " /assignment", "expected an assignment object");
+    s.assignment = j["assignment"];
+  }
+  str("embed", s.embed);
+  check_embed_view(s.embed);
   return s;
 }
 

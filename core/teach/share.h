@@ -21,7 +21,15 @@ struct ShareState {
   std::string panel;       // the open panel's title
   int current_step = 0;
   JsonOut panels = JsonOut::object();  // per-panel settings by panel key (planner, budget, cache lab, ...)
+  // Classroom (issue 18): an assignment set (core/teach/assignment.h), null when the link has none.
+  JsonOut assignment;
+  // One view alone, without menus, for an <iframe> (issue 18): "live", "lifetimes", "arena",
+  // "graph", "cache" or "exercise:NAME"; "" for the whole playground.
+  std::string embed;
 };
+
+// Throws InputError("share link /embed", ...) unless `view` is "" or one of ShareState::embed's.
+void check_embed_view(const std::string& view);
 
 JsonOut share_state_json(const ShareState& s);
 ShareState share_state_from_json(const JsonOut& j);  // throws InputError naming the field

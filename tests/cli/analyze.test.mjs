@@ -44,4 +44,17 @@ export const tests = [
     r = cli('frobnicate');
     assert.equal(r.status, 2);
   }],
+  ['--explain gives one sentence per step: why each tensor is live, what was freed, why the peak is the peak', (cli) => {
+    const r = cli('analyze', 'example:two_branch', '--order', 'A,B,D,C,E,F', '--explain');
+    assert.equal(r.status, 0, r.stderr);
+    const lines = r.stdout.trim().split('\n');
+    assert.equal(lines.length, 6);
+    assert.match(lines[2], /^Step 2 runs D: .*B 96 KiB \(read later by C at step 3\).* = 192 KiB live\. .*This is the peak, 192 KiB/);
+    assert.match(lines[1], /Freed after step 0: I \(16 KiB\)/);
+    const j = cli('analyze', 'example:two_branch', '--order', 'A,B,D,C,E,F', '--explain', '--json').json;
+    assert.equal(j.explanation.length, 6);
+    assert.equal(j.explanation[2].peak, true);
+    assert.equal(j.explanation[2].sentence, lines[2]);
+    assert.deepEqual(j.explanation[2].live.map((b) => [b.buffer, b.reason]), [['A', 'read now'], ['B', 'read later'], ['D', 'made now']]);
+  }],
 ];

@@ -47,4 +47,17 @@ export const tests = [
       assert.equal(stable(a.stdout), stable(w.stdout), `${args.join(' ')}: native and Wasm differ`);
     }
   }]),
+  ['generated exercises: the same kind, level and seed give the same file natively and in Wasm', (cli) => {
+    assert.ok(wasmCli, 'ARENAPLAN_WASM_CLI is not set');
+    for (const kind of ['predict-peak', 'find-order', 'place-tensor', 'cache-misses']) {
+      for (let difficulty = 1; difficulty <= 5; difficulty++) {
+        for (const seed of [0, 7, 123456789]) {
+          const args = ['exercise', 'generate', '--kind', kind, '--difficulty', String(difficulty), '--seed', String(seed)];
+          const a = cli(...args), w = wasm(...args);
+          assert.equal(a.status, 0, a.stderr);
+          assert.equal(a.stdout, w.stdout, `${args.join(' ')}: native and Wasm differ\n${w.stderr}`);
+        }
+      }
+    }
+  }],
 ];

@@ -1,7 +1,7 @@
 // `arenaplan exercise`: the guided exercises from the command line. Answers are checked by core;
 // exit 0 correct, 1 not yet, 2 bad input.
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -81,7 +81,7 @@ export const tests = [
     assert.match(r.stderr, /--answer: missing/);
     r = cli('exercise', 'grade');
     assert.equal(r.status, 2);
-    assert.match(r.stderr, /unknown action "grade"/);
+    assert.match(r.stderr, /missing: the result files to grade/);
     const file = join(dir, 'bad.json');
     writeFileSync(file, JSON.stringify({
       format: 'arenaplan-exercise', name: 'bad', kind: 'place_tensor', graph: 'two_branch', tensor: 'C',
@@ -97,5 +97,91 @@ export const tests = [
     r = cli('exercise', 'show', file);
     assert.equal(r.status, 2);
     assert.match(r.stderr, /bad\.json: \/answer: unknown key/);
+  })],
+  ['generate writes an exercise file that show prints and check grades (the issue 18 contract)', (cli) => withTempDir((dir) => {
+    for (const kind of ['predict-peak', 'find-order', 'place-tensor', 'cache-misses']) {
+      const file = join(dir, `${kind}.json`);
+      const r = cli('exercise', 'generate', '--kind', kind, '--difficulty', '3', '--seed', '7', '-o', file);
+      assert.equal(r.status, 0, r.stderr);
+      assert.match(r.stdout, new RegExp(`wrote .*${kind}\\.json`));
+      const show = cli('exercise', 'show', file, '--json');
+      assert.equal(show.status, 0, show.stderr);
+      assert.equal(show.json.kind, kind.replace('-', '_'));
+      assert.deepEqual(show.json.generator, { kind, difficulty: 3, seed: 7 });
+      assert.ok(!('answer' in show.json) && !('reference_answer' in show.json));
+      assert.equal(cli('exercise', 'show', file).status, 0);
+      // The same seed gives the same file.
+      assert.equal(cli('exercise', 'generate', '--kind', kind, '--difficulty', '3', '--seed', '7').stdout,
+        readFileSync(file, 'utf8'));
+    }
+  })],
+  ['a generated find-order gives its graph and bound X; an order core schedules within X is right, the file order is not', (cli) => withTempDir((dir) => {
+    const file = join(dir, 'fo.json');
+    assert.equal(cli('exercise', 'generate', '--kind', 'find-order', '--difficulty', '3', '--seed', '7', '-o', file).status, 0);
+    const q = cli('exercise', 'show', file, '--json').json;
+    const bound = q.peak_at_most_bytes;
+    assert.ok(bound > 0);
+    assert.equal(q.peak_bound_bytes, bound);
+    assert.equal(q.peak_bound_inclusive, true);
+    // Solve it independently of the generator: the graph goes to `arenaplan schedule`.
+    const graphFile = join(dir, 'graph.json');
+    writeFileSync(graphFile, JSON.stringify(q.graph_json));
+    const best = cli('schedule', graphFile, '--json').json;
+    assert.ok(best.proven_optimal && best.peak_bytes <= bound, JSON.stringify(best));
+    assert.ok(best.baseline_peak_bytes > bound, 'the file order must not already fit');
+    const right = cli('exercise', 'check', file, '--answer', best.order.join(','));
+    assert.equal(right.status, 0, right.stdout);
+    const fileOrder = q.graph_json.ops.map((op) => op.name).join(',');
+    const wrong = cli('exercise', 'check', file, '--answer', fileOrder);
+    assert.equal(wrong.status, 1, wrong.stdout);
+    assert.match(wrong.stdout, /That is more than/);
+  })],
+  ['generate refuses a bad kind, level or seed, naming the option (exit 2)', (cli) => {
+    let r = cli('exercise', 'generate', '--kind', 'guess', '--difficulty', '1', '--seed', '1');
+    assert.equal(r.status, 2);
+    assert.match(r.stderr, /--kind: unknown kind "guess"/);
+    r = cli('exercise', 'generate', '--kind', 'find-order', '--difficulty', '6', '--seed', '1');
+    assert.equal(r.status, 2);
+    assert.match(r.stderr, /--difficulty/);
+    r = cli('exercise', 'generate', '--kind', 'find-order', '--difficulty', '2', '--seed', '-3');
+    assert.equal(r.status, 2);
+    assert.match(r.stderr, /--seed/);
+    r = cli('exercise', 'generate', '--difficulty', '2');
+    assert.equal(r.status, 2);
+    assert.match(r.stderr, /--kind: missing/);
+  }],
+  ['a class: result files made for a set are graded and tabulated; a tampered one and another set are rejected', (cli) => withTempDir((dir) => {
+    const set = join(dir, 'set.json');
+    writeFileSync(set, JSON.stringify({
+      format: 'arenaplan-assignment', version: 1, title: 'Week 3', per_student: false,
+      exercises: ['exercise_predict_peak', { generate: { kind: 'cache-misses', difficulty: 2, seed: 11 } }],
+    }));
+    const result = (student, file, ...answers) => {
+      const r = cli('exercise', 'result', set, '--student', student, ...answers.flatMap((a) => ['--answer', a]), '-o', join(dir, file));
+      assert.equal(r.status, 0, r.stderr);
+      return JSON.parse(readFileSync(join(dir, file), 'utf8'));
+    };
+    const ada = result('Ada', 'ada.json', '192 KiB');  // DESIGN.md: ABDCEF peaks at 192 KiB
+    assert.equal(ada.score, 10);
+    result('Alan', 'alan.json', '150 KiB');
+    const tampered = { ...ada, student: 'Eve', score: 20 };
+    tampered.answers = ada.answers.map((a, i) => (i === 1 ? { ...a, solved: true, attempts: 1, score: 10, answer: '3' } : a));
+    writeFileSync(join(dir, 'eve.json'), JSON.stringify(tampered));
+    let r = cli('exercise', 'grade', join(dir, 'ada.json'), join(dir, 'alan.json'), join(dir, 'eve.json'), '--set', set, '--json');
+    assert.equal(r.status, 1, r.stderr);
+    assert.deepEqual(r.json.students.map((s) => [s.student, s.accepted, s.score]), [['Ada', true, 10], ['Alan', true, 0], ['Eve', false, 0]]);
+    assert.match(r.json.students[2].reason, /\/answers\/1\/(answer|score)/);
+    r = cli('exercise', 'grade', join(dir, 'ada.json'), join(dir, 'alan.json'), '--set', set);
+    assert.equal(r.status, 0, r.stderr);
+    assert.match(r.stdout, /^Week 3 \(set [0-9a-f]{16}\)\nstudent\s+score\s+Q1\s+Q2\nAda\s+10\/25\s+10\s+0\nAlan\s+0\/25/);
+    // Another set (another seed): the hash differs.
+    const other = join(dir, 'other.json');
+    writeFileSync(other, readFileSync(set, 'utf8').replace('"seed":11', '"seed":12'));
+    r = cli('exercise', 'grade', join(dir, 'ada.json'), '--set', other, '--json');
+    assert.equal(r.status, 1);
+    assert.match(r.json.students[0].reason, /\/set_hash/);
+    r = cli('exercise', 'link', set, '--base', 'http://x/');
+    assert.equal(r.status, 0, r.stderr);
+    assert.match(r.stdout, /^http:\/\/x\/#v1\.[A-Za-z0-9_-]+\n$/);
   })],
 ];

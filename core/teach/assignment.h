@@ -1,0 +1,104 @@
+// Assignments: a set of exercises a teacher shares as one link, the result file a student's page
+// exports, and the grading of a class's result files.
+//
+//   Assignment set = parse_assignment_json(text);               // a set file, or from a share link
+//   std::vector<Exercise> qs = assignment_exercises(set, "Ada"); // the questions Ada gets
+//   std::string result = result_json(set, "Ada", progress).dump(2);  // what her page exports
+//   ClassReport report = grade_results({{"ada.json", result}}, &set);  // the teacher's check
+//
+// Set file (`arenaplan exercise grade --set FILE`, or the "assignment" of a share link):
+//   { "format": "arenaplan-assignment", "version": 1, "title": "Week 3: schedules",
+//     "per_student": false,   // true: generated entries get a seed derived from the student
+//     "exercises": [ "exercise_predict_peak",                                  // a built-in
+//                    {"generate": {"kind": "find-order", "difficulty": 3, "seed": 7}},
+//                    {"exercise": { ...an arenaplan-exercise object... }} ] }
+//
+// Result file (exported by the student's page, or `arenaplan exercise result`):
+//   { "format": "arenaplan-result", "version": 1, "student": "Ada", "set_hash": "16 hex digits",
+//     "set": { ...the set file... }, "score": 18, "max_score": 30,
+//     "answers": [ {"exercise": name, "answer", "attempts", "wrong", "hints_shown", "solved",
+//                   "score"} ] }   // one per exercise, in the set's order
+//
+// Grading trusts nothing in a result but the answers: it recomputes the questions from the set
+// (and the student), checks every final answer with check_answer, recomputes every score with
+// exercise_score, and rejects a result whose set hash differs from the teacher's set, whose
+// claimed "solved" an answer does not back, or whose scores do not add up.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "core/teach/exercise.h"
+#include "core/teach/exercise_generate.h"
+
+namespace arenaplan {
+
+struct AssignmentEntry {
+  enum class Source { kBuiltin, kGenerated, kInline };
+  Source source = Source::kBuiltin;
+  std::string builtin;   // kBuiltin: the exercise's name
+  GeneratorSpec spec;    // kGenerated: the teacher's kind, level and seed
+  std::string json;      // kInline: the exercise file's text
+};
+
+struct Assignment {
+  std::string title;
+  bool per_student = false;
+  std::vector<AssignmentEntry> entries;
+};
+
+constexpr size_t kMaxAssignmentExercises = 100;
+
+// Throws InputError naming the place ("/exercises/2/generate/kind"). Every entry must resolve:
+// built-ins exist, generated entries are in range, inline exercises parse.
+Assignment parse_assignment_json(std::string_view text);
+// The set file, canonical (parse_assignment_json(assignment_json(a).dump()) gives a back).
+JsonOut assignment_json(const Assignment& a);
+// stable_hash of the canonical set file, as 16 hex digits: the same set gives the same hash on
+// every platform, any change to it (an entry, a seed, a level) another.
+std::string assignment_hash(const Assignment& a);
+
+// "Ada Lovelace" and " ada lovelace" are one student: trimmed, lower-case, inner spaces single.
+std::string normalize_student(std::string_view student);
+// The seed a generated entry uses for this student: the teacher's seed when the set is not per
+// student (or no student is given), else derived from it and the normalized student name.
+uint64_t student_seed(const Assignment& a, const AssignmentEntry& e, std::string_view student);
+// The questions, in order, as this student gets them.
+std::vector<Exercise> assignment_exercises(const Assignment& a, std::string_view student);
+
+// A student's result file for `progress` (one record per exercise, in order; throws
+// std::invalid_argument when the count differs).
+JsonOut result_json(const Assignment& a, std::string_view student, const std::vector<ExerciseProgress>& progress);
+
+struct GradedStudent {
+  std::string file;      // where the result came from (for the teacher's table)
+  std::string student;
+  bool accepted = false;
+  std::string reason;    // why a result was rejected, naming the place
+  int score = 0;         // recomputed by core (0 when rejected)
+  int max_score = 0;
+  std::vector<int> scores;  // per exercise, recomputed
+};
+
+struct ClassReport {
+  std::string title;
+  std::string set_hash;
+  std::vector<std::string> exercises;  // names, in order
+  std::vector<GradedStudent> students;
+  int rejected() const;
+};
+
+// Grades result files given as (file name, text). With `set`, every result must carry its hash;
+// without, each result is graded against the set it carries, and results whose set differs from
+// the first accepted one's are rejected (one class, one set).
+ClassReport grade_results(const std::vector<std::pair<std::string, std::string>>& results, const Assignment* set);
+
+// {"title", "set_hash", "exercises", "students": [{"file", "student", "accepted", "reason",
+// "score", "max_score", "scores"}], "rejected"}: `arenaplan exercise grade --json`.
+JsonOut class_report_json(const ClassReport& report);
+// A table, one row per student, then the rejected results with their reasons.
+std::string class_report_text(const ClassReport& report);
+
+}  // namespace arenaplan

@@ -1,0 +1,66 @@
+// Step-through with reasons: one sentence per step of a schedule, generated from the live set,
+// and one per buffer of a layout placed one at a time. `arenaplan analyze --explain` prints them
+// and the playground reads them aloud (aria-live) when stepping with Alt+Left/Right.
+//
+//   LiveAnalysis live = analyze_lifetimes(g, order);
+//   std::vector<StepExplanation> steps = explain_schedule(g, live);
+//   steps[2].sentence  // "Step 2 runs D: live A (32 KiB, read later by C at step 3), ... = 192 KiB.
+//                      //  Freed after step 1: I (16 KiB). This is the peak: ..."
+//
+// Why a buffer is live at step t (the first reason that applies, DESIGN.md "Lifetime semantics"):
+//   made now       an output of the op running at t
+//   read now       an input of the op running at t
+//   scratch        the running op's scratch buffer
+//   read later     an op after t still reads it (the next such op is named)
+//   async pending  an op that already ran reads it asynchronously until a later step
+//   graph output   the application reads it after the run
+//   retained       the caller keeps a pointer (a retained tensor, or inputs under the retained policy)
+//   persistent     state that lives for the whole run
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "core/graph/lifetime.h"
+#include "core/graph/report.h"
+#include "core/layout/layout.h"
+
+namespace arenaplan {
+
+enum class LiveReason { kMadeNow, kReadNow, kScratch, kReadLater, kAsyncPending, kGraphOutput, kRetained, kPersistent };
+// "made now", "read now", "scratch", "read later", "async pending", "graph output", "retained", "persistent".
+const char* live_reason_name(LiveReason r);
+
+struct LiveBufferReason {
+  int buffer = -1;  // index into LiveAnalysis::buffers
+  LiveReason reason = LiveReason::kReadNow;
+  std::string why;  // "read later by C at step 3"
+};
+
+struct StepExplanation {
+  Step step = 0;
+  OpId op = -1;
+  std::vector<LiveBufferReason> live;  // every buffer live at the step, in buffer order
+  std::vector<int> freed;              // buffers whose last step was the step before
+  bool peak = false;
+  std::string sentence;
+};
+
+std::vector<StepExplanation> explain_schedule(const Graph& g, const LiveAnalysis& live);
+// One step only (the page explains the current step each time it changes); step in range.
+StepExplanation explain_step(const Graph& g, const LiveAnalysis& live, Step step);
+
+// One buffer placed at a time, lowest offset first (ties: earlier first step): where it goes and
+// why there (the bottom, or on top of which buffer live at the same time), and the arena so far.
+struct PlacementExplanation {
+  int buffer = -1;
+  Bytes offset = 0;
+  Bytes arena_so_far = 0;
+  std::string sentence;
+};
+std::vector<PlacementExplanation> explain_layout(const LayoutProblem& problem, const std::vector<Bytes>& offsets);
+
+// [{"step", "op", "live": [{"buffer", "reason", "why"}], "freed", "peak", "sentence"}].
+JsonOut schedule_explanation_json(const Graph& g, const LiveAnalysis& live, const std::vector<StepExplanation>& steps);
+
+}  // namespace arenaplan
