@@ -120,7 +120,7 @@ StepExplanation explain_one(const Graph& g, const LiveAnalysis& live, const std:
   e.step = t;
   e.op = live.steps[t].op;
   e.peak = t == live.peak_step;
-  for (int b : live.steps[t].buffers) e.live.push_back(reason_for(g, live, step_of, b, t));
+  for (int b : live.live_at(t)) e.live.push_back(reason_for(g, live, step_of, b, t));
   for (size_t b = 0; b < live.buffers.size(); ++b)
     if (t > 0 && live.buffers[b].last == t - 1) e.freed.push_back(static_cast<int>(b));
   e.sentence = step_sentence(g, live, e);

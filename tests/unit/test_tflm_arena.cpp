@@ -55,7 +55,9 @@ void check_reference(const TflmArena& a, const Reference& r) {
   CHECK(a.head_bytes == r.head);
   check_near(a.tail_bytes, r.tail, r.end_alignment_slack);
   CHECK(a.arena_used_bytes == a.head_bytes + a.tail_bytes);
-  for (const auto& [name, want] : r.categories) {
+  for (const auto& category : r.categories) {
+    const std::string name = category.first;  // not a structured binding: clang 14 (em++) cannot capture one
+    const auto& want = category.second;
     const TflmCategory* got = nullptr;
     for (const TflmCategory& c : a.categories)
       if (c.name == name) got = &c;
