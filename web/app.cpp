@@ -177,16 +177,27 @@ bool load_graph_json(AppState& s, const std::string& text) {
 
 bool load_tflite(AppState& s, std::string_view bytes, const std::string& name) {
   std::string json;
+  OpenedModel model;
   try {
-    // Imported in the browser, never uploaded; from here on it is an ordinary (inline) graph.
+    // Imported in the browser, never uploaded. The graph is an ordinary (inline) graph from here
+    // on; the model stays beside it while the graph is unedited (OpenedModel).
     TfliteImportOptions options;
     options.name = name;
-    json = graph_to_json(import_tflite(bytes, options).graph);
+    model.graph = import_tflite(bytes, options).graph;
+    json = graph_to_json(model.graph);
   } catch (const std::exception& e) {
     s.error = std::string("Model refused: ") + e.what();
     return redraw_after(s, false);
   }
-  return undoable(s, "open model", [&] { return load_graph_text(s, json, "", "Model"); });
+  if (!undoable(s, "open model", [&] { return load_graph_text(s, json, "", "Model"); })) return false;
+  model.bytes = std::string(bytes);
+  model.graph_revision = s.graph_revision;
+  s.model = std::move(model);
+  return true;
+}
+
+const OpenedModel* current_model(const AppState& s) {
+  return s.model && s.model->graph_revision == s.graph_revision ? &*s.model : nullptr;
 }
 
 bool set_order(AppState& s, const Schedule& order) {

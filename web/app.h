@@ -36,6 +36,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <tuple>
@@ -51,6 +52,7 @@
 #include "core/sim/sim.h"
 #include "core/teach/cachelab.h"
 #include "core/teach/dag_layout.h"
+#include "core/tflite/tflm_arena.h"
 #include "core/transform/whatif.h"
 #include "imgui.h"
 #include "web/derived.h"
@@ -250,12 +252,29 @@ struct CachePanelState {
   std::string error;
 };
 
+// The .tflite the current graph was imported from (File > Open or a drop). The graph JSON keeps
+// only sizes and shapes; the model itself still holds what the Budget panel (TFLM's whole arena)
+// and the Simulator (quantization and weights, for the model kernels) need. It belongs to the
+// graph as imported: any edit of the graph leaves it behind (current_model() returns null).
+struct OpenedModel {
+  std::string bytes;            // the file
+  Graph graph;                  // import_tflite's graph: the same ops and tensors, with model data
+  uint64_t graph_revision = 0;  // AppState::graph_revision right after the import
+};
+
+// -- Budget tab: TFLM's whole arena for an opened .tflite (web/budget_tflm.cpp) --
+struct TflmArenaView {
+  std::optional<TflmArenaComparison> comparison;
+  std::string error;  // a model TFLM cannot run (e.g. dynamic shapes)
+};
+
 struct AppState {
   // Input, as the user gave it.
   std::string example_name = "two_branch";  // built-in example loaded last; "" for user JSON
   std::string graph_json;                   // the text `graph` was parsed from
   Graph graph;
   Schedule order;  // the current operator order (always valid for `graph`)
+  std::optional<OpenedModel> model;  // see OpenedModel; read it through current_model()
 
   // Derived by core from graph + order on every successful edit, never edited directly.
   LiveAnalysis live;
@@ -313,6 +332,8 @@ struct AppState {
   WhatIfPanelState whatif;
   CachePanelState cache;
 
+  mutable Derived<TflmArenaView> tflm_arena;  // keyed by graph_revision (web/budget_tflm.cpp); a cache
+
   // ---- Classroom embeds (issue 18; web/embed.cpp) ----
   std::string embed_view;   // share-link "embed": one view alone, no menus ("" = the whole app)
   std::string embed_code;   // the last snippet File > Copy embed code made
@@ -324,6 +345,9 @@ bool load_graph_json(AppState& s, const std::string& text);
 // A .tflite model's bytes (File > Open or a drop): imported by core, then shown as its graph,
 // named `name` (the file's name, trimmed) when given, else by the model's own subgraph name.
 bool load_tflite(AppState& s, std::string_view bytes, const std::string& name = "");
+// The model the current graph was imported from, or null once the graph was edited (or for
+// graphs that did not come from a .tflite).
+const OpenedModel* current_model(const AppState& s);
 bool set_order(AppState& s, const Schedule& order);
 bool set_order_csv(AppState& s, const std::string& comma_separated_op_names);
 // Moves the op at `step` by `delta` positions (clamped to the schedule); refused when invalid.

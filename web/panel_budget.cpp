@@ -16,6 +16,7 @@
 #include "core/graph/examples.h"
 #include "imgui.h"
 #include "web/app.h"
+#include "web/budget_tflm.h"
 #include "web/js_api.h"
 #include "web/panel_budget.h"
 #include "web/panel_common.h"
@@ -421,6 +422,7 @@ void draw_budget_panel(AppState& s) {
   int index = 0;
   for (const auto& region : j["regions"]) draw_region_bar(s, region, index++);
   draw_legend();
+  draw_tflm_arena(s);  // an opened .tflite: TFLM's whole tensor_arena_size (web/budget_tflm.cpp)
 
   ImGui::Separator();
   if (ImGui::CollapsingHeader("Regions (editable sizes)", ImGuiTreeNodeFlags_DefaultOpen)) draw_regions(s);
@@ -467,6 +469,7 @@ JsonOut export_budget(const AppState& s) {
   for (const std::string& n : builtin_board_names()) out["library"].push_back(n);
   out["error"] = g_view.error;
   out["report"] = g_view.json;
+  out["tflm_arena"] = export_tflm_arena(s);
   return out;
 }
 

@@ -41,7 +41,10 @@ void recompute(AppState& s) {
   v.run.get({s.revision, v.settings}, [&](SimRun& r) {
     v.playing = false;
     r.revision = s.revision;
-    r.graph = s.graph;
+    // An opened .tflite runs with its quantization and weights (the model kernels), as
+    // `arenaplan simulate MODEL.tflite` does; the graph JSON alone carries only sizes.
+    const OpenedModel* model = current_model(s);
+    r.graph = model ? model->graph : s.graph;
     for (const LiveBuffer& b : s.live.buffers)
       if (b.kind == BufferKind::kTensor) r.shiftable.push_back(b.name);
     try {

@@ -1,0 +1,86 @@
+// Budget tab, TFLM section (issue 16): for a graph opened from a .tflite, the whole
+// `tensor_arena_size` TFLM needs (core/tflite/tflm_arena), with TFLM's own planner and with
+// arenaplan's offline plan, and the breakdown by category. The same core call as `arenaplan
+// tflm-arena MODEL --plan tflm|offline --planner portfolio` (32-bit pointers): the page uses the
+// portfolio planner, which answers at once, instead of the CLI's time-limited default.
+#include "web/budget_tflm.h"
+
+#include "imgui.h"
+#include "web/panel_common.h"
+
+namespace arenaplan::web {
+namespace {
+
+constexpr int kPointerBytes = 4;                // Cortex-M
+constexpr const char* kPagePlanner = "portfolio";  // instant; the CLI's "best" may search for seconds
+
+const TflmArenaView& tflm_view(const AppState& s) {
+  return s.tflm_arena.get(s.graph_revision, [&](TflmArenaView& v) {
+    v = TflmArenaView();
+    const OpenedModel* model = current_model(s);
+    if (!model) return;
+    try {
+      v.comparison = tflm_arena_comparison(model->bytes, kPointerBytes, kPagePlanner, 0.0);
+    } catch (const std::exception& e) {
+      v.error = e.what();
+    }
+  });
+}
+
+void draw_categories(const TflmArena& a) {
+  const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_SizingStretchProp;
+  if (!ImGui::BeginTable("tflm_categories", 3, flags)) return;
+  ImGui::TableSetupColumn("Persistent (tail)", ImGuiTableColumnFlags_WidthStretch);
+  ImGui::TableSetupColumn("Count", ImGuiTableColumnFlags_WidthFixed, ImGui::CalcTextSize("00000").x);
+  ImGui::TableSetupColumn("Used", ImGuiTableColumnFlags_WidthFixed, ImGui::CalcTextSize("000.0 KiB").x);
+  ImGui::TableHeadersRow();
+  auto row = [](const std::string& name, int count, Bytes bytes) {
+    ImGui::TableNextRow();
+    ImGui::TableNextColumn();
+    text_elided(name);
+    ImGui::TableNextColumn();
+    ImGui::Text("%d", count);
+    ImGui::TableNextColumn();
+    ImGui::TextUnformatted(kib_text(bytes).c_str());
+    bytes_tooltip(bytes);
+  };
+  for (const TflmCategory& c : a.categories) row(c.name, c.count, c.used_bytes);
+  row("allocator objects, builtin data, padding", 0, a.unrecorded_tail_bytes);
+  ImGui::EndTable();
+}
+
+}  // namespace
+
+void draw_tflm_arena(AppState& s) {
+  const TflmArenaView& v = tflm_view(s);
+  if (!current_model(s)) return;  // only a graph opened from a .tflite has a TFLM arena
+  ImGui::Separator();
+  if (!ImGui::CollapsingHeader("TFLM: the whole tensor_arena_size", ImGuiTreeNodeFlags_DefaultOpen)) return;
+  if (!v.comparison) {
+    text_wrapped("TFLM cannot run this model: " + v.error);
+    return;
+  }
+  const TflmArenaComparison& c = *v.comparison;
+  text_wrapped(tflm_comparison_sentence(c));
+  const TflmArena& a = c.offline;
+  text_wrapped("With the offline plan: head (the plan, " + std::to_string(a.scratch_buffers) + " scratch buffers) " +
+               kib_text(a.head_bytes) + " + tail (persistent) " + kib_text(a.tail_bytes) + " = arena_used_bytes " +
+               kib_text(a.arena_used_bytes) + "; minimum tensor_arena_size " + exact_bytes_text(a.min_arena_bytes) +
+               " (" + std::to_string(kPointerBytes * 8) + "-bit pointers, " + a.tflm_version + ").");
+  draw_categories(a);
+  if (!a.estimated_ops.empty()) {
+    const ImVec4 dim = ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled);
+    text_wrapped("Estimated (kernels not modelled, rounded up): " + std::to_string(a.estimated_ops.size()) +
+                     " ops, e.g. " + a.estimated_ops.front(),
+                 &dim);
+  }
+}
+
+JsonOut export_tflm_arena(const AppState& s) {
+  const TflmArenaView& v = tflm_view(s);
+  if (!current_model(s)) return nullptr;
+  if (!v.comparison) return {{"error", v.error}};
+  return tflm_comparison_json(*v.comparison);
+}
+
+}  // namespace arenaplan::web

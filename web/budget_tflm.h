@@ -1,0 +1,14 @@
+// The Budget tab's TFLM section: TFLM's whole arena for a graph opened from a .tflite.
+#pragma once
+
+#include "web/app.h"
+
+namespace arenaplan::web {
+
+// Draws "TFLM's own planner: X bytes; with arenaplan's offline plan: Y bytes (saves Z)" and the
+// breakdown; nothing for a graph that did not come from a .tflite (or was edited since).
+void draw_tflm_arena(AppState& s);
+// tflm_comparison_json for the exported state (null without an opened model).
+JsonOut export_tflm_arena(const AppState& s);
+
+}  // namespace arenaplan::web
