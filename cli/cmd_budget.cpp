@@ -48,8 +48,7 @@ int run_budget(const Args& args) {
       tflm = tflm_arena_comparison(bytes, static_cast<int>(args.int_option("pointer-bytes", 4, 4, 8)),
                                    options.plan.planner, options.plan.time_limit_seconds);
       const TflmArena& a = tflm->offline;
-      replaced = use_model_persistent(board, a.min_arena_bytes - a.head_bytes,
-                                      "TFLM persistent tail + AllocateTensors temporaries (from the model)");
+      replaced = use_model_persistent(board, tflm_persistent_bytes(a), kTflmPersistentOwner);
     }
   }
   if (auto s = args.option("scratch")) {

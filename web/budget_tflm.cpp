@@ -51,6 +51,11 @@ void draw_categories(const TflmArena& a) {
 
 }  // namespace
 
+const TflmArena* tflm_offline_arena(const AppState& s) {
+  const TflmArenaView& v = tflm_view(s);
+  return current_model(s) && v.comparison ? &v.comparison->offline : nullptr;
+}
+
 void draw_tflm_arena(AppState& s) {
   const TflmArenaView& v = tflm_view(s);
   if (!current_model(s)) return;  // only a graph opened from a .tflite has a TFLM arena
@@ -67,6 +72,8 @@ void draw_tflm_arena(AppState& s) {
                kib_text(a.head_bytes) + " + tail (persistent) " + kib_text(a.tail_bytes) + " = arena_used_bytes " +
                kib_text(a.arena_used_bytes) + "; minimum tensor_arena_size " + exact_bytes_text(a.min_arena_bytes) +
                " (" + std::to_string(kPointerBytes * 8) + "-bit pointers, " + a.tflm_version + ").");
+  text_wrapped("The board's persistent reservation is replaced by the model's " + kib_text(tflm_persistent_bytes(a)) +
+               " (tail + AllocateTensors temporaries), as `arenaplan budget` does.");
   draw_categories(a);
   if (!a.estimated_ops.empty()) {
     const ImVec4 dim = ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled);

@@ -8,6 +8,9 @@ namespace arenaplan::web {
 // Draws "TFLM's own planner: X bytes; with arenaplan's offline plan: Y bytes (saves Z)" and the
 // breakdown; nothing for a graph that did not come from a .tflite (or was edited since).
 void draw_tflm_arena(AppState& s);
+// TFLM's arena with arenaplan's offline plan for the opened model (null without one, or when TFLM
+// cannot run it): the Budget tab reserves its persistent part instead of the board's guess.
+const TflmArena* tflm_offline_arena(const AppState& s);
 // tflm_comparison_json for the exported state (null without an opened model).
 JsonOut export_tflm_arena(const AppState& s);
 

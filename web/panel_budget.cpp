@@ -107,8 +107,12 @@ void replan(const AppState& s) {
     BudgetOptions options;
     options.plan.time_limit_seconds = 0.25;  // keep the page responsive; the planner says what it proved
     options.scratch = g_view.scratch_policy == 1 ? ScratchPolicy::kSeparate : ScratchPolicy::kInArena;
-    g_view.budget = plan_budget(s.graph, s.live, g_view.board, options);
-    g_view.json = budget_json(s.graph, s.live, g_view.board, g_view.budget);
+    // An opened .tflite run by TFLM: the persistent part comes from the model, not from the
+    // board's hand-typed reservation (the same rule as `arenaplan budget MODEL.tflite`).
+    MemoryMap board = g_view.board;
+    if (const TflmArena* a = tflm_offline_arena(s)) use_model_persistent(board, tflm_persistent_bytes(*a), kTflmPersistentOwner);
+    g_view.budget = plan_budget(s.graph, s.live, board, options);
+    g_view.json = budget_json(s.graph, s.live, board, g_view.budget);
     g_view.error.clear();
   } catch (const std::exception& e) {
     g_view.json = JsonOut();

@@ -109,6 +109,8 @@ std::string board_to_json(const MemoryMap& m);
 // reservation is replaced by one always-reserved entry of `bytes`, owned by `owner`, in the region
 // of the first one replaced (else the first arena region). Returns the owners it replaced.
 std::vector<std::string> use_model_persistent(MemoryMap& board, Bytes bytes, const std::string& owner);
+// The owner name of that entry when the model is run by TFLM (CLI `budget` and the Budget tab).
+inline constexpr const char* kTflmPersistentOwner = "TFLM persistent tail + AllocateTensors temporaries (from the model)";
 
 // Checks that every reference and size is sane; parse_board_json calls it, editors (the budget
 // panel) call it after each edit. Throws InputError naming the reservation or region.

@@ -85,6 +85,10 @@ struct TflmArena {
   std::vector<std::string> assumptions;
 };
 
+// Everything TFLM needs beyond the planned head: the tail plus what AllocateTensors needs on top
+// (what a board budget reserves for the model besides the plan).
+inline Bytes tflm_persistent_bytes(const TflmArena& a) { return a.min_arena_bytes - a.head_bytes; }
+
 // Throws InputError for a model TFLM cannot run (dynamic shapes, string tensors, corrupt file).
 TflmArena tflm_arena(std::string_view model_bytes, const TflmArenaOptions& options = {});
 

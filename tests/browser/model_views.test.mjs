@@ -37,6 +37,11 @@ test('Budget tab: an opened .tflite shows TFLM\'s whole arena, the same figures 
   assert.equal(tflm.offline_plan_arena_bytes, offline.min_arena_bytes);
   assert.equal(tflm.offline_plan.tail_bytes, offline.tail_bytes);
   assert.equal(tflm.pointer_bytes, 4);
+  // The board's hand-typed persistent reservation gives way to the model's own (as the CLI does).
+  const items = (await state(page)).budget.report.regions.flatMap((r) => r.items);
+  const persistent = items.filter((it) => /from the model/.test(it.owner));
+  assert.equal(persistent.length, 1, JSON.stringify(items.map((it) => it.owner)));
+  assert.equal(persistent[0].bytes, offline.min_arena_bytes - offline.head_bytes);
   // An edit leaves the model behind: the section goes (the arena would no longer be the file's).
   assert.equal(await page.evaluate(() => window.arenaplan.loadExample('two_branch')), '');
   await waitFrames(page, 2);
