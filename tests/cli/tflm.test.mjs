@@ -7,8 +7,9 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const repo = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
-// Next to the repository (CI: /work/main -> /work/shared), or next to a worktrees folder.
-const reference = [resolve(repo, '../shared/data/tflm-reference'), resolve(repo, '../../shared/data/tflm-reference')]
+// Next to the repository (/work/main -> /work/shared), next to a worktrees folder, or the machine's own.
+const reference = [resolve(repo, '../shared/data/tflm-reference'), resolve(repo, '../../shared/data/tflm-reference'),
+  '/work/shared/data/tflm-reference']  // a CI clone elsewhere on this machine
   .find((d) => existsSync(join(d, 'person_detect.tflite'))) ?? resolve(repo, '../shared/data/tflm-reference');
 const person = join(reference, 'person_detect.tflite');
 const keyword = join(reference, 'keyword_scrambled.tflite');

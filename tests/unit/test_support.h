@@ -32,13 +32,15 @@ inline std::string read_model_fixture(const std::string& file) {
 
 // Adds a buffer with alignment 1 (the crafted layout problems of the tests).
 // A model of ../shared/data/tflm-reference (TFLM's own test models with figures measured in the
-// real TFLM interpreter), found next to the repository (CI: /work/main -> /work/shared) or next
-// to the worktrees folder (/work/wt/NAME -> /work/shared).
+// real TFLM interpreter): next to the repository (/work/main -> /work/shared), next to the
+// worktrees folder (/work/wt/NAME -> /work/shared), or at the machine's own /work/shared (a CI
+// clone elsewhere).
 inline std::string read_tflm_reference(const std::string& file) {
   const std::string root = std::string(AP_SOURCE_DIR);
-  for (const char* up : {"/../shared/data/tflm-reference/", "/../../shared/data/tflm-reference/"}) {
-    std::ifstream probe(root + up + file, std::ios::binary);
-    if (probe.good()) return read_test_file(root + up + file);
+  for (const std::string& dir : {root + "/../shared/data/tflm-reference/", root + "/../../shared/data/tflm-reference/",
+                                 std::string("/work/shared/data/tflm-reference/")}) {
+    std::ifstream probe(dir + file, std::ios::binary);
+    if (probe.good()) return read_test_file(dir + file);
   }
   return read_test_file(root + "/../shared/data/tflm-reference/" + file);  // fails, naming the path
 }
