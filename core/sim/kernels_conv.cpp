@@ -10,6 +10,8 @@
 // pad_w, pad_bottom, pad_right: the border reads as the input's zero point, which the foldpad
 // rewrite checks is the pad value).
 #include <algorithm>
+#include <cmath>
+#include <limits>
 #include <memory>
 
 #include "core/sim/detail/model_kernels.h"
@@ -91,7 +93,10 @@ struct Int8Math {
   }
 };
 
-// float32 in TFLM's order: the window sum first, then the bias, then the activation clamp.
+// float32 in TFLM's order: the window sum first, then the bias, then the activation clamp. A NaN
+// result is written as the canonical quiet NaN: which NaN payload a sum of two NaNs keeps depends
+// on the operand order the compiler picked for each loop, and the in-place loops must agree with
+// the ordinary ones bit for bit (the simulator fills float inputs and weights with raw bytes).
 struct FloatMath {
   using T = float;
   using Acc = float;
@@ -102,6 +107,7 @@ struct FloatMath {
   Acc mac(Acc acc, T x, T w) const { return acc + x * w; }
   T finish(Acc acc, const Bias* bias, int64_t o) const {
     const float v = acc + (bias ? bias[o] : 0.f);
+    if (std::isnan(v)) return std::numeric_limits<float>::quiet_NaN();
     return std::min(std::max(v, lo), hi);
   }
 };

@@ -64,6 +64,16 @@ int64_t attr_of(const Op& op, const char* name, int64_t fallback) {
   return it == op.attrs.end() ? fallback : it->second;
 }
 
+// True for a conv or depthwise conv whose activation is a model tensor (quantized int8 or float32):
+// the simulator runs it with the model kernels, which have the in-place variants. The simplified
+// kernels of hand-written graphs do not.
+bool model_window_op(const Graph& g, const Op& op) {
+  const OpFamily f = op_family(op.kind);
+  if ((f != OpFamily::kDepthwiseConv && f != OpFamily::kConv) || op.inputs.empty()) return false;
+  const Tensor& x = g.tensors[op.inputs[0]];
+  return (x.quant && x.dtype == DType::kInt8) || x.dtype == DType::kFloat32;
+}
+
 // For a depthwise or pointwise conv: why its kernel cannot overwrite input x with these shapes
 // ("" when it can), and the temporary it needs (bytes) in `temp`.
 std::string why_not_window(const Graph& g, const Op& op, TensorId x, Bytes& temp) {
@@ -79,9 +89,6 @@ std::string why_not_window(const Graph& g, const Op& op, TensorId x, Bytes& temp
   const auto xd = dims_of(X), yd = dims_of(Y), wd = dims_of(W);
   if (xd.size() != 4 || yd.size() != 4 || wd.size() != 4 || !X.dtype || X.dtype != Y.dtype)
     return "op " + op.name + " needs NHWC input and output of one type and [.,KH,KW,.] weights to run in place";
-  if (!(X.quant && X.dtype == DType::kInt8) && X.dtype != DType::kFloat32)
-    return "op " + op.name + " runs the simplified kernel of hand-written graphs; the in-place conv kernels are the "
-           "model kernels (quantized int8 or float32 tensors)";
   const int64_t width = dtype_width(*Y.dtype);
   if (depthwise) {
     if (yd[3] != xd[3])
@@ -111,11 +118,12 @@ Rewrite make_in_place(const Graph& g, const std::string& op_name, const std::str
   const OpId o = op_named(g, op_name, where);
   const Op& op = g.ops[o];
   const OpFamily family = op_family(op.kind);
-  const bool window = family == OpFamily::kDepthwiseConv || family == OpFamily::kConv;
+  const bool window = model_window_op(g, op);
   if (!window && !in_place_capable(op.kind))
     refuse(where, "op " + op.name + " (kind \"" + op.kind + "\") is not elementwise: it reads neighbouring "
-                  "input elements after writing output ones, so only elementwise and reshape kinds, depthwise "
-                  "convs and pointwise (1x1) convs may overwrite their input");
+                  "input elements after writing output ones, so only elementwise and reshape kinds may overwrite "
+                  "their input, and depthwise and pointwise (1x1) convs through a temporary when they run the model "
+                  "kernels (quantized int8 or float32 tensors)");
   if (op.outputs.size() != 1)
     refuse(where, "op " + op.name + " has " + std::to_string(op.outputs.size()) + " outputs; in-place needs one");
   const TensorId y = op.outputs[0];
