@@ -135,6 +135,8 @@ Rewrite make_in_place(const Graph& g, const std::string& op_name, const std::str
     if (std::find(op.inputs.begin(), op.inputs.end(), x) == op.inputs.end())
       refuse(where, input + " is not an input of op " + op.name);
     candidates.push_back(x);
+  } else if (window) {
+    candidates = {op.inputs[0]};  // weights and bias are constants: only the activation can be overwritten
   } else {
     candidates = op.inputs;
   }

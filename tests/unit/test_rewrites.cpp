@@ -12,6 +12,7 @@
 #include "core/sim/detail/model_kernels.h"
 #include "core/sim/sim.h"
 #include "core/transform/transform.h"
+#include "core/tflite/exports.h"
 #include "core/transform/whatif.h"
 #include "tests/unit/test_support.h"
 
@@ -474,6 +475,11 @@ TEST_CASE("folded pad into conv and depthwise: the pads join the explicit paddin
       CHECK(s.after.sim_ok);
     }
     CHECK(w.after.peak_bytes < w.before.peak_bytes);
+    // Cycle model: the PAD's copy disappears; the in-place kernel stages every output byte
+    // through its temporary (one more store and load per byte), its MACs unchanged.
+    CHECK(w.steps[0].after.cycles < w.before.cycles);
+    CHECK(w.steps[2].after.macs == w.steps[1].after.macs);
+    CHECK(w.steps[2].after.cycles > w.steps[1].after.cycles);
   }
 }
 
@@ -525,6 +531,52 @@ TEST_CASE("fuzz: random legal rewrite sequences over MobileNet-style int8 graphs
   CHECK(folded >= 10);
   CHECK(dw_in_place >= 5);
   CHECK(pw_in_place >= 5);
+}
+
+TEST_CASE("export names the kernels a rewritten graph needs that stock TFLM lacks, in the header and the report") {
+  Net n(500);
+  TensorId x = n.activation("x", {1, 8, 8, 4});
+  // TF's stride-2 padding (bottom/right only): folded, it is exactly TFLite's SAME, a stock kernel.
+  TensorId a = n.pad("pad_same", x, 0, 0, 1, 1);
+  TensorId b = n.depthwise("dw_same", a, 3, 2, 0);
+  // Symmetric padding before a stride-2 window is not SAME: an explicit-padding kernel.
+  TensorId c = n.pad("pad_sym", b, 1, 1, 1, 1);
+  TensorId d = n.depthwise("dw_sym", c, 3, 2, 0);
+  TensorId e = n.conv("pw", d, 3, 1, 1, 0);
+  TensorId f = n.pad("pad_pool", e, 1, 1, 1, 1);
+  TensorId y = n.pool("pool", f, true, 3, 1);
+  Graph g = n.finish(x, {y});
+  CHECK(custom_kernels_needed(g).empty());
+  WhatIfReport r = run_whatif(
+      g, {{"foldpad:pad_same"}, {"foldpad:pad_sym"}, {"foldpad:pad_pool"}, {"inplace:pw"}}, {}, {});
+  REQUIRE(r.outputs_check == "bit-exact");
+  const std::vector<CustomKernel> custom = custom_kernels_needed(r.result);
+  REQUIRE(custom.size() == 3);
+  CHECK(custom[0].op == "dw_sym");
+  CHECK(custom[0].kernel == "depthwise_conv_2d_explicit_padding");
+  CHECK(custom[0].why.find("1/1/1/1 (top/left/bottom/right)") != std::string::npos);
+  CHECK(custom[1].op == "pw");
+  CHECK(custom[1].kernel == "conv_2d_in_place");
+  CHECK(custom[1].why.find("3-byte temporary (one pixel") != std::string::npos);
+  CHECK(custom[2].op == "pool");
+  CHECK(custom[2].kernel == "average_pool_2d_folded_pad");
+  CHECK(custom[2].why.find("counts it in the divisor") != std::string::npos);
+
+  auto header_and_report = [](const Graph& graph) {
+    const LiveAnalysis live = analyze_lifetimes(graph, graph.file_order());
+    const LayoutProblem problem = layout_problem(graph, live);
+    const ArenaPlan plan = plan_arena(problem, {.planner = "best"});
+    const PlanView view{graph, live, problem, plan};
+    return std::make_pair(c_header(view, {}), plan_report_json(view, {}));
+  };
+  const auto [header, report] = header_and_report(r.result);
+  CHECK(header.find("#define ARENAPLAN_CUSTOM_KERNELS 3") != std::string::npos);
+  CHECK(header.find("//   op dw_sym: depthwise_conv_2d_explicit_padding (") != std::string::npos);
+  CHECK(header.find("//   op pw: conv_2d_in_place (") != std::string::npos);
+  REQUIRE(report["custom_kernels"].size() == 3);
+  CHECK(report["custom_kernels"][1]["kernel"] == "conv_2d_in_place");
+  // An unrewritten graph's header says it needs none.
+  CHECK(header_and_report(g).first.find("#define ARENAPLAN_CUSTOM_KERNELS 0") != std::string::npos);
 }
 
 }  // namespace arenaplan
