@@ -46,7 +46,9 @@ struct Rewrite {
 Rewrite fuse_ops(const Graph& g, const std::vector<std::string>& chain);
 
 // Lets `op` write its output over one of its inputs (`input` empty: the first legal one). Legal
-// for elementwise and reshape kinds when the input dies at this op in the current order.
+// for elementwise and reshape kinds when the input dies at this op in the current order, and for
+// depthwise (multiplier 1) and pointwise (1x1, unpadded, Cout <= Cin) convs running the model
+// kernels, through a temporary added to the op's scratch (one channel / one output pixel).
 Rewrite make_in_place(const Graph& g, const std::string& op, const std::string& input = "");
 
 // Folds a PAD/PADV2 into its only consumer (conv, depthwise conv, max/average pool), which then

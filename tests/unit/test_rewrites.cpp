@@ -445,6 +445,28 @@ TEST_CASE("folded pad: pools read the border as the pad value and average poolin
       // And the whole graph: the same bytes as PAD then pool.
       CHECK(evaluate_outputs(r.graph, 7) == evaluate_outputs(g, 7));
     }
+  // The pool's own padding (TFLite SAME: skipped, not counted) stays outside the folded border,
+  // in int8 and float32.
+  for (bool f32 : {false, true})
+    for (bool average : {true, false}) {
+      CAPTURE(f32);
+      CAPTURE(average);
+      Net n(301);
+      TensorId x = n.activation("x", {1, 6, 5, 3}, f32);
+      TensorId p = n.pad("pad", x, 2, 0, 1, 1);
+      TensorId y = n.activation_like("pool.out", {1, 5, 3, 3}, p);  // 9x6 padded, 3x3 / 2, own pad 1
+      n.op("pool", average ? "average_pool_2d" : "max_pool_2d", {p}, {y},
+           {{"kernel_h", 3}, {"kernel_w", 3}, {"stride_h", 2}, {"stride_w", 2}, {"pad_h", 1}, {"pad_w", 1},
+            {"pad_bottom", 1}, {"pad_right", 1}});
+      Graph g = n.finish(x, {y});
+      Rewrite r = apply_transformation(g, parse_transformation("foldpad:pad"), {});
+      CHECK(std::string(sim::plan_kernel_name(sim::plan_kernel(r.graph, 0))).find("folded pad") != std::string::npos);
+      CHECK(evaluate_outputs(r.graph, 11) == evaluate_outputs(g, 11));
+      WhatIfReport w = run_whatif(g, {{"foldpad:pad"}}, {}, {});
+      CHECK(w.outputs_check == "bit-exact");
+      CHECK(w.after.sim_ok);
+      CHECK(w.after.peak_bytes < w.before.peak_bytes);
+    }
 }
 
 TEST_CASE("folded pad into conv and depthwise: the pads join the explicit padding, outputs unchanged") {
@@ -488,6 +510,8 @@ TEST_CASE("fuzz: random legal rewrite sequences over MobileNet-style int8 graphs
   for (uint64_t seed = 1; seed <= 14; ++seed) {
     CAPTURE(seed);
     const Graph original = mobilenet_style(seed, seed % 7 == 0);
+    for (OpId o = 0; o < static_cast<OpId>(original.ops.size()); ++o)  // real kernels, no byte-level stand-ins
+      REQUIRE_MESSAGE(!sim::plan_kernel(original, o).stand_in, original.ops[o].name);
     std::mt19937 rng(static_cast<uint32_t>(seed * 977));
     Graph g = original;
     std::vector<WhatIfSpec> applied;
@@ -510,6 +534,8 @@ TEST_CASE("fuzz: random legal rewrite sequences over MobileNet-style int8 graphs
       if (!done) break;
     }
     REQUIRE(!applied.empty());
+    for (OpId o = 0; o < static_cast<OpId>(g.ops.size()); ++o)
+      REQUIRE_MESSAGE(!sim::plan_kernel(g, o).stand_in, g.ops[o].name);
     for (const WhatIfSpec& s : applied) {
       if (s.spec.rfind("foldpad:", 0) == 0) ++folded;
       else if (s.spec.find(":dw") != std::string::npos) ++dw_in_place;
