@@ -44,12 +44,6 @@ std::vector<int64_t> constant_ints(const Tensor& t, const std::string& where, co
   return out;
 }
 
-std::vector<int64_t> dims_of(const Tensor& t) {
-  std::vector<int64_t> d;
-  for (const ShapeDim& s : t.shape) d.push_back(s.value);
-  return d;
-}
-
 bool same_quantization(const Tensor& a, const Tensor& b) {
   if (!a.quant || !b.quant) return !a.quant && !b.quant;
   return a.quant->scale == b.quant->scale && a.quant->zero_point == b.quant->zero_point;
@@ -159,10 +153,7 @@ Rewrite fold_pad(const Graph& g, const std::string& pad_name) {
   Op& op = out.ops[c];
   op.inputs[0] = x;
   const int64_t top = pads[2], bottom = pads[3], left = pads[4], right = pads[5];
-  auto attr = [&](const char* name, int64_t fallback) {
-    auto it = op.attrs.find(name);
-    return it == op.attrs.end() ? fallback : it->second;
-  };
+  auto attr = [&](const char* name, int64_t fallback) { return attr_of(op, name, fallback); };
   if (conv) {
     const int64_t ph = attr("pad_h", 0), pw = attr("pad_w", 0);
     op.attrs["pad_bottom"] = attr("pad_bottom", ph) + bottom;

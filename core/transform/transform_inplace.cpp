@@ -53,17 +53,6 @@ std::string why_not(const Graph& g, OpId o, TensorId x, TensorId y) {
   return "";
 }
 
-std::vector<int64_t> dims_of(const Tensor& t) {
-  std::vector<int64_t> d;
-  for (const ShapeDim& s : t.shape) d.push_back(s.value);
-  return d;
-}
-
-int64_t attr_of(const Op& op, const char* name, int64_t fallback) {
-  auto it = op.attrs.find(name);
-  return it == op.attrs.end() ? fallback : it->second;
-}
-
 // True for a conv or depthwise conv whose activation is a model tensor (quantized int8 or float32):
 // the simulator runs it with the model kernels, which have the in-place variants. The simplified
 // kernels of hand-written graphs do not.
