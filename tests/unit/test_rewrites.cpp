@@ -312,6 +312,15 @@ TEST_CASE("inplace on depthwise and pointwise convs: every refusal names the op 
   REQUIRE(shrink.in_place.size() == 1);
   CHECK(r.graph.tensors[shrink.in_place[0].input].name == "sum");
 
+  // Declared in place by hand without the temporary in its scratch, the kernel refuses to run in
+  // place: the op becomes the byte-level stand-in (which reads every input byte before writing).
+  Graph bare = g;
+  Op& bare_op = bare.ops[*bare.find_op("shrink")];
+  bare_op.in_place.push_back({bare_op.outputs[0], bare_op.inputs[0]});
+  const sim::KernelPlan bare_plan = sim::plan_kernel(bare, *bare.find_op("shrink"));
+  CHECK(bare_plan.stand_in);
+  CHECK(bare_plan.note.find("in place needs a 3-byte temporary in the op's scratch") != std::string::npos);
+
   // Hand-written graphs (no quantization) run the simplified kernels, which do not run in place.
   Graph hand = test::example_graph("tiny_cnn");
   for (const Op& op : hand.ops)
