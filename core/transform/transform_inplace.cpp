@@ -151,6 +151,11 @@ Rewrite make_in_place(const Graph& g, const std::string& op_name, const std::str
       r.summary += std::string(", through a ") + format_bytes(temp) + " temporary (" +
                    (family == OpFamily::kDepthwiseConv ? "one channel" : "one pixel") +
                    "); needs an in-place conv kernel stock TFLM does not have";
+    // An output smaller than its input (stride 2, fewer channels) inherits the input's whole
+    // buffer for the rest of its life: the arena cannot shrink an allocation.
+    if (window && g.tensors[y].bytes < g.tensors[x].bytes)
+      r.summary += "; the shared buffer keeps " + g.tensors[x].name + "'s " + format_bytes(g.tensors[x].bytes) +
+                   " until " + g.tensors[y].name + " (" + format_bytes(g.tensors[y].bytes) + ") dies";
     return r;
   }
   refuse(where, reasons.empty() ? "op " + op.name + " has no input to overwrite" : reasons);
