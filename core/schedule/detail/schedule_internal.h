@@ -184,4 +184,52 @@ class BeamSearch {
   std::unique_ptr<LevelInProgress> level_in_progress_;
 };
 
+// Best-first search over the sets of ops that run last, by the highest step among them
+// (schedule_suffix.cpp says why): a lower bound that grows as it runs, and, when it reaches the
+// empty set, an optimal order under the set model. Children at or above the incumbent are dropped.
+class SuffixSearch {
+ public:
+  SuffixSearch(const LiveModel& m, Bytes incumbent, int64_t memory_cap);
+  // Expands states, spending one unit of `budget` per child evaluated; true when finished
+  // (optimal order found, incumbent proven, or memory cap reached).
+  bool advance(int64_t& budget);
+  bool finished() const { return finished_; }
+  bool complete() const { return complete_; }  // order() is optimal under the model
+  bool cap_hit() const { return cap_hit_; }
+  Schedule order() const;                       // empty unless complete()
+  Bytes lower_bound() const;                    // no order's model peak is below this
+  void set_incumbent(Bytes peak) { incumbent_ = std::min(incumbent_, peak); }
+  int64_t states() const { return states_; }
+  int64_t memory_peak() const { return memory_peak_; }
+
+ private:
+  struct Entry {
+    Bytes g;
+    int32_t depth;
+    int32_t state;
+    bool operator<(const Entry& o) const {  // max-heap: smallest g first, then the deepest
+      if (g != o.g) return g > o.g;
+      return depth < o.depth;
+    }
+  };
+  void last_candidates(const Word* set, std::vector<OpId>& out);
+  int64_t memory_now() const;
+
+  const LiveModel* m_;
+  Bytes incumbent_;
+  int64_t memory_cap_;
+  SetTable table_;
+  std::vector<Bytes> g_, live_;  // per set: highest step after it, live bytes between
+  std::vector<int32_t> parent_, op_, depth_;
+  std::vector<Entry> heap_;
+  std::vector<OpId> sinks_, candidates_;
+  std::vector<int> stamp_;
+  int round_ = 0;
+  std::vector<Word> set_;
+  Bytes popped_ = 0;
+  int32_t goal_ = -1;
+  bool finished_ = false, complete_ = false, cap_hit_ = false;
+  int64_t states_ = 0, memory_peak_ = 0;
+};
+
 }  // namespace arenaplan::schedule_detail
