@@ -41,6 +41,9 @@ struct ScheduleSearch::Impl {
   std::unique_ptr<ExactSearch> exact;
   std::unique_ptr<BeamSearch> beam;
   std::unique_ptr<SuffixSearch> suffix;
+  std::unique_ptr<LocalSearch> local;  // beside the beam: improves the best order by moves
+  bool local_stale = true;             // best changed elsewhere: the local search restarts from it
+  int64_t local_seen = 0;
   Bytes best_model_peak = 0;  // the set model's peak of `best` (the suffix search's incumbent)
   int64_t suffix_memory = 0;
   mutable std::string explanation;
@@ -80,6 +83,7 @@ struct ScheduleSearch::Impl {
       method = how;
       best_model_peak = model_peak(model, best);
       if (suffix) suffix->set_incumbent(best_model_peak);
+      local_stale = true;
     }
   }
 
@@ -141,6 +145,31 @@ struct ScheduleSearch::Impl {
     if (suffix->finished()) suffix.reset();  // frees its tables for the others
   }
 
+  // A third of the slice polishes the best order with moves while the beam tries wider runs.
+  void run_local(int64_t& budget) {
+    if (!local) {
+      local = std::make_unique<LocalSearch>(model, best, options.seed);
+      local_seen = local->improvements();
+      local_stale = false;
+    } else if (local_stale) {
+      local->restart(best);
+      local_seen = local->improvements();
+      local_stale = false;
+    }
+    if (local->stalled()) return;
+    const int64_t slice = std::max<int64_t>(1, budget / 3);
+    int64_t left = slice;
+    const int64_t before = local->states();
+    local->advance(left);
+    budget -= slice - left;
+    states += local->states() - before;
+    if (local->improvements() != local_seen) {
+      local_seen = local->improvements();
+      offer(local->order(), "local search");
+      local_stale = false;  // its own order: no restart
+    }
+  }
+
   void run_beam(int64_t& budget) {
     beam->set_incumbent(best_model_peak);
     beam->advance(budget);
@@ -197,6 +226,7 @@ struct ScheduleSearch::Impl {
           break;
         }
         case Phase::kBeam:
+          run_local(budget);
           run_beam(budget);
           if (beam->finished()) phase = Phase::kDone;
           break;
@@ -218,6 +248,7 @@ void ScheduleSearch::step(int64_t budget) { impl_->step(budget); }
 bool ScheduleSearch::done() const { return impl_->phase == Impl::Phase::kDone; }
 void ScheduleSearch::cancel() {
   impl_->suffix.reset();
+  impl_->local.reset();
   impl_->exact.reset();
   impl_->beam.reset();
   impl_->phase = Impl::Phase::kDone;

@@ -232,4 +232,37 @@ class SuffixSearch {
   int64_t states_ = 0, memory_peak_ = 0;
 };
 
+// Local search on one order (schedule_local.cpp): single-op moves across the peak step, kept when
+// they lower the peak or keep it and lower the area under the profile. Orders and peaks are under
+// the set model.
+class LocalSearch {
+ public:
+  LocalSearch(const LiveModel& m, const Schedule& start, uint64_t seed);
+  void restart(const Schedule& start);  // from a new (better) order
+  // Tries moves, one unit of `budget` per step walked; true when no move helps (stalled).
+  bool advance(int64_t& budget);
+  bool stalled() const { return stalled_; }
+  const Schedule& order() const { return order_; }
+  Bytes peak() const { return peak_; }
+  // Counts restarts and peak improvements: changes when order() is worth offering.
+  int64_t improvements() const { return improvements_; }
+  int64_t states() const { return states_; }
+
+ private:
+  struct Move {
+    int from, to;  // positions in the order
+  };
+  void profile(const Schedule& order, std::vector<Bytes>& during, std::vector<Bytes>& after) const;
+  bool better(const Schedule& order, Bytes& peak, Bytes& area, int64_t& cost) const;
+
+  const LiveModel* m_;
+  uint64_t rng_;
+  Schedule order_, trial_;
+  std::vector<Bytes> during_, after_;  // per step of order_
+  std::vector<Move> moves_;
+  Bytes peak_ = 0, area_ = 0;
+  bool stalled_ = false;
+  int64_t improvements_ = 0, states_ = 0;
+};
+
 }  // namespace arenaplan::schedule_detail
