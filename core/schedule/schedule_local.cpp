@@ -9,6 +9,10 @@
 // an op after p that frees more than it produces goes right before p, or as early as its last
 // predecessor allows. Each candidate is re-walked with the set model, stopping as soon as a step
 // reaches the best peak, so a useless move costs a prefix of the order, not all of it.
+//
+// At a local optimum (no such move helps) it kicks: from the best order, a few random ops jump to
+// random places within their precedence windows, and the descent starts again from there
+// (iterated local search); the best order is kept apart, so a kick never loses it.
 #include <algorithm>
 
 #include "core/schedule/detail/schedule_internal.h"
@@ -20,12 +24,41 @@ LocalSearch::LocalSearch(const LiveModel& m, const Schedule& start, uint64_t see
 }
 
 void LocalSearch::restart(const Schedule& start) {
-  order_ = start;
+  set_current(start);
+  best_ = order_;
+  best_peak_ = peak_;
+  ++improvements_;  // a new start is worth offering back (it may already be the best)
+  stalled_ = false;
+}
+
+void LocalSearch::set_current(const Schedule& order) {
+  order_ = order;
   profile(order_, during_, after_);
   peak_ = 0;
   area_ = 0;
   for (Bytes d : during_) peak_ = std::max(peak_, d), area_ += d;
-  ++improvements_;  // a new start is worth offering back (it may already be the best)
+}
+
+void LocalSearch::kick(int64_t& budget) {
+  const LiveModel& m = *m_;
+  const int n = static_cast<int>(best_.size());
+  Schedule order = best_;
+  std::vector<int> pos(m.ops());
+  const int jumps = 2 + static_cast<int>(splitmix64(rng_) % 8);
+  for (int k = 0; k < jumps; ++k) {
+    for (int i = 0; i < n; ++i) pos[order[i]] = i;
+    const int from = static_cast<int>(splitmix64(rng_) % static_cast<uint64_t>(n));
+    const OpId o = order[from];
+    int first = 0, last = n - 1;
+    for (OpId q : m.preds()[o]) first = std::max(first, pos[q] + 1);
+    for (OpId s : m.succs()[o]) last = std::min(last, pos[s] - 1);
+    const int to = first + static_cast<int>(splitmix64(rng_) % static_cast<uint64_t>(last - first + 1));
+    if (to > from) std::rotate(order.begin() + from, order.begin() + from + 1, order.begin() + to + 1);
+    else if (to < from) std::rotate(order.begin() + to, order.begin() + from, order.begin() + from + 1);
+  }
+  budget -= n * (jumps + 1);
+  states_ += n * (jumps + 1);
+  set_current(order);
   stalled_ = false;
 }
 
@@ -60,9 +93,10 @@ bool LocalSearch::better(const Schedule& order, Bytes& peak, Bytes& area, int64_
 bool LocalSearch::advance(int64_t& budget) {
   const LiveModel& m = *m_;
   const int n = static_cast<int>(order_.size());
-  if (n < 3) stalled_ = true;
+  if (n < 3) return true;
   std::vector<int> pos(m.ops());
-  while (budget > 0 && !stalled_) {
+  while (budget > 0) {
+    if (stalled_) kick(budget);
     for (int i = 0; i < n; ++i) pos[order_[i]] = i;
     // The peak steps, and the moves across them.
     std::vector<int> peaks;
@@ -87,7 +121,7 @@ bool LocalSearch::advance(int64_t& budget) {
     for (size_t k = moves_.size(); k > 1; --k) std::swap(moves_[k - 1], moves_[splitmix64(rng_) % k]);
     bool moved = false;
     for (const Move& mv : moves_) {
-      if (budget <= 0) return stalled_;
+      if (budget <= 0) return false;
       trial_ = order_;
       if (mv.to > mv.from) std::rotate(trial_.begin() + mv.from, trial_.begin() + mv.from + 1, trial_.begin() + mv.to + 1);
       else std::rotate(trial_.begin() + mv.to, trial_.begin() + mv.from, trial_.begin() + mv.from + 1);
@@ -98,16 +132,20 @@ bool LocalSearch::advance(int64_t& budget) {
       states_ += cost;
       if (!improved) continue;
       order_.swap(trial_);
-      if (peak < peak_) ++improvements_;
       profile(order_, during_, after_);
       peak_ = peak;
       area_ = area;
+      if (peak_ < best_peak_) {
+        best_ = order_;
+        best_peak_ = peak_;
+        ++improvements_;
+      }
       moved = true;
       break;
     }
-    if (!moved) stalled_ = true;  // a local optimum for these moves: wait for a new start
+    if (!moved) stalled_ = true;  // a local optimum for these moves: kick on the next round
   }
-  return stalled_;
+  return false;
 }
 
 }  // namespace arenaplan::schedule_detail

@@ -156,7 +156,6 @@ struct ScheduleSearch::Impl {
       local_seen = local->improvements();
       local_stale = false;
     }
-    if (local->stalled()) return;
     const int64_t slice = std::max<int64_t>(1, budget / 3);
     int64_t left = slice;
     const int64_t before = local->states();

@@ -239,11 +239,11 @@ class LocalSearch {
  public:
   LocalSearch(const LiveModel& m, const Schedule& start, uint64_t seed);
   void restart(const Schedule& start);  // from a new (better) order
-  // Tries moves, one unit of `budget` per step walked; true when no move helps (stalled).
+  // Tries moves and kicks, one unit of `budget` per step walked; true only when the order is too
+  // short to move anything.
   bool advance(int64_t& budget);
-  bool stalled() const { return stalled_; }
-  const Schedule& order() const { return order_; }
-  Bytes peak() const { return peak_; }
+  const Schedule& order() const { return best_; }  // the best order seen
+  Bytes peak() const { return best_peak_; }
   // Counts restarts and peak improvements: changes when order() is worth offering.
   int64_t improvements() const { return improvements_; }
   int64_t states() const { return states_; }
@@ -254,10 +254,14 @@ class LocalSearch {
   };
   void profile(const Schedule& order, std::vector<Bytes>& during, std::vector<Bytes>& after) const;
   bool better(const Schedule& order, Bytes& peak, Bytes& area, int64_t& cost) const;
+  void set_current(const Schedule& order);
+  void kick(int64_t& budget);
 
   const LiveModel* m_;
   uint64_t rng_;
-  Schedule order_, trial_;
+  Schedule order_, trial_;  // the descent's current order, a candidate move
+  Schedule best_;
+  Bytes best_peak_ = 0;
   std::vector<Bytes> during_, after_;  // per step of order_
   std::vector<Move> moves_;
   Bytes peak_ = 0, area_ = 0;
