@@ -200,8 +200,10 @@ struct ScheduleResult {
 
 // The incremental optimiser: heuristics first (never worse than the file order), then an exact
 // best-first search over sets of executed ops (per segment between cut ops), or, for graphs too
-// big for it, repeated beam searches with growing widths. step() does a bounded amount of work so
-// the browser can spread the search over frames.
+// big for it, repeated beam searches with growing widths and a local search on the best order.
+// Beside them the suffix bound (suffix_lower_bound) raises the lower bound from the end; the search
+// stops as soon as the best order meets the bound. step() does a bounded amount of work so the
+// browser can spread the search over frames.
 class ScheduleSearch {
  public:
   ScheduleSearch(const Graph& g, ScheduleOptions options = {});

@@ -145,7 +145,8 @@ struct ScheduleSearch::Impl {
     if (suffix->finished()) suffix.reset();  // frees its tables for the others
   }
 
-  // A third of the slice polishes the best order with moves while the beam tries wider runs.
+  // Three quarters of the slice polish the best order with moves and kicks (on wide graphs they
+  // find far better orders than wider beams do); the beam keeps the rest.
   void run_local(int64_t& budget) {
     if (!local) {
       local = std::make_unique<LocalSearch>(model, best, options.seed);
@@ -156,7 +157,7 @@ struct ScheduleSearch::Impl {
       local_seen = local->improvements();
       local_stale = false;
     }
-    const int64_t slice = std::max<int64_t>(1, budget / 3);
+    const int64_t slice = std::max<int64_t>(1, budget * 3 / 4);
     int64_t left = slice;
     const int64_t before = local->states();
     local->advance(left);

@@ -247,6 +247,7 @@ class LocalSearch {
   // Counts restarts and peak improvements: changes when order() is worth offering.
   int64_t improvements() const { return improvements_; }
   int64_t states() const { return states_; }
+  int64_t kicks() const { return kicks_; }
 
  private:
   struct Move {
@@ -256,6 +257,8 @@ class LocalSearch {
   bool better(const Schedule& order, Bytes& peak, Bytes& area, int64_t& cost) const;
   void set_current(const Schedule& order);
   void kick(int64_t& budget);
+  void try_moves(int64_t& budget);
+  Schedule rebuild_window(int64_t& budget);
 
   const LiveModel* m_;
   uint64_t rng_;
@@ -263,10 +266,13 @@ class LocalSearch {
   Schedule best_;
   Bytes best_peak_ = 0;
   std::vector<Bytes> during_, after_;  // per step of order_
-  std::vector<Move> moves_;
+  std::vector<Move> moves_;  // the current pass of moves, tried from next_move_ on
+  size_t next_move_ = 0;
   Bytes peak_ = 0, area_ = 0;
   bool stalled_ = false;
-  int64_t improvements_ = 0, states_ = 0;
+  int64_t improvements_ = 0, states_ = 0, kicks_ = 0;
+  int plateau_moves_ = 0;                    // accepted moves since the peak last fell
+  static constexpr int kPlateauMoves = 50;
 };
 
 }  // namespace arenaplan::schedule_detail
