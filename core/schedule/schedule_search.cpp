@@ -111,9 +111,13 @@ struct ScheduleSearch::Impl {
     phase = Phase::kWarmBeam;
   }
 
+  bool exact_next() const {
+    return static_cast<int>(macro.main_ops().size()) <= options.exact_max_ops && options.exact_max_states > 0;
+  }
+
   void after_warm_beam() {
     beam->release();
-    if (static_cast<int>(macro.main_ops().size()) <= options.exact_max_ops && options.exact_max_states > 0) {
+    if (exact_next()) {
       exact = std::make_unique<ExactSearch>(macro, best, std::max(static_lb, model_lb), search_cap());
       phase = Phase::kExact;
     } else {
@@ -195,6 +199,7 @@ struct ScheduleSearch::Impl {
       switch (phase) {
         case Phase::kHeuristics: heuristics(); budget -= model.ops(); break;
         case Phase::kWarmBeam:
+          if (!exact_next()) run_local(budget);  // big graphs: moves from the start
           run_beam(budget);
           if (beam->finished()) after_warm_beam();
           break;

@@ -117,48 +117,58 @@ bool SuffixSearch::advance(int64_t& budget) {
     const int32_t depth = depth_[top.state];
     std::copy(table_.key(top.state), table_.key(top.state) + w, set_.begin());
     last_candidates(set_.data(), candidates_);
+    // First every child's g (no memory needed), so that a cap reached while inserting them still
+    // leaves a bound: every order through this set goes through one of its children.
+    children_.clear();
+    Bytes min_child = incumbent_;
     for (OpId o : candidates_) {
       --budget;
       set_[o >> 6] &= ~(Word{1} << (o & 63));
       // Run o right after set_: its step's increments do not depend on the live bytes given.
       const StepCost delta = m.step(LiveModel::SetView(m, set_.data()), o, 0);
-      const Bytes before = live - delta.after;  // live(set_), since live(set_ + o) = before + after
-      const Bytes child_g = std::max(g, before + delta.during);
-      const bool dominant = child_g <= g && before <= live && m.first_step_extra() == 0;
-      if (child_g < incumbent_) {
-        int64_t grow = table_.memory_after_growth() - table_.memory_bytes();
-        if (g_.size() == g_.capacity())
-          grow += static_cast<int64_t>(g_.capacity() * (2 * sizeof(Bytes) + 3 * sizeof(int32_t)));
-        if (heap_.size() == heap_.capacity()) grow += static_cast<int64_t>(heap_.capacity() * sizeof(Entry));
-        if (memory_now() + grow > memory_cap_) {  // keep the bound reached; stop growing
-          // The state being expanded stays open (not in the queue) with g = popped_.
-          cap_hit_ = finished_ = true;
-          return true;
-        }
-        bool inserted = false;
-        const int64_t idx = table_.find_or_insert(set_.data(), inserted);
-        bool push = true;
-        if (inserted) {
-          g_.push_back(child_g);
-          live_.push_back(before);
-          parent_.push_back(top.state);
-          op_.push_back(o);
-          depth_.push_back(depth + 1);
-        } else if (child_g < g_[idx]) {
-          g_[idx] = child_g;
-          parent_[idx] = top.state;
-          op_[idx] = o;
-        } else {
-          push = false;
-        }
-        if (push) {
-          heap_.push_back({child_g, depth + 1, static_cast<int32_t>(idx)});
-          std::push_heap(heap_.begin(), heap_.end());
-          memory_peak_ = std::max(memory_peak_, memory_now());
-        }
-      }
       set_bit(set_.data(), o);
-      if (dominant) break;
+      const Bytes before = live - delta.after;  // live(set_ - o), as live(set_) = before + after
+      const Child c{o, before, std::max(g, before + delta.during)};
+      if (c.g <= g && before <= live && m.first_step_extra() == 0) {  // dominant: the only child
+        children_.assign(1, c);
+        min_child = c.g;
+        break;
+      }
+      children_.push_back(c);
+      min_child = std::min(min_child, c.g);
+    }
+    for (const Child& c : children_) {
+      if (c.g >= incumbent_) continue;
+      int64_t grow = table_.memory_after_growth() - table_.memory_bytes();
+      if (g_.size() == g_.capacity())
+        grow += static_cast<int64_t>(g_.capacity() * (2 * sizeof(Bytes) + 3 * sizeof(int32_t)));
+      if (heap_.size() == heap_.capacity()) grow += static_cast<int64_t>(heap_.capacity() * sizeof(Entry));
+      if (memory_now() + grow > memory_cap_) {  // keep the bound reached; stop growing
+        const Bytes queued = heap_.empty() ? incumbent_ : heap_.front().g;
+        popped_ = std::max(popped_, std::min(min_child, queued));
+        cap_hit_ = finished_ = true;
+        return true;
+      }
+      set_[c.op >> 6] &= ~(Word{1} << (c.op & 63));
+      bool inserted = false;
+      const int64_t idx = table_.find_or_insert(set_.data(), inserted);
+      set_bit(set_.data(), c.op);
+      if (inserted) {
+        g_.push_back(c.g);
+        live_.push_back(c.live);
+        parent_.push_back(top.state);
+        op_.push_back(c.op);
+        depth_.push_back(depth + 1);
+      } else if (c.g < g_[idx]) {
+        g_[idx] = c.g;
+        parent_[idx] = top.state;
+        op_[idx] = c.op;
+      } else {
+        continue;
+      }
+      heap_.push_back({c.g, depth + 1, static_cast<int32_t>(idx)});
+      std::push_heap(heap_.begin(), heap_.end());
+      memory_peak_ = std::max(memory_peak_, memory_now());
     }
   }
   return finished_;

@@ -212,6 +212,11 @@ class SuffixSearch {
       return depth < o.depth;
     }
   };
+  struct Child {
+    OpId op;
+    Bytes live;  // live bytes at the cut before it
+    Bytes g;
+  };
   void last_candidates(const Word* set, std::vector<OpId>& out);
   int64_t memory_now() const;
 
@@ -223,6 +228,7 @@ class SuffixSearch {
   std::vector<int32_t> parent_, op_, depth_;
   std::vector<Entry> heap_;
   std::vector<OpId> sinks_, candidates_;
+  std::vector<Child> children_;
   std::vector<int> stamp_;
   int round_ = 0;
   std::vector<Word> set_;
