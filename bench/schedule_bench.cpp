@@ -150,10 +150,12 @@ int main(int argc, char** argv) {
   std::printf("\n== anytime search on wide random DAGs (goal: >= 5%% below both baselines within %.0f s) ==\n",
               time_limit);
   // Measured on main before issue 19's wide-schedule work (commit 47ea2b2, same shared machine,
-  // --sizes 1000 --seeds 3 --time 10, about 2.5 s of CPU per 10 s search):
+  // --sizes 1000 --seeds 3 --time 10, about 2.5 s of CPU per 10 s search; 250 and 500 ops with
+  // the defaults):
   std::printf("# before (main 47ea2b2, 10 s): seed 7 best 2026.7 LB 626.5 gap 223.5%% vs greedy +24.1%%\n"
               "#                               seed 8 best 1918.7 LB 777.0 gap 147.0%% vs greedy +28.2%%\n"
-              "#                               seed 9 best 2081.4 LB 825.2 gap 152.2%% vs greedy +23.3%%\n");
+              "#                               seed 9 best 2081.4 LB 825.2 gap 152.2%% vs greedy +23.3%%\n"
+              "#   and (defaults, seed 7): 250 ops best 471.3 LB 305.7 gap 54.2%%; 500 ops best 908.0 LB 565.5 gap 60.6%%\n");
   for (int s = 0; s < seeds; ++s)
     for (int n : sizes) {
       Graph g = wide_random_dag(n, 7 + s);
