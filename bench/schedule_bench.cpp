@@ -1,13 +1,17 @@
-// Schedule benchmark (issue 3): exact optimum on ~100-op irregular graphs, and the anytime search
-// on 250-1000-op wide random DAGs against baselines measured in the same run: the file order, the
-// naive smallest-footprint greedy, and the best of N random topological orders.
+// Schedule benchmark (issues 3, 19): exact optimum on ~100-op irregular graphs, and the anytime
+// search on 250-1000-op wide random DAGs against baselines measured in the same run: the file
+// order, the naive smallest-footprint greedy, and the best of N random topological orders; the
+// search's lower bound and its gap; wall and CPU seconds (the machine may be shared: a search
+// that got a quarter of a core shows it).
 //
 //   bench_schedule_bench [--time S] [--random N] [--cap-mib M] [--sizes 250,500,1000] [--seeds K]
 // Defaults (10 s per big graph, 10,000 random orders, 256 MiB cap) run in about two minutes.
+// The issue 19 figures: --sizes 1000 --seeds 3 --time 10 (seeds 7, 8, 9).
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <ctime>
 #include <string>
 #include <vector>
 
@@ -55,18 +59,20 @@ Baselines baselines(const Graph& g, int random_orders) {
   return b;
 }
 
-void row(const char* kind, const Graph& g, const Baselines& b, const ScheduleResult& r, int random_orders) {
+void row(const char* kind, const Graph& g, const Baselines& b, const ScheduleResult& r, int random_orders,
+         double cpu_seconds) {
   const double vs_random = 100.0 * (1.0 - static_cast<double>(r.peak_bytes) / static_cast<double>(b.random_best));
   const double vs_greedy = 100.0 * (1.0 - static_cast<double>(r.peak_bytes) / static_cast<double>(b.greedy));
   const double gap = r.lower_bound_bytes > 0
                          ? 100.0 * static_cast<double>(r.peak_bytes - r.lower_bound_bytes) / r.lower_bound_bytes
                          : 0.0;
   std::printf("%-9s %-22s %5zu | file %8.1f greedy %8.1f rand%-5d %8.1f (%5.2fs) | best %8.1f LB %8.1f gap %5.1f%% %s"
-              " | vs rand %+5.1f%% vs greedy %+5.1f%% | %9lld states %7.3fs mem %6.1f/%d MiB%s [%s]\n",
+              " | vs rand %+5.1f%% vs greedy %+5.1f%% | %9lld states %7.3fs (cpu %6.3fs) mem %6.1f/%d MiB%s [%s]\n",
               kind, g.name.c_str(), g.ops.size(), kib(b.file), kib(b.greedy), random_orders, kib(b.random_best),
               b.random_seconds, kib(r.peak_bytes), kib(r.lower_bound_bytes), gap,
               r.proven_optimal ? "PROVEN" : "open  ", vs_random, vs_greedy,
-              static_cast<long long>(r.states_explored), r.seconds, static_cast<double>(r.memory_bytes) / (1 << 20),
+              static_cast<long long>(r.states_explored), r.seconds, cpu_seconds,
+              static_cast<double>(r.memory_bytes) / (1 << 20),
               static_cast<int>(r.memory_cap_bytes >> 20), r.memory_cap_hit ? " CAP" : "", r.method.c_str());
   std::fflush(stdout);
 }
@@ -84,6 +90,16 @@ std::vector<int> parse_list(const char* s) {
     }
   }
   return out;
+}
+
+// Process CPU time: on a shared machine the wall-clock limit buys less search than it says.
+double cpu_now() { return static_cast<double>(std::clock()) / CLOCKS_PER_SEC; }
+
+ScheduleResult timed_search(const Graph& g, double time_limit, const ScheduleOptions& options, double& cpu) {
+  const double c0 = cpu_now();
+  ScheduleResult r = optimize_schedule(g, time_limit, options);
+  cpu = cpu_now() - c0;
+  return r;
 }
 
 }  // namespace
@@ -125,19 +141,28 @@ int main(int argc, char** argv) {
                                  wide_random_dag(100, 51 + s), wide_random_dag(120, 61 + s)};
     for (const Graph& g : graphs) {
       Baselines b = baselines(g, random_orders);
-      ScheduleResult r = optimize_schedule(g, time_limit, options);
-      row("exact", g, b, r, random_orders);
+      double cpu = 0;
+      ScheduleResult r = timed_search(g, time_limit, options, cpu);
+      row("exact", g, b, r, random_orders, cpu);
     }
   }
 
   std::printf("\n== anytime search on wide random DAGs (goal: >= 5%% below both baselines within %.0f s) ==\n",
               time_limit);
+  // Measured on main before issue 19's wide-schedule work (commit 47ea2b2, same shared machine,
+  // --sizes 1000 --seeds 3 --time 10, about 2.5 s of CPU per 10 s search; 250 and 500 ops with
+  // the defaults):
+  std::printf("# before (main 47ea2b2, 10 s): seed 7 best 2026.7 LB 626.5 gap 223.5%% vs greedy +24.1%%\n"
+              "#                               seed 8 best 1918.7 LB 777.0 gap 147.0%% vs greedy +28.2%%\n"
+              "#                               seed 9 best 2081.4 LB 825.2 gap 152.2%% vs greedy +23.3%%\n"
+              "#   and (defaults, seed 7): 250 ops best 471.3 LB 305.7 gap 54.2%%; 500 ops best 908.0 LB 565.5 gap 60.6%%\n");
   for (int s = 0; s < seeds; ++s)
     for (int n : sizes) {
       Graph g = wide_random_dag(n, 7 + s);
       Baselines b = baselines(g, random_orders);
-      ScheduleResult r = optimize_schedule(g, time_limit, options);
-      row("anytime", g, b, r, random_orders);
+      double cpu = 0;
+      ScheduleResult r = timed_search(g, time_limit, options, cpu);
+      row("anytime", g, b, r, random_orders, cpu);
     }
   return 0;
 }

@@ -100,6 +100,21 @@ struct LowerBound {
 };
 LowerBound schedule_lower_bound(const Graph& g);
 
+// A lower bound from the end of the schedule: whatever the order, tensors kept to the end are all
+// live during its last steps. A best-first search over the sets of ops that run last, by the
+// highest step among them (schedule_suffix.cpp proves it), stopped after `max_expansions` sets or
+// at `memory_cap_bytes`. One expansion gives "the cheapest possible last step"; when the search
+// finishes, `optimal` says `bytes` is the minimum peak and `order` attains it (equal to
+// analyze_lifetimes' peak unless the graph has asynchronous reads, where it is a lower bound).
+struct SuffixBound {
+  Bytes bytes = 0;
+  bool optimal = false;
+  Schedule order;      // empty unless optimal
+  int64_t expansions = 0;
+};
+SuffixBound suffix_lower_bound(const Graph& g, int64_t max_expansions,
+                               int64_t memory_cap_bytes = int64_t{64} << 20);
+
 // For small graphs (at most `max_orders` orders), why no order peaks below `optimum`: the cases
 // every order falls into, each naming the tensors that must coexist and why they are still live.
 // Empty when the graph has too many orders.
@@ -185,8 +200,10 @@ struct ScheduleResult {
 
 // The incremental optimiser: heuristics first (never worse than the file order), then an exact
 // best-first search over sets of executed ops (per segment between cut ops), or, for graphs too
-// big for it, repeated beam searches with growing widths. step() does a bounded amount of work so
-// the browser can spread the search over frames.
+// big for it, repeated beam searches with growing widths and a local search on the best order.
+// Beside them the suffix bound (suffix_lower_bound) raises the lower bound from the end; the search
+// stops as soon as the best order meets the bound. step() does a bounded amount of work so the
+// browser can spread the search over frames.
 class ScheduleSearch {
  public:
   ScheduleSearch(const Graph& g, ScheduleOptions options = {});

@@ -1,5 +1,8 @@
 // The anytime optimiser: quick heuristics, then the exact search (small enough graphs) or the
-// beam search (big ones, or when the exact search hits the memory cap). Every order it keeps is
+// beam search (big ones, or when the exact search hits the memory cap). Beside them, from the
+// heuristics on, the suffix search (schedule_suffix.cpp) raises the lower bound from the end of
+// the schedule with a quarter of every step's budget and a quarter of the memory cap; the search
+// stops as soon as the best order meets the bound. Every order it keeps is
 // re-evaluated with analyze_lifetimes, so its numbers are the numbers every other view shows.
 #include <chrono>
 
@@ -37,6 +40,12 @@ struct ScheduleSearch::Impl {
   double seconds = 0;
   std::unique_ptr<ExactSearch> exact;
   std::unique_ptr<BeamSearch> beam;
+  std::unique_ptr<SuffixSearch> suffix;
+  std::unique_ptr<LocalSearch> local;  // beside the beam: improves the best order by moves
+  bool local_stale = true;             // best changed elsewhere: the local search restarts from it
+  int64_t local_seen = 0;
+  Bytes best_model_peak = 0;  // the set model's peak of `best` (the suffix search's incumbent)
+  int64_t suffix_memory = 0;
   mutable std::string explanation;
   mutable bool explained = false;
 
@@ -59,6 +68,7 @@ struct ScheduleSearch::Impl {
     best = baseline;
     best_peak = baseline_peak;
     method = "file order";
+    best_model_peak = model_peak(model, best);
     static_lb = schedule_lower_bound(g).bytes;
     model_lb = static_lb;
     seconds = now_seconds() - started;  // the set-up is part of the search's time
@@ -71,6 +81,9 @@ struct ScheduleSearch::Impl {
       best = order;
       best_peak = *p;
       method = how;
+      best_model_peak = model_peak(model, best);
+      if (suffix) suffix->set_incumbent(best_model_peak);
+      local_stale = true;
     }
   }
 
@@ -92,15 +105,20 @@ struct ScheduleSearch::Impl {
     states += 2 * model.ops();
     check_proven();
     if (phase == Phase::kDone) return;
-    beam = std::make_unique<BeamSearch>(macro, model_peak(model, best), options.memory_cap_bytes, options.seed);
+    suffix = std::make_unique<SuffixSearch>(model, best_model_peak, suffix_cap());
+    beam = std::make_unique<BeamSearch>(macro, best_model_peak, search_cap(), options.seed);
     beam->set_max_width(options.warmup_beam_width);
     phase = Phase::kWarmBeam;
   }
 
+  bool exact_next() const {
+    return static_cast<int>(macro.main_ops().size()) <= options.exact_max_ops && options.exact_max_states > 0;
+  }
+
   void after_warm_beam() {
     beam->release();
-    if (static_cast<int>(macro.main_ops().size()) <= options.exact_max_ops && options.exact_max_states > 0) {
-      exact = std::make_unique<ExactSearch>(macro, best, static_lb, options.memory_cap_bytes);
+    if (exact_next()) {
+      exact = std::make_unique<ExactSearch>(macro, best, std::max(static_lb, model_lb), search_cap());
       phase = Phase::kExact;
     } else {
       start_beam();
@@ -112,8 +130,52 @@ struct ScheduleSearch::Impl {
     phase = Phase::kBeam;
   }
 
+  // The memory cap, shared: the suffix search holds its tables while the others run.
+  int64_t suffix_cap() const { return options.memory_cap_bytes / 4; }
+  int64_t search_cap() const { return options.memory_cap_bytes - suffix_cap(); }
+
+  void run_suffix(int64_t& budget) {
+    if (!suffix || suffix->finished()) return;
+    const int64_t slice = std::max<int64_t>(1, budget / 4);
+    int64_t left = slice;
+    const int64_t before = suffix->states();
+    suffix->advance(left);
+    budget -= slice - left;
+    states += suffix->states() - before;
+    suffix_memory = std::max(suffix_memory, suffix->memory_peak());
+    model_lb = std::max(model_lb, suffix->lower_bound());
+    if (suffix->complete()) offer(suffix->order(), "suffix search (exact)");
+    cap_hit = cap_hit || suffix->cap_hit();
+    if (suffix->finished()) suffix.reset();  // frees its tables for the others
+  }
+
+  // Three quarters of the slice polish the best order with moves and kicks (on wide graphs they
+  // find far better orders than wider beams do); the beam keeps the rest.
+  void run_local(int64_t& budget) {
+    if (!local) {
+      local = std::make_unique<LocalSearch>(model, best, options.seed);
+      local_seen = local->improvements();
+      local_stale = false;
+    } else if (local_stale) {
+      local->restart(best);
+      local_seen = local->improvements();
+      local_stale = false;
+    }
+    const int64_t slice = std::max<int64_t>(1, budget * 3 / 4);
+    int64_t left = slice;
+    const int64_t before = local->states();
+    local->advance(left);
+    budget -= slice - left;
+    states += local->states() - before;
+    if (local->improvements() != local_seen) {
+      local_seen = local->improvements();
+      offer(local->order(), "local search");
+      local_stale = false;  // its own order: no restart
+    }
+  }
+
   void run_beam(int64_t& budget) {
-    beam->set_incumbent(model_peak(model, best));
+    beam->set_incumbent(best_model_peak);
     beam->advance(budget);
     states += beam->states() - states_beam_seen;
     states_beam_seen = beam->states();
@@ -129,9 +191,15 @@ struct ScheduleSearch::Impl {
     const double t0 = now_seconds();
     budget = std::max<int64_t>(budget, 1);
     while (budget > 0 && phase != Phase::kDone) {
+      if (phase != Phase::kHeuristics) {
+        run_suffix(budget);
+        check_proven();
+        if (phase == Phase::kDone || budget <= 0) break;
+      }
       switch (phase) {
         case Phase::kHeuristics: heuristics(); budget -= model.ops(); break;
         case Phase::kWarmBeam:
+          if (!exact_next()) run_local(budget);  // big graphs: moves from the start
           run_beam(budget);
           if (beam->finished()) after_warm_beam();
           break;
@@ -163,6 +231,7 @@ struct ScheduleSearch::Impl {
           break;
         }
         case Phase::kBeam:
+          run_local(budget);
           run_beam(budget);
           if (beam->finished()) phase = Phase::kDone;
           break;
@@ -183,6 +252,8 @@ ScheduleSearch::~ScheduleSearch() = default;
 void ScheduleSearch::step(int64_t budget) { impl_->step(budget); }
 bool ScheduleSearch::done() const { return impl_->phase == Impl::Phase::kDone; }
 void ScheduleSearch::cancel() {
+  impl_->suffix.reset();
+  impl_->local.reset();
   impl_->exact.reset();
   impl_->beam.reset();
   impl_->phase = Impl::Phase::kDone;
@@ -208,7 +279,7 @@ ScheduleResult ScheduleSearch::result() const {
   r.lower_bound_bytes = impl_->proven ? impl_->best_peak : impl_->lower_bound();
   r.proven_optimal = impl_->proven;
   r.states_explored = impl_->states;
-  r.memory_bytes = impl_->memory;
+  r.memory_bytes = impl_->memory + impl_->suffix_memory;  // held side by side
   r.memory_cap_bytes = impl_->options.memory_cap_bytes;
   r.memory_cap_hit = impl_->cap_hit;
   r.seconds = impl_->seconds;

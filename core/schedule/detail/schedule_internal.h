@@ -184,4 +184,101 @@ class BeamSearch {
   std::unique_ptr<LevelInProgress> level_in_progress_;
 };
 
+// Best-first search over the sets of ops that run last, by the highest step among them
+// (schedule_suffix.cpp says why): a lower bound that grows as it runs, and, when it reaches the
+// empty set, an optimal order under the set model. Children at or above the incumbent are dropped.
+class SuffixSearch {
+ public:
+  SuffixSearch(const LiveModel& m, Bytes incumbent, int64_t memory_cap);
+  // Expands states, spending one unit of `budget` per child evaluated; true when finished
+  // (optimal order found, incumbent proven, or memory cap reached).
+  bool advance(int64_t& budget);
+  bool finished() const { return finished_; }
+  bool complete() const { return complete_; }  // order() is optimal under the model
+  bool cap_hit() const { return cap_hit_; }
+  Schedule order() const;                       // empty unless complete()
+  Bytes lower_bound() const;                    // no order's model peak is below this
+  void set_incumbent(Bytes peak) { incumbent_ = std::min(incumbent_, peak); }
+  int64_t states() const { return states_; }
+  int64_t memory_peak() const { return memory_peak_; }
+
+ private:
+  struct Entry {
+    Bytes g;
+    int32_t depth;
+    int32_t state;
+    bool operator<(const Entry& o) const {  // max-heap: smallest g first, then the deepest
+      if (g != o.g) return g > o.g;
+      return depth < o.depth;
+    }
+  };
+  struct Child {
+    OpId op;
+    Bytes live;  // live bytes at the cut before it
+    Bytes g;
+  };
+  void last_candidates(const Word* set, std::vector<OpId>& out);
+  int64_t memory_now() const;
+
+  const LiveModel* m_;
+  Bytes incumbent_;
+  int64_t memory_cap_;
+  SetTable table_;
+  std::vector<Bytes> g_, live_;  // per set: highest step after it, live bytes between
+  std::vector<int32_t> parent_, op_, depth_;
+  std::vector<Entry> heap_;
+  std::vector<OpId> sinks_, candidates_;
+  std::vector<Child> children_;
+  std::vector<int> stamp_;
+  int round_ = 0;
+  std::vector<Word> set_;
+  Bytes popped_ = 0;
+  int32_t goal_ = -1;
+  bool finished_ = false, complete_ = false, cap_hit_ = false;
+  int64_t states_ = 0, memory_peak_ = 0;
+};
+
+// Local search on one order (schedule_local.cpp): single-op moves across the peak step, kept when
+// they lower the peak or keep it and lower the area under the profile. Orders and peaks are under
+// the set model.
+class LocalSearch {
+ public:
+  LocalSearch(const LiveModel& m, const Schedule& start, uint64_t seed);
+  void restart(const Schedule& start);  // from a new (better) order
+  // Tries moves and kicks, one unit of `budget` per step walked; true only when the order is too
+  // short to move anything.
+  bool advance(int64_t& budget);
+  const Schedule& order() const { return best_; }  // the best order seen
+  Bytes peak() const { return best_peak_; }
+  // Counts restarts and peak improvements: changes when order() is worth offering.
+  int64_t improvements() const { return improvements_; }
+  int64_t states() const { return states_; }
+  int64_t kicks() const { return kicks_; }
+
+ private:
+  struct Move {
+    int from, to;  // positions in the order
+  };
+  void profile(const Schedule& order, std::vector<Bytes>& during, std::vector<Bytes>& after) const;
+  bool better(const Schedule& order, Bytes& peak, Bytes& area, int64_t& cost) const;
+  void set_current(const Schedule& order);
+  void kick(int64_t& budget);
+  void try_moves(int64_t& budget);
+  Schedule rebuild_window(int64_t& budget);
+
+  const LiveModel* m_;
+  uint64_t rng_;
+  Schedule order_, trial_;  // the descent's current order, a candidate move
+  Schedule best_;
+  Bytes best_peak_ = 0;
+  std::vector<Bytes> during_, after_;  // per step of order_
+  std::vector<Move> moves_;  // the current pass of moves, tried from next_move_ on
+  size_t next_move_ = 0;
+  Bytes peak_ = 0, area_ = 0;
+  bool stalled_ = false;
+  int64_t improvements_ = 0, states_ = 0, kicks_ = 0;
+  int plateau_moves_ = 0;                    // accepted moves since the peak last fell
+  static constexpr int kPlateauMoves = 50;
+};
+
 }  // namespace arenaplan::schedule_detail
