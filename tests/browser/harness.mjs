@@ -212,3 +212,24 @@ export async function openGraphTab(t) {
   await waitFrames(opened.page, 2);
   return opened;
 }
+
+// A model file scripts/setup.sh fetched into the repository's .cache/models (the test fails with
+// the fix when it is missing).
+export function modelFile(name) {
+  const file = path.join(path.dirname(new URL(import.meta.url).pathname), '../../.cache/models', name);
+  if (!fs.existsSync(file)) throw new Error(`${path.resolve(file)} is missing: run scripts/setup.sh`);
+  return path.resolve(file);
+}
+
+// Opens the app on the Graph tab with a big graph loaded and drawn: bigGraph(n) for a number, the
+// .tflite model of that name (modelFile) for a string. Fails unless the page accepts it.
+export async function openBigGraph(t, graph) {
+  const opened = await openGraphTab(t);
+  const error = typeof graph === 'number'
+    ? await opened.page.evaluate((text) => window.arenaplan.loadGraphJson(text), bigGraph(graph))
+    : await opened.page.evaluate((b) => window.arenaplan.loadTflite(new Uint8Array(b)),
+                                 Array.from(fs.readFileSync(modelFile(graph))));
+  if (error !== '') throw new Error(`the page refused ${graph}: ${error}`);
+  await waitFrames(opened.page, 4);
+  return opened;
+}
