@@ -1,5 +1,6 @@
 // Shared helpers for the browser tests: serve the site, launch Debian's chromium with the flags
 // TOOLCHAIN.md verified, open the page and wait for the app, and read the exported state.
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -232,4 +233,14 @@ export async function openBigGraph(t, graph) {
   if (error !== '') throw new Error(`the page refused ${graph}: ${error}`);
   await waitFrames(opened.page, 4);
   return opened;
+}
+
+// What the native CLI (build/native/arenaplan) prints as JSON for `args` (--json added): the
+// independent figure a page's number is checked against. Throws unless it exits 0.
+export function cliJson(...args) {
+  const cli = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../../build/native/arenaplan');
+  if (!fs.existsSync(cli)) throw new Error(`${cli} is missing: build it with scripts/build.sh native`);
+  const r = spawnSync(cli, [...args, '--json'], { encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`arenaplan ${args.join(' ')} exited ${r.status}: ${r.stderr}`);
+  return JSON.parse(r.stdout);
 }
