@@ -7,8 +7,9 @@
 //             on (+10,000 instanced rectangles), against a baseline measured in the same browser
 //             and run: a bare WebGL2 canvas of the same size cleared every frame, i.e. what the
 //             headless compositor allows at all (goal: 60 fps with 10,000 buffers).
-//   graph     the Graph tab on a 500-op graph: layout time and one frame's UI time (it used to be
-//             asserted < 250 ms in tests/browser/graph_edit.test.mjs; timings belong here).
+//   graph     the Graph tab on a 500-op graph: layout time and one frame's UI time with the
+//             overview drawn (it used to be asserted < 250 ms in tests/browser/graph_edit.test.mjs
+//             and printed by graph_overview.test.mjs; timings belong here).
 // Usage: node bench/page_bench.mjs SITE_DIR [seconds per frame-rate run, default 5]
 import fs from 'node:fs';
 import path from 'node:path';
@@ -119,7 +120,8 @@ async function graphView(url, n = 500) {
     await waitFrames(page, 4);
     const s = await page.evaluate(() => window.arenaplan.state());
     console.log(`graph     ${n} ops: layout ${s.graph_view.layout_ms.toFixed(2)} ms, frame UI ${s.perf.frame_ui_ms.toFixed(2)} ms ` +
-                `(${s.graph_view.visible_ops} ops drawn; goal < 250 ms: ${s.perf.frame_ui_ms < 250 ? 'met' : 'NOT met'})`);
+                `(${s.graph_view.visible_ops} ops drawn, ${s.graph_view.overview.cells} overview marks; ` +
+                `goal < 250 ms: ${s.perf.frame_ui_ms < 250 ? 'met' : 'NOT met'})`);
   } finally {
     await browser.close();
   }

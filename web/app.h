@@ -43,6 +43,8 @@
 #include <utility>
 #include <vector>
 
+#include "core/budget/board.h"
+#include "core/budget/budget.h"
 #include "core/graph/graph.h"
 #include "core/graph/lifetime.h"
 #include "core/graph/report.h"
@@ -262,6 +264,28 @@ struct OpenedModel {
   uint64_t graph_revision = 0;  // AppState::graph_revision right after the import
 };
 
+// -- Budget tab (web/panel_budget.cpp) --
+// The budget of the current graph and order on the edited board, as core's plan_budget returns it
+// (the panel draws these typed results), with the JSON view `arenaplan budget --json` prints
+// (exported for tests).
+struct BudgetResult {
+  bool planned = false;  // false when there is no board or core refused (then `error` says why)
+  MemoryMap board;       // the board as planned: an opened .tflite's persistent reservation applied
+  Budget budget;
+  JsonOut json;          // budget_json(graph, live, board, budget); null unless planned
+  std::string error;     // "Budget refused: ..."
+};
+struct BudgetPanelState {
+  std::string board_name;      // built-in board last loaded ("file:NAME" for an opened file)
+  MemoryMap board;             // as edited in the tables
+  bool loaded = false;
+  int scratch_policy = 0;      // 0 in_arena, 1 separate
+  uint64_t board_version = 0;  // bumped by every board edit
+  std::string error;           // the last refused board or edit; cleared when the budget is recomputed
+  // Planning is not free: recomputed only when the graph/order, the board or the policy changed.
+  Derived<BudgetResult, std::tuple<uint64_t, uint64_t, int>> result;  // revision, board_version, scratch_policy
+};
+
 // -- Budget tab: TFLM's whole arena for an opened .tflite (web/budget_tflm.cpp) --
 struct TflmArenaView {
   std::optional<TflmArenaComparison> comparison;
@@ -331,6 +355,9 @@ struct AppState {
   SimPanelState sim;
   WhatIfPanelState whatif;
   CachePanelState cache;
+  // Mutable like a cache: the state exporter (const) loads the default board and plans on demand,
+  // so tests read the budget without opening the tab.
+  mutable BudgetPanelState budget;
 
   mutable Derived<TflmArenaView> tflm_arena;  // keyed by graph_revision (web/budget_tflm.cpp); a cache
 

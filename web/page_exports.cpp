@@ -6,8 +6,8 @@
 #include <cctype>
 #include <exception>
 
+#include "core/layout/pipeline.h"
 #include "core/tflite/exports.h"
-#include "core/layout/layout.h"
 #include "core/tflite/tflite_sha256.h"
 #include "web/js_api.h"
 #include "web/panel_common.h"
@@ -41,9 +41,9 @@ std::string file_word(const std::string& text) {
 
 void export_plan_file(AppState& s, PlanFileFormat format) {
   try {
-    const LayoutProblem problem = layout_problem(s.graph, s.live);
-    const ArenaPlan plan = plan_arena(problem, {kPagePlanner, 1.0});
-    const PlanView view{s.graph, s.live, problem, plan};
+    // The lifetimes of the current order are already analysed: plan_graph starts from them.
+    const GraphPlan planned = plan_graph(s.graph, s.live, {kPagePlanner, 1.0});
+    const PlanView view{s.graph, planned.live, planned.problem, planned.plan};
     require_verified(view);
     const PlanSource source{base_name(s), sha256_hex(s.graph_json)};
     if (format == PlanFileFormat::kJsonReport)

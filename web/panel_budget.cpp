@@ -1,11 +1,12 @@
 // Budget panel: does the firmware fit the board? One stacked bar per memory region (reservations,
 // tensor arena, free space; red past the region's end), the reservations as an editable table,
 // and the plan recomputed by core's plan_budget whenever the graph, the order or the board
-// changes. Every number shown comes from budget_json(), the same JSON `arenaplan budget --json`
-// prints.
+// changes. Every number shown comes from core's typed Budget report (core/budget), the same one
+// `arenaplan budget` prints; its JSON view is exported for tests.
 #include <algorithm>
 #include <cstdio>
 #include <exception>
+#include <initializer_list>
 #include <string>
 #include <vector>
 
@@ -25,24 +26,6 @@
 namespace arenaplan::web {
 namespace {
 
-// The board being edited and the budget derived from it. View-side state like the other panels'
-// options; the graph and order stay in AppState.
-struct BudgetView {
-  std::string board_name;   // built-in board example last loaded
-  MemoryMap board;
-  bool loaded = false;
-  int scratch_policy = 0;   // 0 in_arena, 1 separate
-  uint64_t board_version = 0;  // bumped by every board edit
-  // Cache key: recompute only when the graph/order (revision) or the board changed.
-  uint64_t planned_revision = ~0ull, planned_board = ~0ull;
-  int planned_policy = -1;
-  Budget budget;
-  JsonOut json;
-  std::string error;
-};
-
-BudgetView g_view;
-
 constexpr ImU32 kOverflowColor = IM_COL32(0xD5, 0x3E, 0x00, 0xFF);  // vermillion, plus "OVER by"
 constexpr ImU32 kFreeColor = IM_COL32(0x40, 0x40, 0x40, 0xFF);
 
@@ -60,21 +43,21 @@ ImU32 kind_color(const std::string& kind) {
 // A board opened from a file has no built-in text: it travels inline in share links.
 constexpr const char* kFileBoardPrefix = "file:";
 
-void adopt_board(MemoryMap board, const std::string& name) {
-  g_view.board = std::move(board);
-  g_view.board_name = name;
-  g_view.loaded = true;
-  g_view.error.clear();
-  ++g_view.board_version;
+void adopt_board(BudgetPanelState& v, MemoryMap board, const std::string& name) {
+  v.board = std::move(board);
+  v.board_name = name;
+  v.loaded = true;
+  v.error.clear();
+  ++v.board_version;
 }
 
-void load_board(const std::string& name) {
+void load_board(BudgetPanelState& v, const std::string& name) {
   const std::string* text = builtin_board_text(name);
   if (!text) return;
   try {
-    adopt_board(parse_board_json(*text), name);
+    adopt_board(v, parse_board_json(*text), name);
   } catch (const std::exception& e) {
-    g_view.error = std::string("Board refused: ") + e.what();
+    v.error = std::string("Board refused: ") + e.what();
   }
 }
 
@@ -86,47 +69,57 @@ std::string board_label(const std::string& name) {
   return name + " (teaching)";
 }
 
-void ensure_board() {
-  if (g_view.loaded) return;
+// The panel's board: the default built-in one until the user picks another (or none is built in).
+BudgetPanelState& budget_state(const AppState& s) {
+  BudgetPanelState& v = s.budget;
+  if (v.loaded) return v;
   std::vector<std::string> boards = builtin_board_names();
   const bool has_default = std::find(boards.begin(), boards.end(), "two_branch_board") != boards.end();
-  if (has_default) load_board("two_branch_board");
-  else if (!boards.empty()) load_board(boards.front());
+  if (has_default) load_board(v, "two_branch_board");
+  else if (!boards.empty()) load_board(v, boards.front());
+  return v;
 }
 
-// Recomputes the budget when its inputs changed (never every frame: planning is not free).
-void replan(const AppState& s) {
-  if (!g_view.loaded) return;
-  if (g_view.planned_revision == s.revision && g_view.planned_board == g_view.board_version &&
-      g_view.planned_policy == g_view.scratch_policy)
-    return;
-  g_view.planned_revision = s.revision;
-  g_view.planned_board = g_view.board_version;
-  g_view.planned_policy = g_view.scratch_policy;
-  try {
-    BudgetOptions options;
-    options.plan.time_limit_seconds = 0.25;  // keep the page responsive; the planner says what it proved
-    options.scratch = g_view.scratch_policy == 1 ? ScratchPolicy::kSeparate : ScratchPolicy::kInArena;
-    // An opened .tflite run by TFLM: the persistent part comes from the model, not from the
-    // board's hand-typed reservation (the same rule as `arenaplan budget MODEL.tflite`).
-    MemoryMap board = g_view.board;
-    if (const TflmArena* a = tflm_offline_arena(s)) use_model_persistent(board, tflm_persistent_bytes(*a), kTflmPersistentOwner);
-    g_view.budget = plan_budget(s.graph, s.live, board, options);
-    g_view.json = budget_json(s.graph, s.live, board, g_view.budget);
-    g_view.error.clear();
-  } catch (const std::exception& e) {
-    g_view.json = JsonOut();
-    g_view.error = std::string("Budget refused: ") + e.what();
-  }
+// The budget of the current graph and order on the board, recomputed only when one of them or
+// the scratch policy changed. A recomputation clears the last refusal notice (as it did before
+// the result: the message shown is the newest).
+const BudgetResult& budget_result(const AppState& s) {
+  BudgetPanelState& v = budget_state(s);
+  const std::tuple<uint64_t, uint64_t, int> key{s.revision, v.board_version, v.scratch_policy};
+  if (!v.loaded) return v.result.value();
+  if (!v.result.fresh(key)) v.error.clear();
+  return v.result.get(key, [&](BudgetResult& r) {
+    try {
+      BudgetOptions options;
+      options.plan.time_limit_seconds = 0.25;  // keep the page responsive; the planner says what it proved
+      options.scratch = v.scratch_policy == 1 ? ScratchPolicy::kSeparate : ScratchPolicy::kInArena;
+      // An opened .tflite run by TFLM: the persistent part comes from the model, not from the
+      // board's hand-typed reservation (the same rule as `arenaplan budget MODEL.tflite`).
+      r.board = v.board;
+      if (const TflmArena* a = tflm_offline_arena(s))
+        use_model_persistent(r.board, tflm_persistent_bytes(*a), kTflmPersistentOwner);
+      r.budget = plan_budget(s.graph, s.live, r.board, options);
+      r.json = budget_json(s.graph, s.live, r.board, r.budget);
+      r.planned = true;
+    } catch (const std::exception& e) {
+      r = BudgetResult();
+      r.error = std::string("Budget refused: ") + e.what();
+    }
+  });
+}
+
+// The message the panel shows: a refusal newer than the last recomputation, else the result's.
+const std::string& budget_error(const BudgetPanelState& v) {
+  return v.error.empty() ? v.result.value().error : v.error;
 }
 
 // One region as a stacked bar: items in memory-map order, then free space or the overflow in red
 // past a marker at the region's end.
-void draw_region_bar(AppState& s, const JsonOut& region, int index) {
-  const Bytes size = region["size_bytes"].get<Bytes>();
-  const Bytes used = region["used_bytes"].get<Bytes>();
-  const Bytes free = region["free_bytes"].get<Bytes>();
-  text_elided(region["name"].get<std::string>() + "  " + kib_text(size) + " at " + region["base"].get<std::string>() +
+void draw_region_bar(AppState& s, const Region& region, const RegionBudget& rb, int index) {
+  const Bytes size = region.size;
+  const Bytes used = rb.used_bytes;
+  const Bytes free = rb.free_bytes;
+  text_elided(region.name + "  " + kib_text(size) + " at " + address_text(region.base) +
               ": used " + kib_text(used) + ", " + (free >= 0 ? "free " + kib_text(free) : "OVER by " + kib_text(-free)));
   if (ImGui::IsItemHovered())
     ImGui::SetTooltip("size %s, used %s", exact_bytes_text(size).c_str(), exact_bytes_text(used).c_str());
@@ -155,23 +148,21 @@ void draw_region_bar(AppState& s, const JsonOut& region, int index) {
   // Phase-only items overlay each other (init and inference never coexist), so draw each at its
   // offset; the arena and always-present items tile the start of the region.
   std::string tooltip;
-  for (const auto& it : region["items"]) {
-    const Bytes off = it["offset"].get<Bytes>(), bytes = it["bytes"].get<Bytes>();
-    const std::string phase = it["phase"].get<std::string>();
-    const float y0 = origin.y + (phase == "init" ? height * 0.5f : 0.0f);
-    const float y1 = origin.y + (phase == "inference" ? height * 0.5f : height);
+  for (const BudgetItem& it : rb.items) {
+    const Bytes off = it.offset, bytes = it.bytes;
+    const float y0 = origin.y + (it.phase == Phase::kInit ? height * 0.5f : 0.0f);
+    const float y1 = origin.y + (it.phase == Phase::kInference ? height * 0.5f : height);
     const ImVec2 p0(x_of(off), y0), p1(x_of(off + bytes), y1);
-    dl->AddRectFilled(p0, p1, kind_color(it["kind"].get<std::string>()));
+    dl->AddRectFilled(p0, p1, kind_color(it.kind));
     dl->AddRect(p0, p1, IM_COL32(0, 0, 0, 0xFF));
-    const std::string label = it["owner"].get<std::string>() + " " + kib_text(bytes);
+    const std::string label = it.owner + " " + kib_text(bytes);
     // Inside the segment and inside the region's end (the overflow keeps its own mark).
     const ImVec4 box(p0.x + 2, y0, std::min(p1.x, x_of(size)) - 2, y1);
     if (!draw_label(s, dl, "budget.bar", ImVec2(p0.x + 3, y0 + 2), IM_COL32(0, 0, 0, 0xFF), label, box, taken))
-      draw_label(s, dl, "budget.bar", ImVec2(p0.x + 3, y0 + 2), IM_COL32(0, 0, 0, 0xFF), it["owner"].get<std::string>(),
-                 box, taken);
+      draw_label(s, dl, "budget.bar", ImVec2(p0.x + 3, y0 + 2), IM_COL32(0, 0, 0, 0xFF), it.owner, box, taken);
     if (hovered && mouse.x >= p0.x && mouse.x < p1.x && mouse.y >= y0 && mouse.y < y1)
-      tooltip = label + " (" + exact_bytes_text(bytes) + ") [" + it["kind"].get<std::string>() +
-                (phase == "always" ? "" : ", " + phase + " only") + "]";
+      tooltip = label + " (" + exact_bytes_text(bytes) + ") [" + it.kind +
+                (it.phase == Phase::kAlways ? "" : ", " + std::string(phase_name(it.phase)) + " only") + "]";
   }
   if (!tooltip.empty()) ImGui::SetTooltip("%s", tooltip.c_str());
 }
@@ -192,84 +183,117 @@ void draw_legend() {
   ImGui::TextDisabled("Init-only items fill the lower half of a bar, inference-only items the upper half.");
 }
 
+// A column of a board table: header, sizing flags, width (0: ImGui's default).
+struct BoardColumn {
+  const char* name;
+  ImGuiTableColumnFlags flags;
+  float width = 0;
+};
+
+// One editable table of the board: the header, then draw_row(i) for each of `rows` rows in its own
+// ID scope; draw_row edits the panel's copy of the board and returns true when it changed it.
+template <class DrawRow>
+bool draw_board_table(const char* id, std::initializer_list<BoardColumn> columns, size_t rows, DrawRow&& draw_row) {
+  const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_SizingStretchProp;
+  if (!ImGui::BeginTable(id, int(columns.size()), flags)) return false;
+  for (const BoardColumn& c : columns) ImGui::TableSetupColumn(c.name, c.flags, c.width);
+  ImGui::TableHeadersRow();
+  bool changed = false;
+  for (size_t i = 0; i < rows; ++i) {
+    ImGui::PushID(int(i));
+    ImGui::TableNextRow();
+    if (draw_row(i)) changed = true;
+    ImGui::PopID();
+  }
+  ImGui::EndTable();
+  return changed;
+}
+
+// An edited copy of the board replaces it only once core's validate_board accepts it.
+void commit_board_edit(BudgetPanelState& v, MemoryMap edited) {
+  try {
+    validate_board(edited);
+    v.board = std::move(edited);
+    ++v.board_version;
+  } catch (const std::exception& e) {
+    v.error = std::string("Edit refused: ") + e.what();
+  }
+}
+
 // The reservations table: every field editable; an edit is validated by core before it counts.
 void draw_reservations(AppState& s) {
-  MemoryMap edited = g_view.board;
-  bool changed = false;
+  BudgetPanelState& v = s.budget;
+  MemoryMap edited = v.board;
   int remove = -1;
-  const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_SizingStretchProp;
-  if (ImGui::BeginTable("reservations", 6, flags)) {
-    const float em = ImGui::CalcTextSize("M").x;
-    ImGui::TableSetupColumn("Owner", ImGuiTableColumnFlags_WidthStretch);
-    ImGui::TableSetupColumn("Kind", ImGuiTableColumnFlags_WidthFixed, em * 13);
-    ImGui::TableSetupColumn("Region", ImGuiTableColumnFlags_WidthFixed, em * 10);
-    ImGui::TableSetupColumn("KiB", ImGuiTableColumnFlags_WidthFixed, em * 16);
-    ImGui::TableSetupColumn("Phase", ImGuiTableColumnFlags_WidthFixed, em * 11);
-    ImGui::TableSetupColumn("", ImGuiTableColumnFlags_WidthFixed);
-    ImGui::TableHeadersRow();
-    static const char* kKinds[] = {"stack", "services", "acquisition", "persistent", "heap", "conversion", "other"};
-    static const char* kPhases[] = {"always", "init", "inference"};
-    for (size_t i = 0; i < edited.reservations.size(); ++i) {
-      Reservation& r = edited.reservations[i];
-      ImGui::PushID(int(i));
-      ImGui::TableNextRow();
-      ImGui::TableNextColumn();
-      char owner[96];
-      std::snprintf(owner, sizeof owner, "%s", r.owner.c_str());
-      ImGui::SetNextItemWidth(r.assumption ? -ImGui::CalcTextSize("(assumed)").x - 8 : -1);
-      if (ImGui::InputText("##owner", owner, sizeof owner, ImGuiInputTextFlags_EnterReturnsTrue) && owner[0]) {
-        r.owner = owner;
-        changed = true;
-      }
-      if (r.assumption) {
-        ImGui::SameLine(0, 4);
-        ImGui::TextDisabled("(assumed)");
-        if (ImGui::IsItemHovered())
-          ImGui::SetTooltip("A default guessed by the board file, not a datasheet figure: set it to what your firmware uses.");
-      }
-      ImGui::TableNextColumn();
-      int kind = 0;
-      for (int k = 0; k < 7; ++k)
-        if (r.kind == *reservation_kind_from_name(kKinds[k])) kind = k;
-      ImGui::SetNextItemWidth(-1);
-      if (ImGui::Combo("##kind", &kind, kKinds, 7)) {
-        r.kind = *reservation_kind_from_name(kKinds[kind]);
-        changed = true;
-      }
-      ImGui::TableNextColumn();
-      ImGui::SetNextItemWidth(-1);
-      if (ImGui::BeginCombo("##region", edited.regions[r.region].name.c_str())) {
-        for (size_t g = 0; g < edited.regions.size(); ++g)
-          if (ImGui::Selectable(edited.regions[g].name.c_str(), RegionId(g) == r.region)) {
-            r.region = RegionId(g);
-            changed = true;
-          }
-        ImGui::EndCombo();
-      }
-      ImGui::TableNextColumn();
-      int kibs = int(std::min<Bytes>(r.bytes / 1024, 1 << 30));
-      ImGui::SetNextItemWidth(-1);
-      if (ImGui::InputInt("##kib", &kibs, 4, 16) && kibs > 0) {
-        r.bytes = Bytes(kibs) * 1024;
-        r.assumption = false;  // the user has set it
-        changed = true;
-      }
-      bytes_tooltip(r.bytes);
-      record_item_rect(s, "budget.reservation." + std::to_string(i) + ".kib");
-      ImGui::TableNextColumn();
-      int phase = r.phase == Phase::kInit ? 1 : r.phase == Phase::kInference ? 2 : 0;
-      ImGui::SetNextItemWidth(-1);
-      if (ImGui::Combo("##phase", &phase, kPhases, 3)) {
-        r.phase = *phase_from_name(kPhases[phase]);
-        if (r.phase != Phase::kInit) r.in_arena = false;
-        changed = true;
-      }
-      ImGui::TableNextColumn();
-      if (ImGui::SmallButton("x")) remove = int(i);
-      ImGui::PopID();
-    }
-    ImGui::EndTable();
-  }
+  static const char* kKinds[] = {"stack", "services", "acquisition", "persistent", "heap", "conversion", "other"};
+  static const char* kPhases[] = {"always", "init", "inference"};
+  const float em = ImGui::CalcTextSize("M").x;
+  bool changed = draw_board_table(
+      "reservations",
+      {{"Owner", ImGuiTableColumnFlags_WidthStretch},
+       {"Kind", ImGuiTableColumnFlags_WidthFixed, em * 13},
+       {"Region", ImGuiTableColumnFlags_WidthFixed, em * 10},
+       {"KiB", ImGuiTableColumnFlags_WidthFixed, em * 16},
+       {"Phase", ImGuiTableColumnFlags_WidthFixed, em * 11},
+       {"", ImGuiTableColumnFlags_WidthFixed}},
+      edited.reservations.size(), [&](size_t i) {
+        bool row_changed = false;
+        Reservation& r = edited.reservations[i];
+        ImGui::TableNextColumn();
+        char owner[96];
+        std::snprintf(owner, sizeof owner, "%s", r.owner.c_str());
+        ImGui::SetNextItemWidth(r.assumption ? -ImGui::CalcTextSize("(assumed)").x - 8 : -1);
+        if (ImGui::InputText("##owner", owner, sizeof owner, ImGuiInputTextFlags_EnterReturnsTrue) && owner[0]) {
+          r.owner = owner;
+          row_changed = true;
+        }
+        if (r.assumption) {
+          ImGui::SameLine(0, 4);
+          ImGui::TextDisabled("(assumed)");
+          if (ImGui::IsItemHovered())
+            ImGui::SetTooltip("A default guessed by the board file, not a datasheet figure: set it to what your firmware uses.");
+        }
+        ImGui::TableNextColumn();
+        int kind = 0;
+        for (int k = 0; k < 7; ++k)
+          if (r.kind == *reservation_kind_from_name(kKinds[k])) kind = k;
+        ImGui::SetNextItemWidth(-1);
+        if (ImGui::Combo("##kind", &kind, kKinds, 7)) {
+          r.kind = *reservation_kind_from_name(kKinds[kind]);
+          row_changed = true;
+        }
+        ImGui::TableNextColumn();
+        ImGui::SetNextItemWidth(-1);
+        if (ImGui::BeginCombo("##region", edited.regions[r.region].name.c_str())) {
+          for (size_t g = 0; g < edited.regions.size(); ++g)
+            if (ImGui::Selectable(edited.regions[g].name.c_str(), RegionId(g) == r.region)) {
+              r.region = RegionId(g);
+              row_changed = true;
+            }
+          ImGui::EndCombo();
+        }
+        ImGui::TableNextColumn();
+        int kibs = int(std::min<Bytes>(r.bytes / 1024, 1 << 30));
+        ImGui::SetNextItemWidth(-1);
+        if (ImGui::InputInt("##kib", &kibs, 4, 16) && kibs > 0) {
+          r.bytes = Bytes(kibs) * 1024;
+          r.assumption = false;  // the user has set it
+          row_changed = true;
+        }
+        bytes_tooltip(r.bytes);
+        record_item_rect(s, "budget.reservation." + std::to_string(i) + ".kib");
+        ImGui::TableNextColumn();
+        int phase = r.phase == Phase::kInit ? 1 : r.phase == Phase::kInference ? 2 : 0;
+        ImGui::SetNextItemWidth(-1);
+        if (ImGui::Combo("##phase", &phase, kPhases, 3)) {
+          r.phase = *phase_from_name(kPhases[phase]);
+          if (r.phase != Phase::kInit) r.in_arena = false;
+          row_changed = true;
+        }
+        ImGui::TableNextColumn();
+        if (ImGui::SmallButton("x")) remove = int(i);
+        return row_changed;
+      });
   if (remove >= 0) {
     edited.reservations.erase(edited.reservations.begin() + remove);
     changed = true;
@@ -280,92 +304,95 @@ void draw_reservations(AppState& s) {
     changed = true;
   }
   record_item_rect(s, "budget.add");
-  if (!changed) return;
-  try {
-    validate_board(edited);
-    g_view.board = std::move(edited);
-    ++g_view.board_version;
-  } catch (const std::exception& e) {
-    g_view.error = std::string("Edit refused: ") + e.what();
-  }
+  if (changed) commit_board_edit(v, std::move(edited));
 }
 
 // The regions table: sizes editable (boards differ: FlexRAM splits, PSRAM sizes, a smaller
 // part of the family), whether the arena may use a region, and where each figure comes from.
 void draw_regions(AppState& s) {
-  MemoryMap edited = g_view.board;
-  bool changed = false;
-  const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_SizingStretchProp;
-  if (ImGui::BeginTable("regions", 5, flags)) {
-    const float em = ImGui::CalcTextSize("M").x;
-    ImGui::TableSetupColumn("Region", ImGuiTableColumnFlags_WidthStretch);
-    ImGui::TableSetupColumn("Base", ImGuiTableColumnFlags_WidthFixed, ImGui::CalcTextSize("0x00000000").x + 4);
-    // Room for seven digits and the -/+ buttons of InputInt.
-    ImGui::TableSetupColumn("KiB", ImGuiTableColumnFlags_WidthFixed,
-                            ImGui::CalcTextSize("0000000").x + 2 * ImGui::GetFrameHeight() +
-                                2 * ImGui::GetStyle().ItemInnerSpacing.x + 2 * ImGui::GetStyle().FramePadding.x);
-    ImGui::TableSetupColumn("Kind", ImGuiTableColumnFlags_WidthFixed, ImGui::CalcTextSize("fast+dma").x + 4);
-    ImGui::TableSetupColumn("Arena", ImGuiTableColumnFlags_WidthFixed, ImGui::CalcTextSize("Arena").x + 4);
-    ImGui::TableHeadersRow();
-    for (size_t i = 0; i < edited.regions.size(); ++i) {
-      Region& r = edited.regions[i];
-      ImGui::PushID(int(i));
-      ImGui::TableNextRow();
-      ImGui::TableNextColumn();
-      text_elided(r.name);
-      if (!r.source.empty() && ImGui::IsItemHovered()) ImGui::SetTooltip("Source: %s", r.source.c_str());
-      ImGui::TableNextColumn();
-      char base[24];
-      std::snprintf(base, sizeof base, "0x%08llX", static_cast<unsigned long long>(r.base));
-      text_elided(base);
-      ImGui::TableNextColumn();
-      int kibs = int(std::min<Bytes>(r.size / 1024, 1 << 30));
-      ImGui::SetNextItemWidth(-1);
-      if (ImGui::InputInt("##size", &kibs, 16, 256) && kibs > 0) {
-        r.size = Bytes(kibs) * 1024;
-        changed = true;
-      }
-      record_item_rect(s, "budget.region." + std::to_string(i) + ".kib");
-      bytes_tooltip(r.size);
-      ImGui::TableNextColumn();
-      std::string attrs;
-      for (RegionAttribute a : r.attributes) attrs += (attrs.empty() ? "" : "+") + std::string(attribute_name(a));
-      text_elided(attrs.empty() ? "-" : attrs);
-      ImGui::TableNextColumn();
-      const auto pos = std::find(edited.arena_regions.begin(), edited.arena_regions.end(), RegionId(i));
-      bool in_arena = pos != edited.arena_regions.end();
-      if (ImGui::Checkbox("##arena", &in_arena)) {
-        if (in_arena) edited.arena_regions.push_back(RegionId(i));
-        else edited.arena_regions.erase(pos);
-        changed = true;
-      }
-      if (ImGui::IsItemHovered()) ImGui::SetTooltip("May unconstrained arena buffers use this region?");
-      ImGui::PopID();
-    }
-    ImGui::EndTable();
+  BudgetPanelState& v = s.budget;
+  MemoryMap edited = v.board;
+  const ImGuiStyle& st = ImGui::GetStyle();
+  const bool changed = draw_board_table(
+      "regions",
+      {{"Region", ImGuiTableColumnFlags_WidthStretch},
+       {"Base", ImGuiTableColumnFlags_WidthFixed, ImGui::CalcTextSize("0x00000000").x + 4},
+       // Room for seven digits and the -/+ buttons of InputInt.
+       {"KiB", ImGuiTableColumnFlags_WidthFixed,
+        ImGui::CalcTextSize("0000000").x + 2 * ImGui::GetFrameHeight() + 2 * st.ItemInnerSpacing.x + 2 * st.FramePadding.x},
+       {"Kind", ImGuiTableColumnFlags_WidthFixed, ImGui::CalcTextSize("fast+dma").x + 4},
+       {"Arena", ImGuiTableColumnFlags_WidthFixed, ImGui::CalcTextSize("Arena").x + 4}},
+      edited.regions.size(), [&](size_t i) {
+        bool row_changed = false;
+        Region& r = edited.regions[i];
+        ImGui::TableNextColumn();
+        text_elided(r.name);
+        if (!r.source.empty() && ImGui::IsItemHovered()) ImGui::SetTooltip("Source: %s", r.source.c_str());
+        ImGui::TableNextColumn();
+        char base[24];
+        std::snprintf(base, sizeof base, "0x%08llX", static_cast<unsigned long long>(r.base));
+        text_elided(base);
+        ImGui::TableNextColumn();
+        int kibs = int(std::min<Bytes>(r.size / 1024, 1 << 30));
+        ImGui::SetNextItemWidth(-1);
+        if (ImGui::InputInt("##size", &kibs, 16, 256) && kibs > 0) {
+          r.size = Bytes(kibs) * 1024;
+          row_changed = true;
+        }
+        record_item_rect(s, "budget.region." + std::to_string(i) + ".kib");
+        bytes_tooltip(r.size);
+        ImGui::TableNextColumn();
+        std::string attrs;
+        for (RegionAttribute a : r.attributes) attrs += (attrs.empty() ? "" : "+") + std::string(attribute_name(a));
+        text_elided(attrs.empty() ? "-" : attrs);
+        ImGui::TableNextColumn();
+        const auto pos = std::find(edited.arena_regions.begin(), edited.arena_regions.end(), RegionId(i));
+        bool in_arena = pos != edited.arena_regions.end();
+        if (ImGui::Checkbox("##arena", &in_arena)) {
+          if (in_arena) edited.arena_regions.push_back(RegionId(i));
+          else edited.arena_regions.erase(pos);
+          row_changed = true;
+        }
+        if (ImGui::IsItemHovered()) ImGui::SetTooltip("May unconstrained arena buffers use this region?");
+        return row_changed;
+      });
+  if (changed) commit_board_edit(v, std::move(edited));
+}
+
+// The report's three answers (which data coexist, where they are placed, room left) and the
+// measurement record, from core's typed results.
+void draw_three_answers(const AppState& s, const BudgetResult& r) {
+  const Budget& b = r.budget;
+  const BudgetCoexist c = budget_coexist(s.graph, s.live);
+  ImGui::Text("1. Which data coexist: peak %s during %s (%s)", kib_text(c.peak_bytes).c_str(),
+              c.peak_step >= 0 ? c.peak_op.c_str() : "-", peak_buffers_text(c).c_str());
+  ImGui::Text("2. Where they are placed:");
+  for (size_t i = 0; i < s.live.buffers.size(); ++i) {
+    const BufferPlacement& p = b.placements[i];
+    ImGui::BulletText("%s: %s %s, %s%s", s.live.buffers[i].name.c_str(),
+                      p.region < 0 ? "no region" : r.board.regions[p.region].name.c_str(), address_text(p.address).c_str(),
+                      kib_text(s.live.buffers[i].size).c_str(), p.separate ? " (separate reservation)" : "");
   }
-  if (!changed) return;
-  try {
-    validate_board(edited);
-    g_view.board = std::move(edited);
-    ++g_view.board_version;
-  } catch (const std::exception& e) {
-    g_view.error = std::string("Edit refused: ") + e.what();
-  }
+  const BudgetRoom room = budget_room(r.board, b);
+  ImGui::Text("3. Room left: %s of %s", kib_text(room.free_bytes).c_str(), kib_text(room.total_bytes).c_str());
+  const MeasurementRecord& m = b.measurement;
+  ImGui::TextDisabled("Measurement record: model %s, alignment %lld, planner %s, arenaplan %s", m.model_hash.c_str(),
+                      (long long)m.alignment, m.planner.c_str(), m.tool_version.c_str());
 }
 
 void draw_board_picker(AppState& s) {
+  BudgetPanelState& v = s.budget;
   const ImGuiStyle& st = ImGui::GetStyle();
   const float avail = ImGui::GetContentRegionAvail().x;
   const float open_w = ImGui::CalcTextSize("Open board file...").x + st.FramePadding.x * 2;
-  const std::string current = board_label(g_view.board_name);
+  const std::string current = board_label(v.board_name);
   // Wide enough for the whole name when the panel allows (the combo clips its preview).
   const float want = ImGui::CalcTextSize(current.c_str()).x + ImGui::GetFrameHeight() + st.FramePadding.x * 2;
   const float room = avail - open_w - ImGui::CalcTextSize("Board").x - st.ItemInnerSpacing.x - 2 * st.ItemSpacing.x;
   ImGui::SetNextItemWidth(std::max(120.0f, std::min(room, want)));
   if (ImGui::BeginCombo("Board", current.c_str())) {
     for (const std::string& b : builtin_board_names()) {
-      if (ImGui::Selectable(board_label(b).c_str(), b == g_view.board_name)) load_board(b);
+      if (ImGui::Selectable(board_label(b).c_str(), b == v.board_name)) load_board(v, b);
       record_item_rect(s, "budget.board." + b);
       for (const LibraryBoard& lb : board_library())
         if (lb.name == b && ImGui::IsItemHovered())
@@ -378,7 +405,7 @@ void draw_board_picker(AppState& s) {
     ImGui::BeginTooltip();
     ImGui::PushTextWrapPos(ImGui::GetFontSize() * 36.0f);
     ImGui::TextUnformatted(current.c_str());
-    if (!g_view.board.source.empty()) ImGui::TextUnformatted(("Source: " + g_view.board.source).c_str());
+    if (!v.board.source.empty()) ImGui::TextUnformatted(("Source: " + v.board.source).c_str());
     ImGui::PopTextWrapPos();
     ImGui::EndTooltip();
   }
@@ -390,105 +417,86 @@ void draw_board_picker(AppState& s) {
   ImGui::SetNextItemWidth(std::min(ImGui::GetContentRegionAvail().x, ImGui::CalcTextSize(kPolicies[0]).x +
                                                                        ImGui::GetFrameHeight() +
                                                                        2 * ImGui::GetStyle().FramePadding.x));
-  ImGui::Combo("##scratch", &g_view.scratch_policy, kPolicies, 2);
-  if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", kPolicies[g_view.scratch_policy]);
+  ImGui::Combo("##scratch", &v.scratch_policy, kPolicies, 2);
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", kPolicies[v.scratch_policy]);
   record_item_rect(s, "budget.scratch");
 }
 
 void draw_budget_panel(AppState& s) {
-  ensure_board();
-  if (!g_view.loaded) {
+  BudgetPanelState& v = budget_state(s);
+  if (!v.loaded) {
     ImGui::TextDisabled("No board is built in.");
     return;
   }
   draw_board_picker(s);
-  replan(s);
-  if (!g_view.error.empty()) text_wrapped(g_view.error, &kColorError);
-  if (!g_view.json.is_object()) return;
+  const BudgetResult& r = budget_result(s);
+  if (!budget_error(v).empty()) text_wrapped(budget_error(v), &kColorError);
+  if (!r.planned) return;
 
-  const JsonOut& j = g_view.json;
-  const bool fits = j["fits"].get<bool>();
-  ImGui::TextColored(fits ? ImVec4(0.0f, 0.62f, 0.45f, 1.0f) : ImVec4(0.84f, 0.24f, 0.0f, 1.0f), "%s",
-                     fits ? "FITS" : "DOES NOT FIT");
+  const Budget& b = r.budget;
+  ImGui::TextColored(b.fits ? ImVec4(0.0f, 0.62f, 0.45f, 1.0f) : ImVec4(0.84f, 0.24f, 0.0f, 1.0f), "%s",
+                     b.fits ? "FITS" : "DOES NOT FIT");
   ImGui::SameLine();
-  const Bytes arena = j["arena_bytes"].get<Bytes>(), outside = j["outside_arena_bytes"].get<Bytes>();
+  const Bytes arena = b.arena_bytes, outside = b.outside_arena_bytes;
   text_elided("tensor arena " + kib_text(arena) + " + outside the arena " + kib_text(outside) + " on " +
-              (g_view.board.title.empty() ? g_view.board.name : g_view.board.title));
+              (v.board.title.empty() ? v.board.name : v.board.title));
   if (ImGui::IsItemHovered() && !ImGui::IsPopupOpen("", ImGuiPopupFlags_AnyPopup))
     ImGui::SetTooltip("arena %s, outside %s; order %s", exact_bytes_text(arena).c_str(), exact_bytes_text(outside).c_str(),
                       order_names(s.graph, s.order).c_str());
-  if (!fits) text_wrapped("Reason: " + j["reason"].get<std::string>());
-  for (const auto& w : j["warnings"]) {
+  if (!b.fits) text_wrapped("Reason: " + b.reason);
+  for (const std::string& w : b.warnings) {
     const ImVec4 dim = ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled);
-    text_wrapped("warning: " + w.get<std::string>(), &dim);
+    text_wrapped("warning: " + w, &dim);
   }
   ImGui::Separator();
   int index = 0;
-  for (const auto& region : j["regions"]) draw_region_bar(s, region, index++);
+  for (const RegionBudget& rb : b.regions) draw_region_bar(s, r.board.regions[rb.region], rb, index++);
   draw_legend();
   draw_tflm_arena(s);  // an opened .tflite: TFLM's whole tensor_arena_size (web/budget_tflm.cpp)
 
   ImGui::Separator();
   if (ImGui::CollapsingHeader("Regions (editable sizes)", ImGuiTreeNodeFlags_DefaultOpen)) draw_regions(s);
   if (ImGui::CollapsingHeader("Reservations (editable)", ImGuiTreeNodeFlags_DefaultOpen)) draw_reservations(s);
-  if (!g_view.board.description.empty() && ImGui::CollapsingHeader("About this board")) {
-    text_wrapped(g_view.board.description);
-    if (!g_view.board.source.empty()) text_wrapped("Source: " + g_view.board.source);
+  if (!v.board.description.empty() && ImGui::CollapsingHeader("About this board")) {
+    text_wrapped(v.board.description);
+    if (!v.board.source.empty()) text_wrapped("Source: " + v.board.source);
   }
-  if (ImGui::CollapsingHeader("The three answers")) {
-    const JsonOut& c = j["coexist"];
-    std::string peak;
-    for (const auto& n : c.value("peak_buffers", JsonOut::array())) peak += (peak.empty() ? "" : " + ") + n.get<std::string>();
-    ImGui::Text("1. Which data coexist: peak %s during %s (%s)", kib_text(c["peak_bytes"].get<Bytes>()).c_str(),
-                c.value("peak_op", std::string("-")).c_str(), peak.c_str());
-    ImGui::Text("2. Where they are placed:");
-    for (const auto& p : j["placement"])
-      ImGui::BulletText("%s: %s %s, %s%s", p["name"].get<std::string>().c_str(),
-                        p["region"].is_null() ? "no region" : p["region"].get<std::string>().c_str(),
-                        p["address"].get<std::string>().c_str(), kib_text(p["size"].get<Bytes>()).c_str(),
-                        p.value("separate", false) ? " (separate reservation)" : "");
-    ImGui::Text("3. Room left: %s of %s", kib_text(j["room"]["free_bytes"].get<Bytes>()).c_str(),
-                kib_text(j["room"]["total_bytes"].get<Bytes>()).c_str());
-    const JsonOut& m = j["measurement"];
-    ImGui::TextDisabled("Measurement record: model %s, alignment %lld, planner %s, arenaplan %s",
-                        m["model_hash"].get<std::string>().c_str(), (long long)m["alignment"].get<Bytes>(),
-                        m["planner"].get<std::string>().c_str(), m["tool_version"].get<std::string>().c_str());
-  }
+  if (ImGui::CollapsingHeader("The three answers")) draw_three_answers(s, r);
 }
 
 JsonOut export_budget(const AppState& s) {
   // Tests read the budget without opening the tab, so the exporter plans too (cached).
-  ensure_board();
-  replan(s);
+  const BudgetPanelState& v = budget_state(s);
+  const BudgetResult& r = budget_result(s);
   JsonOut out;
-  out["board"] = g_view.board_name;
-  out["board_title"] = g_view.board.title;
-  out["board_version"] = g_view.board_version;
+  out["board"] = v.board_name;
+  out["board_title"] = v.board.title;
+  out["board_version"] = v.board_version;
   out["regions"] = JsonOut::array();
-  for (const Region& r : g_view.board.regions) out["regions"].push_back({{"name", r.name}, {"size_bytes", r.size}});
+  for (const Region& g : v.board.regions) out["regions"].push_back({{"name", g.name}, {"size_bytes", g.size}});
   out["reservations"] = JsonOut::array();
-  for (const Reservation& r : g_view.board.reservations)
-    out["reservations"].push_back({{"owner", r.owner}, {"bytes", r.bytes}, {"assumption", r.assumption}});
+  for (const Reservation& g : v.board.reservations)
+    out["reservations"].push_back({{"owner", g.owner}, {"bytes", g.bytes}, {"assumption", g.assumption}});
   out["library"] = JsonOut::array();
   for (const std::string& n : builtin_board_names()) out["library"].push_back(n);
-  out["error"] = g_view.error;
-  out["report"] = g_view.json;
+  out["error"] = budget_error(v);
+  out["report"] = r.json;
   out["tflm_arena"] = export_tflm_arena(s);
   return out;
 }
 
 // The board travels by name while it is the built-in one, inline once edited; the scratch
 // policy with it. The budget itself is recomputed on load.
-JsonOut save_budget(const AppState&) {
-  ensure_board();
-  JsonOut out = {{"board", g_view.board_name}, {"scratch_policy", g_view.scratch_policy == 1 ? "separate" : "in_arena"}};
-  const std::string* builtin = builtin_board_text(g_view.board_name);
-  const std::string current = board_to_json(g_view.board);
+JsonOut save_budget(const AppState& s) {
+  const BudgetPanelState& v = budget_state(s);
+  JsonOut out = {{"board", v.board_name}, {"scratch_policy", v.scratch_policy == 1 ? "separate" : "in_arena"}};
+  const std::string* builtin = builtin_board_text(v.board_name);
+  const std::string current = board_to_json(v.board);
   if (!builtin || board_to_json(parse_board_json(*builtin)) != current) out["board_json"] = current;
   return out;
 }
 
-void load_budget(AppState&, const JsonOut& j) {
+void load_budget(AppState& s, const JsonOut& j) {
   const std::string policy = j.at("scratch_policy").get<std::string>();
   if (policy != "separate" && policy != "in_arena")
     throw InputError("budget.scratch_policy", "expected \"in_arena\" or \"separate\"");
@@ -497,8 +505,8 @@ void load_budget(AppState&, const JsonOut& j) {
   if (j.contains("board_json")) board = parse_board_json(j.at("board_json").get<std::string>());
   else if (const std::string* text = builtin_board_text(name)) board = parse_board_json(*text);
   else throw InputError("budget.board", "no built-in board named \"" + name + "\"");
-  adopt_board(std::move(board), name);
-  g_view.scratch_policy = policy == "separate" ? 1 : 0;
+  adopt_board(s.budget, std::move(board), name);
+  s.budget.scratch_policy = policy == "separate" ? 1 : 0;
 }
 
 }  // namespace
@@ -506,13 +514,13 @@ void load_budget(AppState&, const JsonOut& j) {
 bool load_board_file(AppState& s, const std::string& file_name, const std::string& text) {
   try {
     MemoryMap board = parse_board_json(text);
-    adopt_board(std::move(board), kFileBoardPrefix + (file_name.empty() ? std::string("board.json") : file_name));
+    adopt_board(s.budget, std::move(board), kFileBoardPrefix + (file_name.empty() ? std::string("board.json") : file_name));
     s.requested_panel = "Budget";
     request_redraw(s);
     return true;
   } catch (const std::exception& e) {
-    g_view.error = "Board file refused: " + file_name + ": " + e.what();
-    s.error = g_view.error;
+    s.budget.error = "Board file refused: " + file_name + ": " + e.what();
+    s.error = s.budget.error;
     request_redraw(s);
     return false;
   }

@@ -21,6 +21,22 @@ std::string address_text(uint64_t address) {
   return buf;
 }
 
+BudgetCoexist budget_coexist(const Graph& g, const LiveAnalysis& live) {
+  BudgetCoexist c;
+  c.peak_bytes = live.peak_bytes;
+  if (live.steps.empty()) return c;
+  c.peak_step = live.peak_step;
+  c.peak_op = g.ops[live.order[live.peak_step]].name;
+  for (int i : live.live_at(live.peak_step)) c.peak_buffers.push_back(live.buffers[i].name);
+  return c;
+}
+
+std::string peak_buffers_text(const BudgetCoexist& c) {
+  std::string out;
+  for (const std::string& n : c.peak_buffers) out += (out.empty() ? "" : " + ") + n;
+  return out;
+}
+
 BudgetRoom budget_room(const MemoryMap& m, const Budget& b) {
   BudgetRoom room;
   for (const RegionBudget& rb : b.regions) {
@@ -65,14 +81,13 @@ JsonOut budget_json(const Graph& g, const LiveAnalysis& live, const MemoryMap& m
   if (!b.fits) out["reason"] = b.reason;
 
   // Answer 1: which data coexist (lifetimes only, independent of any placement).
+  const BudgetCoexist c = budget_coexist(g, live);
   JsonOut coexist;
-  coexist["peak_bytes"] = live.peak_bytes;
-  if (!live.steps.empty()) {
-    coexist["peak_step"] = live.peak_step;
-    coexist["peak_op"] = g.ops[live.order[live.peak_step]].name;
-    JsonOut names = JsonOut::array();
-    for (int i : live.live_at(live.peak_step)) names.push_back(live.buffers[i].name);
-    coexist["peak_buffers"] = names;
+  coexist["peak_bytes"] = c.peak_bytes;
+  if (c.peak_step >= 0) {
+    coexist["peak_step"] = c.peak_step;
+    coexist["peak_op"] = c.peak_op;
+    coexist["peak_buffers"] = c.peak_buffers;
   }
   JsonOut steps = JsonOut::array();
   for (const StepLive& s : live.steps) steps.push_back({{"op", g.ops[s.op].name}, {"live_bytes", s.live_bytes}});
@@ -130,13 +145,9 @@ std::string budget_text(const Graph& g, const LiveAnalysis& live, const MemoryMa
       << format_bytes(b.outside_arena_bytes) << "\n";
   if (!b.fits) out << "reason: " << b.reason << "\n";
 
-  out << "\n1. which data coexist: peak " << format_bytes(live.peak_bytes);
-  if (!live.steps.empty()) {
-    out << " during " << g.ops[live.order[live.peak_step]].name << " (";
-    std::string names;
-    for (int i : live.live_at(live.peak_step)) names += (names.empty() ? "" : " + ") + live.buffers[i].name;
-    out << names << ")";
-  }
+  const BudgetCoexist c = budget_coexist(g, live);
+  out << "\n1. which data coexist: peak " << format_bytes(c.peak_bytes);
+  if (c.peak_step >= 0) out << " during " << c.peak_op << " (" << peak_buffers_text(c) << ")";
   out << "\n\n2. where they are placed:\n";
   for (size_t i = 0; i < live.buffers.size(); ++i) {
     const BufferPlacement& p = b.placements[i];

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "core/budget/board.h"
 #include "core/budget/budget.h"
@@ -13,6 +14,17 @@
 namespace arenaplan {
 
 // Typed pieces of the report for views that draw it (the Budget panel) instead of reading JSON.
+// Answer 1, which data coexist (lifetimes only, independent of any placement): the peak and,
+// when the order has steps, the op it happens during and the buffers live then.
+struct BudgetCoexist {
+  Bytes peak_bytes = 0;
+  Step peak_step = -1;                    // -1 for an empty order
+  std::string peak_op;                    // "" for an empty order
+  std::vector<std::string> peak_buffers;  // buffer names live at the peak
+};
+BudgetCoexist budget_coexist(const Graph& g, const LiveAnalysis& live);
+// The buffers live at the peak as the reports write them: "input + A:out + B:out".
+std::string peak_buffers_text(const BudgetCoexist& c);
 // Answer 3, the room left for the system: over the board's regions, their total size and the
 // sum of their free bytes (negative when the firmware overflows).
 struct BudgetRoom {

@@ -234,6 +234,31 @@ Graph linked(Graph g) {
   return g;
 }
 
+// The shape of every edit of one op or one tensor: find it by name (refused when unknown), apply
+// change(graph, id) to a copy of the graph (it may refuse too), and check the result as a whole.
+template <class Change>
+Graph edit_op(const Graph& g, const std::string& name, Change&& change) {
+  const OpId o = op_named(g, name);
+  Graph out = g;
+  change(out, o);
+  return check_edited_graph(std::move(out));
+}
+template <class Change>
+Graph edit_tensor(const Graph& g, const std::string& name, Change&& change) {
+  const TensorId t = tensor_named(g, name, "tensor " + name);
+  Graph out = g;
+  change(out, t);
+  return check_edited_graph(std::move(out));
+}
+
+// A rename of an op or a tensor (`what`): the new name is checked like a typed one and must not be
+// taken by another of its kind.
+void check_rename(const char* what, const std::string& name, const std::string& new_name, bool taken) {
+  const std::string where = std::string(what) + " " + name;
+  check_new_name(new_name, where, what);
+  if (taken) throw InputError(where, "cannot be renamed to " + quoted(new_name) + ": another " + what + " has that name");
+}
+
 }  // namespace
 
 Graph check_edited_graph(Graph g) {
@@ -326,47 +351,40 @@ Graph remove_op(const Graph& g, const std::string& name, RemoveMode mode) {
 }
 
 Graph rename_op(const Graph& g, const std::string& name, const std::string& new_name) {
-  const OpId o = op_named(g, name);
-  if (new_name == name) return check_edited_graph(g);
-  check_new_name(new_name, "op " + name, "op");
-  if (g.find_op(new_name))
-    throw InputError("op " + name, "cannot be renamed to " + quoted(new_name) + ": another op has that name");
-  Graph out = g;
-  out.ops[o].name = new_name;
-  return check_edited_graph(std::move(out));
+  return edit_op(g, name, [&](Graph& out, OpId o) {
+    if (new_name == name) return;
+    check_rename("op", name, new_name, g.find_op(new_name).has_value());
+    out.ops[o].name = new_name;
+  });
 }
 
 Graph set_op_kind(const Graph& g, const std::string& name, const std::string& kind) {
-  Graph out = g;
-  out.ops[op_named(g, name)].kind = kind;
-  return check_edited_graph(std::move(out));
+  return edit_op(g, name, [&](Graph& out, OpId o) { out.ops[o].kind = kind; });
 }
 
 Graph set_op_scratch(const Graph& g, const std::string& name, Bytes scratch_bytes) {
-  const OpId o = op_named(g, name);
-  if (scratch_bytes < 0) throw InputError("op " + name + " scratch", "must be >= 0 bytes, not " + std::to_string(scratch_bytes));
-  Graph out = g;
-  out.ops[o].scratch_bytes = scratch_bytes;
-  return check_edited_graph(std::move(out));
+  return edit_op(g, name, [&](Graph& out, OpId o) {
+    if (scratch_bytes < 0)
+      throw InputError("op " + name + " scratch", "must be >= 0 bytes, not " + std::to_string(scratch_bytes));
+    out.ops[o].scratch_bytes = scratch_bytes;
+  });
 }
 
 Graph set_op_inputs(const Graph& g, const std::string& name, const std::vector<std::string>& inputs) {
-  const OpId o = op_named(g, name);
-  Graph out = g;
-  out.ops[o].inputs = resolve_edges(out, inputs, name, "inputs", 0);
-  drop_stale_declarations(out.ops[o]);
-  return check_edited_graph(std::move(out));
+  return edit_op(g, name, [&](Graph& out, OpId o) {
+    out.ops[o].inputs = resolve_edges(out, inputs, name, "inputs", 0);
+    drop_stale_declarations(out.ops[o]);
+  });
 }
 
 Graph set_op_outputs(const Graph& g, const std::string& name, const std::vector<std::string>& outputs,
                      Bytes new_tensor_bytes) {
-  const OpId o = op_named(g, name);
-  check_positive_bytes(new_tensor_bytes, "op " + name + " new tensor size");
-  if (outputs.empty()) throw InputError("op " + name + " outputs", "an op needs at least one output");
-  Graph out = g;
-  out.ops[o].outputs = resolve_edges(out, outputs, name, "outputs", new_tensor_bytes);
-  drop_stale_declarations(out.ops[o]);
-  return check_edited_graph(std::move(out));
+  return edit_op(g, name, [&](Graph& out, OpId o) {
+    check_positive_bytes(new_tensor_bytes, "op " + name + " new tensor size");
+    if (outputs.empty()) throw InputError("op " + name + " outputs", "an op needs at least one output");
+    out.ops[o].outputs = resolve_edges(out, outputs, name, "outputs", new_tensor_bytes);
+    drop_stale_declarations(out.ops[o]);
+  });
 }
 
 Graph add_tensor(const Graph& g, const std::string& name, Bytes bytes, bool graph_input) {
@@ -395,23 +413,19 @@ Graph remove_tensor(const Graph& g, const std::string& name) {
 }
 
 Graph rename_tensor(const Graph& g, const std::string& name, const std::string& new_name) {
-  const TensorId t = tensor_named(g, name, "tensor " + name);
-  if (new_name == name) return check_edited_graph(g);
-  check_new_name(new_name, "tensor " + name, "tensor");
-  if (g.find_tensor(new_name))
-    throw InputError("tensor " + name, "cannot be renamed to " + quoted(new_name) + ": another tensor has that name");
-  Graph out = g;
-  out.tensors[t].name = new_name;
-  return check_edited_graph(std::move(out));
+  return edit_tensor(g, name, [&](Graph& out, TensorId t) {
+    if (new_name == name) return;
+    check_rename("tensor", name, new_name, g.find_tensor(new_name).has_value());
+    out.tensors[t].name = new_name;
+  });
 }
 
 Graph set_tensor_bytes(const Graph& g, const std::string& name, Bytes bytes) {
-  const TensorId t = tensor_named(g, name, "tensor " + name);
-  check_positive_bytes(bytes, "tensor " + name);
-  Graph out = g;
-  out.tensors[t].bytes = bytes;
-  out.tensors[t].shape.clear();  // a byte count implies no shape; dtype stays as a hint
-  return check_edited_graph(std::move(out));
+  return edit_tensor(g, name, [&](Graph& out, TensorId t) {
+    check_positive_bytes(bytes, "tensor " + name);
+    out.tensors[t].bytes = bytes;
+    out.tensors[t].shape.clear();  // a byte count implies no shape; dtype stays as a hint
+  });
 }
 
 // Adds `t` to or removes it from the graph's input or output list (kept in order, no duplicates).
@@ -421,19 +435,15 @@ static void set_membership(std::vector<TensorId>& list, TensorId t, bool member)
 }
 
 Graph set_graph_input(const Graph& g, const std::string& name, bool is_input) {
-  const TensorId t = tensor_named(g, name, "tensor " + name);
-  Graph out = g;
-  set_membership(out.inputs, t, is_input);
-  return check_edited_graph(std::move(out));
+  return edit_tensor(g, name, [&](Graph& out, TensorId t) { set_membership(out.inputs, t, is_input); });
 }
 
 Graph set_graph_output(const Graph& g, const std::string& name, bool is_output) {
-  const TensorId t = tensor_named(g, name, "tensor " + name);
-  Graph out = g;
-  set_membership(out.outputs, t, is_output);
-  if (out.outputs.empty())
-    throw InputError("tensor " + name, "is the only graph output; mark another tensor as output first");
-  return check_edited_graph(std::move(out));
+  return edit_tensor(g, name, [&](Graph& out, TensorId t) {
+    set_membership(out.outputs, t, is_output);
+    if (out.outputs.empty())
+      throw InputError("tensor " + name, "is the only graph output; mark another tensor as output first");
+  });
 }
 
 }  // namespace arenaplan

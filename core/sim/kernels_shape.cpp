@@ -28,6 +28,16 @@ std::vector<int64_t> strides_of(const std::vector<int64_t>& d) {
   return s;
 }
 
+// Steps a row-major multi-index idx[0..rank) over dims: the last dim fastest, carrying into the
+// ones before (the walk of the element-by-element kernels).
+template <class Dims>
+inline void next_index(int64_t* idx, const Dims& dims, size_t rank) {
+  for (size_t d = rank; d-- > 0;) {
+    if (++idx[d] < dims[d]) return;
+    idx[d] = 0;
+  }
+}
+
 }  // namespace
 
 ModelKernel prepare_reshape(const KernelContext& c) {
@@ -71,12 +81,7 @@ ModelKernel prepare_concatenation(const KernelContext& c) {
   k.work.alu_ops = yt.bytes;
   const size_t n = chunk.size();
   k.run = [=](const Operand* in, const Operand* out) {
-    uint8_t* dst = out[0].data;
-    for (int64_t o = 0; o < outer; ++o)
-      for (size_t i = 0; i < n; ++i) {
-        std::memmove(dst, in[i].data + o * chunk[i], static_cast<size_t>(chunk[i]));
-        dst += chunk[i];
-      }
+    concat_parts(outer, n, [&](size_t i) { return in[i].data; }, chunk.data(), out[0].data);
   };
   return k;
 }
@@ -117,10 +122,7 @@ ModelKernel prepare_pad(const KernelContext& c) {
         src += v * xs[d];
       }
       std::memcpy(out[0].data + i * w, inside ? in[0].data + src * w : fill.data(), static_cast<size_t>(w));
-      for (size_t d = rank; d-- > 0;) {
-        if (++idx[d] < y[d]) break;
-        idx[d] = 0;
-      }
+      next_index(idx, y, rank);
     }
   };
   return k;
@@ -213,10 +215,7 @@ ModelKernel prepare_strided_slice(const KernelContext& c) {
       int64_t src = 0;
       for (size_t d = 0; d < rank; ++d) src += (start[d] + idx[d] * strides[d]) * xs[d];
       std::memcpy(out[0].data + i * w, in[0].data + src * w, static_cast<size_t>(w));
-      for (size_t d = rank; d-- > 0;) {
-        if (++idx[d] < count[d]) break;
-        idx[d] = 0;
-      }
+      next_index(idx, count, rank);
     }
   };
   return k;

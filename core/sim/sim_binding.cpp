@@ -3,8 +3,10 @@
 // for ops no kernel can run.
 #include <algorithm>
 #include <cstring>
+#include <optional>
 #include <stdexcept>
 
+#include "core/graph/op_kinds.h"
 #include "core/sim/detail/model_kernels.h"
 #include "core/sim/sim_kernels.h"
 
@@ -39,33 +41,31 @@ const char* kernel_name(KernelKind k) {
 
 namespace {
 
-struct KindName {
-  const char* name;
-  KernelKind kind;
-};
-// The spellings the graph format, the shape unit and TFLite import use.
-constexpr KindName kKinds[] = {
-    {"conv2d", KernelKind::kConv2d},
-    {"conv_2d", KernelKind::kConv2d},
-    {"depthwise_conv2d", KernelKind::kDepthwiseConv2d},
-    {"depthwise_conv_2d", KernelKind::kDepthwiseConv2d},
-    {"fully_connected", KernelKind::kFullyConnected},
-    {"dense", KernelKind::kFullyConnected},
-    {"add", KernelKind::kAdd},
-    {"relu", KernelKind::kRelu},
-    {"relu6", KernelKind::kRelu6},
-    {"max_pool2d", KernelKind::kMaxPool2d},
-    {"max_pool_2d", KernelKind::kMaxPool2d},
-    {"avg_pool2d", KernelKind::kAvgPool2d},
-    {"average_pool2d", KernelKind::kAvgPool2d},
-    {"average_pool_2d", KernelKind::kAvgPool2d},
-    {"concat", KernelKind::kConcat},
-    {"concatenation", KernelKind::kConcat},
-    {"reshape", KernelKind::kReshape},
-    {"flatten", KernelKind::kReshape},
-    {"softmax", KernelKind::kSoftmax},
-    {"mix", KernelKind::kMix},
-};
+// The simplified kernel for an op kind. The family comes from the one op-kind table
+// (core/graph/op_kinds.h), so every spelling the graph format, the shape unit, the transforms and
+// .tflite import accept binds the same kernel; within the elementwise family only add, relu and
+// relu6 have one. "mix" asks for the generic kernel. nullopt: no simplified kernel.
+std::optional<KernelKind> simplified_kernel(const std::string& kind) {
+  switch (op_family(kind)) {
+    case OpFamily::kConv: return KernelKind::kConv2d;
+    case OpFamily::kDepthwiseConv: return KernelKind::kDepthwiseConv2d;
+    case OpFamily::kMaxPool: return KernelKind::kMaxPool2d;
+    case OpFamily::kAvgPool: return KernelKind::kAvgPool2d;
+    case OpFamily::kDense: return KernelKind::kFullyConnected;
+    case OpFamily::kConcat: return KernelKind::kConcat;
+    case OpFamily::kReshape: return KernelKind::kReshape;
+    case OpFamily::kSoftmax: return KernelKind::kSoftmax;
+    case OpFamily::kElementwise:
+      if (kind == "add") return KernelKind::kAdd;
+      if (kind == "relu") return KernelKind::kRelu;
+      if (kind == "relu6") return KernelKind::kRelu6;
+      return std::nullopt;
+    case OpFamily::kPool:  // which pooling is not said
+    case OpFamily::kOther: break;
+  }
+  if (kind == "mix") return KernelKind::kMix;
+  return std::nullopt;
+}
 
 uint64_t name_hash(const std::string& s) {
   uint64_t h = 0xcbf29ce484222325ull;
@@ -414,10 +414,9 @@ KernelPlan plan_model(const Graph& g, const Op& op) {
 
 KernelPlan plan_kernel(const Graph& g, OpId id) {
   const Op& op = g.ops[id];
-  KernelKind kind = KernelKind::kMix;
-  bool known = false;
-  for (const KindName& k : kKinds)
-    if (op.kind == k.name) kind = k.kind, known = true;
+  const std::optional<KernelKind> simplified = simplified_kernel(op.kind);
+  const bool known = simplified.has_value();
+  const KernelKind kind = simplified.value_or(KernelKind::kMix);
   KernelPlan p;
   if (uses_model_kernels(g, op)) {
     p = plan_model(g, op);
@@ -476,15 +475,9 @@ void run_kernel(const KernelPlan& p, const Operand* in, size_t nin, const Operan
     case KernelKind::kReshape:
       if (out[0].data != in[0].data) std::memmove(out[0].data, in[0].data, static_cast<size_t>(out[0].bytes));
       break;
-    case KernelKind::kConcat: {
-      uint8_t* y = out[0].data;
-      for (int64_t o = 0; o < p.outer; ++o)
-        for (size_t i = 0; i < nin; ++i) {
-          std::memmove(y, in[i].data + o * p.chunk[i], static_cast<size_t>(p.chunk[i]));
-          y += p.chunk[i];
-        }
+    case KernelKind::kConcat:
+      concat_parts(p.outer, nin, [&](size_t i) { return in[i].data; }, p.chunk.data(), out[0].data);
       break;
-    }
     case KernelKind::kMix: {
       // Digest every input (and the staged scratch) before writing: safe when an output aliases an input.
       uint64_t h = mix_seed(p.salt);

@@ -82,10 +82,19 @@ inline void window_range(int64_t o, int64_t stride, int64_t pad, int64_t k, int6
   hi = std::min<int64_t>(k, in - start);
 }
 
-}  // namespace
+// One output position of a 2-D window op and the part of its window inside the input: kernel rows
+// [ky0, ky1) and columns [kx0, kx1) (padding cut off); input row iy0 + ky, column ix0 + kx.
+struct WindowAt {
+  int64_t out_pixel;  // (b, oy, ox) as an index into the output's pixels
+  int64_t b, ky0, ky1, kx0, kx1, iy0, ix0;
+  // (b, iy0 + ky, ix0 + kx) as an index into the input's pixels.
+  int64_t in_pixel(const Window2d& g, int64_t ky, int64_t kx) const { return (b * g.h + iy0 + ky) * g.w + ix0 + kx; }
+};
 
-void conv2d_int8(const Window2d& g, const int8_t* x, const int8_t* w, const int32_t* bias, int8_t* y) {
-  const int64_t C = g.c;
+// Calls visit(WindowAt) for every output position of g, in output order: the loops every window
+// kernel (conv, depthwise, pooling) shares.
+template <class Visit>
+inline void for_each_window(const Window2d& g, Visit&& visit) {
   for (int64_t b = 0; b < g.n; ++b)
     for (int64_t oy = 0; oy < g.oh; ++oy) {
       int64_t ky0, ky1;
@@ -94,21 +103,30 @@ void conv2d_int8(const Window2d& g, const int8_t* x, const int8_t* w, const int3
       for (int64_t ox = 0; ox < g.ow; ++ox) {
         int64_t kx0, kx1;
         window_range(ox, g.stride_w, g.pad_w, g.kw, g.w, kx0, kx1);
-        const int64_t ix0 = ox * g.stride_w - g.pad_w;
-        int8_t* out = y + ((b * g.oh + oy) * g.ow + ox) * g.oc;
-        for (int64_t o = 0; o < g.oc; ++o) {
-          int32_t acc = bias ? bias[o] : 0;
-          const int8_t* wo = w + o * g.kh * g.kw * C;
-          for (int64_t ky = ky0; ky < ky1; ++ky) {
-            // One contiguous run of (kx1 - kx0) * C bytes in both input row and weights.
-            const int8_t* xr = x + ((b * g.h + iy0 + ky) * g.w + ix0 + kx0) * C;
-            const int8_t* wr = wo + (ky * g.kw + kx0) * C;
-            acc += dot_int8(xr, wr, (kx1 - kx0) * C);
-          }
-          out[o] = requantize(acc, g.shift);
-        }
+        const WindowAt at{(b * g.oh + oy) * g.ow + ox, b, ky0, ky1, kx0, kx1, iy0, ox * g.stride_w - g.pad_w};
+        visit(at);
       }
     }
+}
+
+}  // namespace
+
+void conv2d_int8(const Window2d& g, const int8_t* x, const int8_t* w, const int32_t* bias, int8_t* y) {
+  const int64_t C = g.c;
+  for_each_window(g, [&](const WindowAt& a) {
+    int8_t* out = y + a.out_pixel * g.oc;
+    for (int64_t o = 0; o < g.oc; ++o) {
+      int32_t acc = bias ? bias[o] : 0;
+      const int8_t* wo = w + o * g.kh * g.kw * C;
+      for (int64_t ky = a.ky0; ky < a.ky1; ++ky) {
+        // One contiguous run of (kx1 - kx0) * C bytes in both input row and weights.
+        const int8_t* xr = x + a.in_pixel(g, ky, a.kx0) * C;
+        const int8_t* wr = wo + (ky * g.kw + a.kx0) * C;
+        acc += dot_int8(xr, wr, (a.kx1 - a.kx0) * C);
+      }
+      out[o] = requantize(acc, g.shift);
+    }
+  });
 }
 
 void depthwise_conv2d_int8(const Window2d& g, const int8_t* x, const int8_t* w, const int32_t* bias, int8_t* y) {
@@ -116,29 +134,20 @@ void depthwise_conv2d_int8(const Window2d& g, const int8_t* x, const int8_t* w, 
   // Accumulators for one output pixel, a fixed-size block of channels at a time: no allocation.
   constexpr int64_t kBlock = 64;
   int32_t acc[kBlock];
-  for (int64_t b = 0; b < g.n; ++b)
-    for (int64_t oy = 0; oy < g.oh; ++oy) {
-      int64_t ky0, ky1;
-      window_range(oy, g.stride_h, g.pad_h, g.kh, g.h, ky0, ky1);
-      const int64_t iy0 = oy * g.stride_h - g.pad_h;
-      for (int64_t ox = 0; ox < g.ow; ++ox) {
-        int64_t kx0, kx1;
-        window_range(ox, g.stride_w, g.pad_w, g.kw, g.w, kx0, kx1);
-        const int64_t ix0 = ox * g.stride_w - g.pad_w;
-        int8_t* out = y + ((b * g.oh + oy) * g.ow + ox) * C;
-        for (int64_t c0 = 0; c0 < C; c0 += kBlock) {
-          const int64_t cn = std::min(kBlock, C - c0);
-          for (int64_t i = 0; i < cn; ++i) acc[i] = bias ? bias[c0 + i] : 0;
-          for (int64_t ky = ky0; ky < ky1; ++ky)
-            for (int64_t kx = kx0; kx < kx1; ++kx) {
-              const int8_t* xp = x + ((b * g.h + iy0 + ky) * g.w + ix0 + kx) * C + c0;
-              const int8_t* wp = w + (ky * g.kw + kx) * C + c0;
-              mac_int8(acc, xp, wp, cn);
-            }
-          for (int64_t i = 0; i < cn; ++i) out[c0 + i] = requantize(acc[i], g.shift);
+  for_each_window(g, [&](const WindowAt& a) {
+    int8_t* out = y + a.out_pixel * C;
+    for (int64_t c0 = 0; c0 < C; c0 += kBlock) {
+      const int64_t cn = std::min(kBlock, C - c0);
+      for (int64_t i = 0; i < cn; ++i) acc[i] = bias ? bias[c0 + i] : 0;
+      for (int64_t ky = a.ky0; ky < a.ky1; ++ky)
+        for (int64_t kx = a.kx0; kx < a.kx1; ++kx) {
+          const int8_t* xp = x + a.in_pixel(g, ky, kx) * C + c0;
+          const int8_t* wp = w + (ky * g.kw + kx) * C + c0;
+          mac_int8(acc, xp, wp, cn);
         }
-      }
+      for (int64_t i = 0; i < cn; ++i) out[c0 + i] = requantize(acc[i], g.shift);
     }
+  });
 }
 
 void fully_connected_int8(int64_t batch, int64_t in, int64_t out, int shift, const int8_t* x,
@@ -155,25 +164,15 @@ namespace {
 
 template <class Reduce>
 void pool2d(const Window2d& g, const int8_t* x, int8_t* y, Reduce reduce) {
-  for (int64_t b = 0; b < g.n; ++b)
-    for (int64_t oy = 0; oy < g.oh; ++oy) {
-      int64_t ky0, ky1;
-      window_range(oy, g.stride_h, g.pad_h, g.kh, g.h, ky0, ky1);
-      const int64_t iy0 = oy * g.stride_h - g.pad_h;
-      for (int64_t ox = 0; ox < g.ow; ++ox) {
-        int64_t kx0, kx1;
-        window_range(ox, g.stride_w, g.pad_w, g.kw, g.w, kx0, kx1);
-        const int64_t ix0 = ox * g.stride_w - g.pad_w;
-        for (int64_t c = 0; c < g.c; ++c)
-          y[((b * g.oh + oy) * g.ow + ox) * g.c + c] = reduce(
-              [&](auto visit) {
-                for (int64_t ky = ky0; ky < ky1; ++ky)
-                  for (int64_t kx = kx0; kx < kx1; ++kx)
-                    visit(x[((b * g.h + iy0 + ky) * g.w + ix0 + kx) * g.c + c]);
-              },
-              (ky1 - ky0) * (kx1 - kx0));
-      }
-    }
+  for_each_window(g, [&](const WindowAt& a) {
+    for (int64_t c = 0; c < g.c; ++c)
+      y[a.out_pixel * g.c + c] = reduce(
+          [&](auto visit) {
+            for (int64_t ky = a.ky0; ky < a.ky1; ++ky)
+              for (int64_t kx = a.kx0; kx < a.kx1; ++kx) visit(x[a.in_pixel(g, ky, kx) * g.c + c]);
+          },
+          (a.ky1 - a.ky0) * (a.kx1 - a.kx0));
+  });
 }
 
 }  // namespace
@@ -223,11 +222,7 @@ void softmax_int8(int64_t rows, int64_t depth, const int8_t* x, int8_t* y) {
 }
 
 void concat_bytes(int64_t outer, size_t count, const uint8_t* const* parts, const int64_t* chunk, uint8_t* y) {
-  for (int64_t o = 0; o < outer; ++o)
-    for (size_t p = 0; p < count; ++p) {
-      std::memmove(y, parts[p] + o * chunk[p], static_cast<size_t>(chunk[p]));
-      y += chunk[p];
-    }
+  concat_parts(outer, count, [&](size_t p) { return parts[p]; }, chunk, y);
 }
 
 namespace {

@@ -21,6 +21,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstring>
 #include <functional>
 #include <string>
 #include <vector>
@@ -59,7 +60,17 @@ void avg_pool2d_int8(const Window2d& g, const int8_t* x, int8_t* y);
 void add_int8(int64_t count, const int8_t* a, const int8_t* b, int8_t* y);            // y may be a or b
 void clamp_int8(int64_t count, int8_t lo, int8_t hi, const int8_t* x, int8_t* y);    // relu, relu6; y may be x
 void softmax_int8(int64_t rows, int64_t depth, const int8_t* x, int8_t* y);           // y may be x
-// Concatenation of `count` parts along an axis: `outer` repeats of each part's `chunk` bytes in turn.
+// Concatenation of `count` parts along an axis: `outer` repeats of each part's `chunk` bytes in turn,
+// where part(i) is the first byte of part i (an array of pointers, the operands of a bound op): the
+// one copy loop of the simplified and the model concatenation kernels.
+template <class PartData>
+void concat_parts(int64_t outer, size_t count, PartData&& part, const int64_t* chunk, uint8_t* y) {
+  for (int64_t o = 0; o < outer; ++o)
+    for (size_t i = 0; i < count; ++i) {
+      std::memmove(y, part(i) + o * chunk[i], static_cast<size_t>(chunk[i]));
+      y += chunk[i];
+    }
+}
 void concat_bytes(int64_t outer, size_t count, const uint8_t* const* parts, const int64_t* chunk, uint8_t* y);
 // The generic kernel for graphs that give only byte sizes: a digest of every input byte
 // (mix_digest, chained over the inputs from mix_seed(salt)), then each output filled from a

@@ -2,10 +2,8 @@
 // canvas and typing into its fields; numbers read back from the exported state. DESIGN.md's rules
 // predict every peak checked here.
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { bigGraph, chord, click, clickField, openGraphTab, screenshot, state, test, typeInto, typeText, waitFrames } from './harness.mjs';
+import { chord, click, clickField, openBigGraph, openGraphTab, screenshot, state, test, typeInto, typeText,
+         waitFrames } from './harness.mjs';
 
 const KiB = 1024;
 
@@ -124,9 +122,7 @@ test('graph edit: add an op after F and remove it again through the editor', asy
 });
 
 test('graph view: a 500-op graph draws only the visible ops, pans, zooms and follows the step', async (t) => {
-  const { page, errors } = await openGraphTab(t);
-  assert.equal(await page.evaluate((text) => window.arenaplan.loadGraphJson(text), bigGraph(500)), '');
-  await waitFrames(page, 4);
+  const { page, errors } = await openBigGraph(t, 500);
   let s = await state(page);
   assert.equal(s.graph, 'big-500');
   assert.ok(s.graph_view.layers >= 500, `layers: ${s.graph_view.layers}`);
@@ -161,13 +157,7 @@ test('graph view: a 500-op graph draws only the visible ops, pans, zooms and fol
 });
 
 test('graph view: a real imported network (selfie_segmentation.tflite, 136 ops) is drawn and edited', async (t) => {
-  const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-  const model = path.join(repo, '.cache/models/selfie_segmentation.tflite');
-  assert.ok(fs.existsSync(model), `${model} is missing: run scripts/setup.sh`);
-  const { page, errors } = await openGraphTab(t);
-  const bytes = Array.from(fs.readFileSync(model));
-  assert.equal(await page.evaluate((b) => window.arenaplan.loadTflite(new Uint8Array(b)), bytes), '');
-  await waitFrames(page, 4);
+  const { page, errors } = await openBigGraph(t, 'selfie_segmentation.tflite');
   let s = await state(page);
   const peak = s.peak_bytes;
   assert.ok(s.order.length > 100, `${s.order.length} ops`);

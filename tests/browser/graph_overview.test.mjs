@@ -2,25 +2,15 @@
 // name, follow-step on a real network, labels culled when zoomed out. Every fact is read from the
 // exported state (graph_view) and checked against the graph the test built or the model's order.
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { bigGraph, chord, click, clickAt, clickField, openGraphTab, screenshot, state, test, typeInto, typeText,
+import { chord, click, clickAt, clickField, openBigGraph, screenshot, state, test, typeInto, typeText,
          waitFrames } from './harness.mjs';
 
 const inside = (r, box, slack = 1) =>
   r[0] >= box[0] - slack && r[1] >= box[1] - slack && r[2] <= box[2] + slack && r[3] <= box[3] + slack;
 const drawnOps = (s) => Object.keys(s.ui).filter((k) => k.startsWith('graph.op.')).map((k) => k.slice(9));
 
-async function openBig(t, n) {
-  const opened = await openGraphTab(t);
-  assert.equal(await opened.page.evaluate((text) => window.arenaplan.loadGraphJson(text), bigGraph(n)), '');
-  await waitFrames(opened.page, 4);
-  return opened;
-}
-
 test('graph overview: a 400-op graph\'s overview shows every op, a click in it moves the view there', async (t) => {
-  const { page, errors } = await openBig(t, 400);
+  const { page, errors } = await openBigGraph(t, 400);
   let s = await state(page);
   assert.equal(s.order.length, 400);
   const o = s.graph_view.overview;
@@ -31,9 +21,7 @@ test('graph overview: a 400-op graph\'s overview shows every op, a click in it m
   assert.ok(inside(o.viewport, o.rect), 'the view rectangle is drawn inside the overview');
   assert.ok(s.graph_view.visible_ops > 0 && s.graph_view.visible_ops < 60, 'the canvas itself draws only what it shows');
   assert.ok(drawnOps(s).every((name) => Number(name.slice(2)) < 100), 'the view starts at the top of the graph');
-  // A figure for the log, not a check (timings belong in bench/): per-frame work follows what is drawn.
-  console.log(`      400 ops: frame UI ${s.perf.frame_ui_ms.toFixed(2)} ms, ${s.graph_view.visible_ops} ops drawn, ` +
-              `${o.cells} overview marks, layout ${s.graph_view.layout_ms.toFixed(2)} ms once`);
+  // Its frame time and layout time are figures of bench/page_bench.mjs ("graph"), not checked here.
   const shot = await screenshot(page, t.artifactDir, 'graph-overview-400-ops');
   assert.ok(shot.distinct > 12, `screenshot has only ${shot.distinct} colours`);
 
@@ -57,7 +45,7 @@ test('graph overview: a 400-op graph\'s overview shows every op, a click in it m
 });
 
 test('graph search: a name and Enter centre and select the op; a tensor is found with its producer', async (t) => {
-  const { page, errors } = await openBig(t, 400);
+  const { page, errors } = await openBigGraph(t, 400);
   await clickField(page, 'graph.search');
   await typeText(page, 'op250');
   await waitFrames(page, 2);
@@ -89,13 +77,7 @@ test('graph search: a name and Enter centre and select the op; a tensor is found
 });
 
 test('graph follow-step: stepping through selfie_segmentation.tflite keeps the running op in the canvas', async (t) => {
-  const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-  const model = path.join(repo, '.cache/models/selfie_segmentation.tflite');
-  assert.ok(fs.existsSync(model), `${model} is missing: run scripts/setup.sh`);
-  const { page, errors } = await openGraphTab(t);
-  const bytes = Array.from(fs.readFileSync(model));
-  assert.equal(await page.evaluate((b) => window.arenaplan.loadTflite(new Uint8Array(b)), bytes), '');
-  await waitFrames(page, 4);
+  const { page, errors } = await openBigGraph(t, 'selfie_segmentation.tflite');
   let s = await state(page);
   const n = s.order.length;
   assert.ok(n > 100, `${n} ops`);

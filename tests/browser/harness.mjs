@@ -1,5 +1,6 @@
 // Shared helpers for the browser tests: serve the site, launch Debian's chromium with the flags
 // TOOLCHAIN.md verified, open the page and wait for the app, and read the exported state.
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -211,4 +212,35 @@ export async function openGraphTab(t) {
   await click(opened.page, 'tab.Graph');
   await waitFrames(opened.page, 2);
   return opened;
+}
+
+// A model file scripts/setup.sh fetched into the repository's .cache/models (the test fails with
+// the fix when it is missing).
+export function modelFile(name) {
+  const file = path.join(path.dirname(new URL(import.meta.url).pathname), '../../.cache/models', name);
+  if (!fs.existsSync(file)) throw new Error(`${path.resolve(file)} is missing: run scripts/setup.sh`);
+  return path.resolve(file);
+}
+
+// Opens the app on the Graph tab with a big graph loaded and drawn: bigGraph(n) for a number, the
+// .tflite model of that name (modelFile) for a string. Fails unless the page accepts it.
+export async function openBigGraph(t, graph) {
+  const opened = await openGraphTab(t);
+  const error = typeof graph === 'number'
+    ? await opened.page.evaluate((text) => window.arenaplan.loadGraphJson(text), bigGraph(graph))
+    : await opened.page.evaluate((b) => window.arenaplan.loadTflite(new Uint8Array(b)),
+                                 Array.from(fs.readFileSync(modelFile(graph))));
+  if (error !== '') throw new Error(`the page refused ${graph}: ${error}`);
+  await waitFrames(opened.page, 4);
+  return opened;
+}
+
+// What the native CLI (build/native/arenaplan) prints as JSON for `args` (--json added): the
+// independent figure a page's number is checked against. Throws unless it exits 0.
+export function cliJson(...args) {
+  const cli = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../../build/native/arenaplan');
+  if (!fs.existsSync(cli)) throw new Error(`${cli} is missing: build it with scripts/build.sh native`);
+  const r = spawnSync(cli, [...args, '--json'], { encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`arenaplan ${args.join(' ')} exited ${r.status}: ${r.stderr}`);
+  return JSON.parse(r.stdout);
 }

@@ -2,7 +2,7 @@
 // change of the graph, the order or its settings, never per frame; the Graph tab lays the DAG out
 // once per graph, not per order change or undo. Counts come from the exported state.
 import assert from 'node:assert/strict';
-import { click, state, test, waitFrames } from './harness.mjs';
+import { click, cliJson, state, test, waitFrames } from './harness.mjs';
 
 test('simulator: one simulation per change of graph, order or settings, none per frame or step', async (t) => {
   const { page, errors } = await t.open();
@@ -10,7 +10,9 @@ test('simulator: one simulation per change of graph, order or settings, none per
   await waitFrames(page, 3);
   let s = await state(page);
   assert.equal(s.sim.error, '');
-  assert.ok(s.sim.report.cycles_total > 0, 'the whole run is reported');
+  // The whole run is reported: the panel's planner and default profile, as `arenaplan simulate` runs them.
+  assert.equal(s.sim.report.cycles_total,
+               cliJson('simulate', 'example:two_branch', '--planner', 'best', '--profile', 'cortex-m4').cycles_total);
   assert.equal(s.sim.simulations, 1);
   await waitFrames(page, 10);
   await page.evaluate(() => window.arenaplan.setStep(3));  // a view change, not an input change

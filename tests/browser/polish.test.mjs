@@ -262,7 +262,7 @@ test('polish: a PNG is refused as "a PNG image"; state() never throws on bytes t
   s = await page.evaluate(() => { try { return window.arenaplan.state(); } catch (e) { return { thrown: String(e) }; } });
   assert.equal(s.thrown, undefined, 'state() does not throw');
   assert.equal(s.export_error, undefined);
-  assert.ok(s.error.length > 0, 'the refusal is in the state');
+  assert.match(s.error, /invalid JSON .*ill-formed UTF-8 byte/, 'the refusal is in the state');
   assert.equal(s.graph, 'two-branch', 'the graph stays');
   assert.deepEqual(errors, []);
 });

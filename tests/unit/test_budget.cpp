@@ -257,6 +257,13 @@ TEST_CASE("budget --json contract and the three answers") {
   // 1. coexist: A + B + D during D.
   CHECK(j["coexist"]["peak_op"] == "D");
   CHECK(j["coexist"]["peak_buffers"] == JsonOut::array({"A", "B", "D"}));
+  // The same answer typed, as the Budget panel draws it (the JSON is built from it).
+  const BudgetCoexist c = budget_coexist(r.g, r.live);
+  CHECK(c.peak_op == "D");
+  CHECK(c.peak_step == 2);  // A, B, D, ...
+  CHECK(c.peak_buffers == std::vector<std::string>{"A", "B", "D"});
+  CHECK(peak_buffers_text(c) == "A + B + D");
+  CHECK(c.peak_bytes == j["coexist"]["peak_bytes"].get<Bytes>());
   // 2. placed: every buffer with region and offset.
   CHECK(j["placement"].size() == r.live.buffers.size());
   CHECK(j["placement"][0]["region"] == "SRAM");

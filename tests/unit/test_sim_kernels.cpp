@@ -7,6 +7,7 @@
 #include <map>
 #include <random>
 
+#include "core/graph/op_kinds.h"
 #include "core/sim/sim.h"
 #include "tests/unit/test_support.h"
 
@@ -261,6 +262,35 @@ TEST_CASE("binding: tiny_cnn ops get their kernels and MAC counts; sized-only gr
 
   Graph tb = example_graph("two_branch");  // conv2d on byte sizes only
   for (OpId o = 0; o < static_cast<OpId>(tb.ops.size()); ++o) CHECK(sim::plan_kernel(tb, o).kind == sim::KernelKind::kMix);
+}
+
+TEST_CASE("binding: every spelling of a family in the op-kind table binds that family's kernel") {
+  // The simulator asks core/graph/op_kinds.h like the shape unit, the transforms and the importer:
+  // an op written "conv", "dwconv2d" or "maxpool" runs the kernel "conv2d", "depthwise_conv2d" or
+  // "max_pool2d" runs, with the same work (elementwise kernels are chosen by name, not family).
+  const Graph g = example_graph("tiny_cnn");
+  int spellings = 0;
+  for (OpId o = 0; o < static_cast<OpId>(g.ops.size()); ++o) {
+    const OpFamily family = op_family(g.ops[o].kind);
+    if (family == OpFamily::kElementwise || family == OpFamily::kOther) continue;
+    const sim::KernelPlan written = sim::plan_kernel(g, o);
+    for (const OpKind& k : op_kinds()) {
+      if (k.family != family) continue;
+      Graph respelled = g;
+      respelled.ops[o].kind = k.name;
+      const sim::KernelPlan p = sim::plan_kernel(respelled, o);
+      CHECK_MESSAGE(p.kind == written.kind, g.ops[o].name << " written as \"" << k.name << "\"");
+      CHECK(!p.stand_in);
+      CHECK(p.work.macs == written.work.macs);
+      ++spellings;
+    }
+  }
+  // tiny_cnn has conv, depthwise, both pools, dense, concat, reshape and softmax ops: every
+  // spelling of those families was tried at least once.
+  int table = 0;
+  for (const OpKind& k : op_kinds())
+    if (k.family != OpFamily::kElementwise && k.family != OpFamily::kPool) ++table;
+  CHECK(spellings >= table);
 }
 
 TEST_CASE("a kind whose shapes contradict its kernel is an InputError naming the op") {
