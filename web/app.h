@@ -56,6 +56,7 @@
 #include "core/transform/whatif.h"
 #include "imgui.h"
 #include "web/derived.h"
+#include "web/panel_exercise_state.h"
 
 namespace arenaplan::web {
 
@@ -331,6 +332,7 @@ struct AppState {
   SimPanelState sim;
   WhatIfPanelState whatif;
   CachePanelState cache;
+  ExercisePanelState exercise;  // web/panel_exercise_state.h
 
   mutable Derived<TflmArenaView> tflm_arena;  // keyed by graph_revision (web/budget_tflm.cpp); a cache
 

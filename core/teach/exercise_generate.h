@@ -52,6 +52,9 @@ const std::vector<ExerciseKind>& generated_kinds();
 // the kinds otherwise.
 ExerciseKind exercise_kind_from_name(std::string_view name, const std::string& where);
 
+// "predict-peak", "find-order", ...: the generator's spelling of a kind (the CLI's --kind).
+const char* generator_kind_name(ExerciseKind kind);
+
 // Throws InputError for a difficulty or seed out of range.
 GeneratedExercise generate_exercise(const GeneratorSpec& spec);
 
