@@ -74,7 +74,19 @@ std::optional<Draft> draft_fit_order(const Graph& g, int difficulty, SeededRng& 
   if (below.empty()) return std::nullopt;  // the file order already does best
   // Level 3 takes any arena better than the file order's, level 4 one of the two best, 5 the best.
   const int64_t choices = difficulty == 3 ? static_cast<int64_t>(below.size()) : difficulty == 4 ? 2 : 1;
-  const Bytes budget = below[static_cast<size_t>(rng.below(std::min<int64_t>(choices, static_cast<int64_t>(below.size()))))];
+  Bytes budget = below[static_cast<size_t>(rng.below(std::min<int64_t>(choices, static_cast<int64_t>(below.size()))))];
+  // From level 4, prefer a budget with a trap: an order whose peak of live bytes fits but whose
+  // arena does not, so the planner's placement matters and not only the live set.
+  if (difficulty >= 4) {
+    std::vector<Bytes> trapped;
+    for (Bytes b : below)
+      for (size_t i = 0; i < candidates.size(); ++i)
+        if (arenas[i] > b && analyze_lifetimes(g, candidates[i]).peak_bytes <= b) {
+          trapped.push_back(b);
+          break;
+        }
+    if (!trapped.empty()) budget = trapped[static_cast<size_t>(rng.below(std::min<int64_t>(choices, static_cast<int64_t>(trapped.size()))))];
+  }
   Draft d;
   d.params["planner"] = planner;
   d.params["budget"] = budget;

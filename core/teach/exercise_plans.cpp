@@ -315,12 +315,12 @@ AnswerCheck check_broken_rule(const Exercise& ex, std::string_view answer) {
       named == truth || (d.rule == BrokenRule::kFreedEarly && named == std::set<int>{d.buffers[0]});
   const std::vector<int> named_list(named.begin(), named.end());
   if (*said == d.rule && tensors_right)
-    return {true, std::string("the verifier agrees: ") + d.message +
+    return {true, std::string("the verifier agrees: ") + d.message + "." +
                       (d.rule == BrokenRule::kFreedEarly
                            ? " The plan ends " + plan.problem.buffers[d.buffers[0]].name + "'s life at step " +
-                                 std::to_string(plan.stated.buffers[d.buffers[0]].last) + ", but it is read until step " +
+                                 std::to_string(plan.stated.buffers[d.buffers[0]].last) + ", but it stays live until step " +
                                  std::to_string(plan.problem.buffers[d.buffers[0]].last) + "."
-                           : std::string("."))};
+                           : std::string())};
   if (*said == BrokenRule::kOverlap && d.rule == BrokenRule::kFreedEarly && named == truth)
     return {false, buffer_names(plan.problem, named_list) + " do share bytes while both are live, but by the plan's own "
                    "lifetimes they never meet. Which lifetime did the plan get wrong?"};
