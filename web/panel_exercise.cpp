@@ -296,8 +296,8 @@ void draw_exercises_panel(AppState& s) {
     ImGui::TextColored(kColorError, "Refused: %s", builtins(v).error.c_str());
     return;
   }
-  draw_teacher_toggle(s);
-  if (v.teacher) {
+  if (s.embed_view.empty()) draw_teacher_toggle(s);  // an embed shows the student's view only
+  if (v.teacher && s.embed_view.empty()) {
     draw_teacher_tools(s);
     return;
   }

@@ -25,6 +25,9 @@ constexpr int kCandidateSampleOrders = 24;
 constexpr uint64_t kCandidateSeed = 0x6669742d62756467ull;  // "fit-budg"
 }  // namespace
 
+// broken_rule: the most arena buffers a plan to judge may have (count_broken_rules is quadratic).
+constexpr size_t kMaxBrokenRuleBuffers = 512;
+
 const std::vector<std::string>& exercise_planners() {
   static const std::vector<std::string> names = [] {
     std::vector<std::string> out;
@@ -223,6 +226,10 @@ void read_broken_rule(Exercise& ex, const Json& doc) {
   ex.order = doc.contains("order") ? read_order_at(g, doc["order"], "/order") : g.file_order();
   ExercisePlanUnderTest& plan = ex.plan;
   plan.problem = layout_problem(g, analyze_lifetimes(g, ex.order));
+  // Proving the violation unique checks every pair of buffers: a classroom plan stays small.
+  if (plan.problem.buffers.size() > kMaxBrokenRuleBuffers)
+    throw InputError("/graph", std::to_string(plan.problem.buffers.size()) + " arena buffers; a broken_rule plan has at most " +
+                                   std::to_string(kMaxBrokenRuleBuffers));
   plan.stated = plan.problem;
   const Json& j = require(doc, "plan", "");
   if (!j.is_object()) throw InputError("/plan", "expected {\"arena_bytes\", \"buffers\"}, found " + kind_of(j));
