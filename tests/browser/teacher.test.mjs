@@ -8,7 +8,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { click, launch, openAt, state, test, waitFrames } from './harness.mjs';
+import { click, launch, openAt, screenshot, state, test, waitFrames } from './harness.mjs';
 
 const repo = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const cliPath = process.env.ARENAPLAN_CLI || join(repo, 'build/native/arenaplan');
@@ -37,6 +37,8 @@ test('the assignment builder: built-in + generated entries, Copy assignment link
   await click(page, 'teacher.add_generated');    // predict-peak, level 3, seed 1 (the defaults)
   await waitFrames(page, 2);
   let s = await state(page);
+  assert.deepEqual(s.page.text_overflows, [], 'the builder fits its panel');
+  assert.ok((await screenshot(page, t.artifactDir, 'teacher-builder')).distinct > 8, 'the builder is drawn');
   const builder = s.exercise.teacher.builder;
   assert.equal(s.exercise.teacher.error, '');
   assert.equal(builder.exercises.length, 2);
@@ -108,6 +110,7 @@ test('result files dropped on the page give the table `exercise grade` prints, r
     assert.equal(s.exercise.teacher.open, true, 'a dropped result opens the teacher tools');
     assert.deepEqual(s.exercise.teacher.grading, expected);
     assert.equal(s.exercise.teacher.grading_text, cli('exercise', 'grade', ...files).stdout);
+    assert.ok((await screenshot(page, t.artifactDir, 'teacher-grading')).distinct > 8, 'the table is drawn');
     assert.deepEqual(errors, []);
   } finally {
     rmSync(dir, { recursive: true, force: true });
