@@ -16,27 +16,23 @@
 #include "core/teach/exercise.h"
 #include "core/teach/assignment.h"
 #include "core/teach/exercise_generate.h"
-#include "core/teach/share.h"
 
 namespace arenaplan::cli {
 namespace {
 
-Exercise parse_located(const std::string& where, const std::string& text) {
-  try {
-    return parse_exercise_json(text);
-  } catch (const InputError& e) {
-    const std::string what = e.what();
-    throw InputError(where + ": " + e.where(), what.substr(std::min(what.size(), e.where().size() + 2)));
-  }
-}
-
-// A built-in exercise by name ("exercise_place_c" or "example:exercise_place_c"), else a file.
+// A built-in exercise ("exercise_place_c" or "example:exercise_place_c"), else a file; errors name
+// it first, as every command's inputs do (cli/input.cpp).
 Exercise load_exercise(const std::string& ref) {
-  const std::string name = ref.rfind("example:", 0) == 0 ? ref.substr(8) : ref;
-  if (const std::string* text = find_example(name); text && is_exercise_json(*text)) return parse_located(name, *text);
+  const auto parse = [&](const std::string& text) { return in_file(ref, [&] { return parse_exercise_json(text); }); };
+  if (is_example(ref)) {
+    const std::string& text = example_text(ref);
+    if (!is_exercise_json(text)) throw InputError(ref, "a built-in graph, not an exercise (see `arenaplan exercise list`)");
+    return parse(text);
+  }
+  if (const std::string* text = find_example(ref); text && is_exercise_json(*text)) return parse(*text);
   if (ref.find('/') == std::string::npos && ref.find('.') == std::string::npos)
     throw InputError(ref, "no built-in exercise of that name (see `arenaplan exercise list`)");
-  return parse_located(ref, read_file(ref));
+  return parse(read_file(ref));
 }
 
 int run_list(const Args& args) {
@@ -80,6 +76,24 @@ void print_graph(const Graph& g) {
   std::cout << "  graph outputs: " << outputs << "\n";
 }
 
+std::string join_names(const std::vector<std::string>& names) {
+  std::string out;
+  for (const std::string& n : names) out += (out.empty() ? "" : ", ") + n;
+  return out;
+}
+
+// The plan a broken_rule question judges: one row per buffer, as the plan states it.
+void print_plan_under_test(const Exercise& ex, const JsonOut& j) {
+  const JsonOut& plan = j["plan"];
+  std::cout << ", order " << order_names(ex.graph.graph, ex.order) << "\nThe plan: arena "
+            << format_bytes(plan["arena_bytes"].get<Bytes>()) << ", offsets multiples of " << plan["alignment"].get<Bytes>()
+            << " B\n  buffer        offset        size   live steps (as the plan assumed)\n";
+  for (const JsonOut& b : plan["buffers"])
+    std::printf("  %-10s %9s %11s   %d..%d\n", b["name"].get<std::string>().c_str(),
+                format_bytes(b["offset"].get<Bytes>()).c_str(), format_bytes(b["size"].get<Bytes>()).c_str(),
+                b["first"].get<int>(), b["last"].get<int>());
+}
+
 void print_parameters(const Exercise& ex, const JsonOut& j) {
   if (ex.uses_graph()) std::cout << "Graph: " << j["graph"].get<std::string>();
   switch (ex.kind) {
@@ -98,6 +112,14 @@ void print_parameters(const Exercise& ex, const JsonOut& j) {
                 << (ex.stride ? "request k touches block k mod " + std::to_string(ex.stride) : "a list of blocks") << "; "
                 << ex.requests << " requests\n";
       break;
+    case ExerciseKind::kFitBudget:
+      if (ex.planner.empty())
+        std::cout << ", order " << order_names(ex.graph.graph, ex.order) << "\nBudget " << format_bytes(ex.limit_bytes)
+                  << " for the arena; planners to choose from: " << join_names(ex.planners) << "\n";
+      else
+        std::cout << "\nBudget " << format_bytes(ex.limit_bytes) << " for the arena; the planner: " << ex.planner << "\n";
+      break;
+    case ExerciseKind::kBrokenRule: print_plan_under_test(ex, j); break;
   }
 }
 
@@ -151,7 +173,8 @@ std::optional<std::string> output_path(const Args& args, std::vector<std::string
 
 int run_generate(const Args& args, const std::optional<std::string>& out_path) {
   const auto kind = args.option("kind");
-  if (!kind) throw InputError("--kind", "missing: predict-peak, find-order, place-tensor or cache-misses");
+  if (!kind)
+    throw InputError("--kind", "missing: predict-peak, find-order, place-tensor, cache-misses, fit-budget or broken-rule");
   GeneratorSpec spec;
   spec.kind = exercise_kind_from_name(*kind, "--kind");
   spec.difficulty = static_cast<int>(args.int_option("difficulty", kMinDifficulty, kMinDifficulty, kMaxDifficulty));
@@ -169,13 +192,7 @@ int run_generate(const Args& args, const std::optional<std::string>& out_path) {
 }
 
 Assignment load_set(const std::string& path) {
-  try {
-    return parse_assignment_json(read_file(path));
-  } catch (const InputError& e) {
-    if (e.where() == path) throw;
-    const std::string what = e.what();
-    throw InputError(path + ": " + e.where(), what.substr(std::min(what.size(), e.where().size() + 2)));
-  }
+  return in_file(path, [&] { return parse_assignment_json(read_file(path)); });
 }
 
 int run_result(const Args& args, const std::vector<std::string>& positional, const std::optional<std::string>& out_path) {
@@ -210,11 +227,7 @@ int run_grade(const Args& args, const std::vector<std::string>& positional) {
 
 int run_link(const Args& args, const std::vector<std::string>& positional) {
   const Assignment set = load_set(positional.at(1));
-  ShareState state;
-  state.example = "two_branch";  // the page needs a graph; the set brings its own per exercise
-  state.panel = "Exercises";
-  state.assignment = assignment_json(set);
-  std::cout << args.option("base").value_or("") << "#" << encode_share_fragment(state) << "\n";
+  std::cout << args.option("base").value_or("") << "#" << assignment_link_fragment(set) << "\n";
   return 0;
 }
 

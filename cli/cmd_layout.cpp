@@ -6,6 +6,7 @@
 #include "core/layout/minimalloc_csv.h"
 #include "core/layout/pipeline.h"
 #include "core/layout/planner.h"
+#include "core/teach/explain.h"
 
 namespace arenaplan::cli {
 
@@ -28,6 +29,17 @@ int run_layout(const Args& args) {
   options.planner = args.option("planner").value_or("best");
   options.time_limit_seconds = args.double_option("time-limit", 5.0, 0.0, 86400.0);
   ArenaPlan plan = plan_arena(problem, options);
+  if (args.flag("explain")) {  // one sentence per placed buffer (core/teach/explain.h), as the page steps
+    const std::vector<PlacementExplanation> steps = explain_layout(problem, plan.offsets);
+    if (args.flag("json")) {
+      JsonOut out = layout_json(problem, plan);
+      out["explanation"] = layout_explanation_json(problem, steps);
+      std::cout << out.dump(2) << "\n";
+    } else {
+      for (const PlacementExplanation& e : steps) std::cout << e.sentence << "\n";
+    }
+    return 0;
+  }
   if (args.flag("json")) std::cout << layout_json(problem, plan).dump(2) << "\n";
   else std::cout << layout_text(problem, plan, static_cast<int>(args.int_option("width", 64, 8, 400)));
   return 0;
@@ -38,7 +50,7 @@ int run_layout(const Args& args) {
 ARENAPLAN_COMMAND("layout",
                   "layout INPUT [--planner " + planner_list_text("|", "|") +
                       "] [--order A,B,...] "
-                      "[--time-limit S] [--width N] [--json]   (INPUT: graph JSON, example:NAME or MiniMalloc CSV)",
-                  {"json"}, {"planner", "order", "time-limit", "width"}, run_layout);
+                      "[--time-limit S] [--width N] [--explain] [--json]   (INPUT: graph JSON, example:NAME or MiniMalloc CSV)",
+                  {"json", "explain"}, {"planner", "order", "time-limit", "width"}, run_layout);
 
 }  // namespace arenaplan::cli

@@ -58,6 +58,7 @@
 #include "core/transform/whatif.h"
 #include "imgui.h"
 #include "web/derived.h"
+#include "web/panel_exercise_state.h"
 
 namespace arenaplan::web {
 
@@ -358,6 +359,7 @@ struct AppState {
   // Mutable like a cache: the state exporter (const) loads the default board and plans on demand,
   // so tests read the budget without opening the tab.
   mutable BudgetPanelState budget;
+  ExercisePanelState exercise;  // web/panel_exercise_state.h
 
   mutable Derived<TflmArenaView> tflm_arena;  // keyed by graph_revision (web/budget_tflm.cpp); a cache
 

@@ -23,7 +23,7 @@ constexpr EmbedView kViews[] = {{"live", "Live bytes"}, {"lifetimes", "Lifetimes
 // The embed key of the open main tab (the exercise's when one is open), "live" when it has none.
 std::string view_of_open_panel(const AppState& s) {
   if (s.active_panel == "Exercises") {
-    const std::string open = open_exercise_name();
+    const std::string open = open_exercise_name(s);
     return open.empty() ? "live" : "exercise:" + open;
   }
   for (const EmbedView& v : kViews)

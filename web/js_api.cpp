@@ -10,6 +10,8 @@
 #include "core/tflite/tflite_import.h"
 #include "web/panel_budget.h"
 #include "web/panel_common.h"
+#include "web/panel_exercise.h"
+#include "core/teach/assignment.h"
 
 #ifdef __EMSCRIPTEN__
 #include <emscripten.h>
@@ -55,6 +57,12 @@ void request_open_board_file() {
 #endif
 }
 
+void request_open_result_files() {
+#ifdef __EMSCRIPTEN__
+  EM_ASM({ if (Module.openResultFiles) Module.openResultFiles(); });
+#endif
+}
+
 void offer_download(const std::string& filename, const std::string& text, const char* type) {
 #ifdef __EMSCRIPTEN__
   EM_ASM({ if (Module.downloadText) Module.downloadText(UTF8ToString($0), UTF8ToString($1), UTF8ToString($2)); },
@@ -68,6 +76,10 @@ void offer_download(const std::string& filename, const std::string& text, const 
 
 bool open_file_bytes(AppState& s, const std::string& file_name, std::string_view bytes) {
   if (looks_like_tflite(bytes)) return load_tflite(s, bytes, file_name.empty() ? "" : human_model_title(file_name));
+  if (is_result_json(bytes)) {  // a student's result: the teacher grades it (web/panel_exercise_teacher.cpp)
+    add_result_file(s, file_name, bytes);
+    return true;
+  }
   if (auto what = non_graph_file_kind(bytes)) {
     s.error = "Not opened: " + (file_name.empty() ? std::string("the file") : file_name) + " looks like " + *what +
               ", not a graph JSON or a .tflite model";

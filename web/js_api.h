@@ -23,6 +23,9 @@ void request_open_graph_file();
 // ap_load_board_json.
 void request_open_board_file();
 
+// Asks the page for students' result files (Exercises > Teacher tools); each comes back through
+// ap_open_file and goes to the grading table.
+void request_open_result_files();
 // Offers `text` as a file download named `filename` with MIME type `type` (browser only).
 void offer_download(const std::string& filename, const std::string& text, const char* type = "application/json");
 

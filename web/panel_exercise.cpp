@@ -27,68 +27,56 @@ const ImVec4 kCorrectColor(0.0f, 0.62f, 0.45f, 1.0f);   // bluish green, with th
 const ImVec4 kNotYetColor(0.84f, 0.37f, 0.0f, 1.0f);    // vermillion, with the words "Not yet"
 constexpr int kHintCost = 3;  // shown on the Hint button; the rule itself lives in core
 
-// One student's work on one exercise.
-struct ExerciseSession {
-  ExerciseProgress progress;
-  std::string draft;   // the answer field
-  AnswerCheck last;    // the last checked answer's result
-  bool checked = false;
-};
-
-struct ExercisesView {
-  std::vector<Exercise> exercises;  // the built-in ones, parsed once
-  std::string error;                // a built-in exercise failed to parse (a bug, shown as text)
-  std::map<std::string, ExerciseSession> sessions;  // by exercise name
-  std::string open;                 // name of the open exercise, "" for none
-  // Classroom (issue 18): an assignment opened from a link replaces the built-in list.
-  std::vector<Exercise> builtin;          // the built-in list, kept to go back to
-  std::optional<Assignment> assignment;   // the open set, if any
-  std::string student;                    // the student's name or number (per-student variants)
-  std::string student_draft;              // the name field
-};
-
-ExercisesView& view() {
-  static ExercisesView v = [] {
-    ExercisesView made;
+const BuiltinExerciseList& builtins(const ExercisePanelState& v) {
+  return v.builtin.get(0, [](BuiltinExerciseList& out) {
     try {
-      made.exercises = builtin_exercises();
-      // A learning path: predict a peak, then find an order, place a tensor, and the cache last.
-      std::stable_sort(made.exercises.begin(), made.exercises.end(),
+      out.exercises = builtin_exercises();
+      // A learning path: predict a peak, then find an order, place a tensor, the cache, the plans.
+      std::stable_sort(out.exercises.begin(), out.exercises.end(),
                        [](const Exercise& a, const Exercise& b) { return a.kind < b.kind; });
-      made.builtin = made.exercises;
     } catch (const std::exception& e) {
-      made.error = e.what();
+      out.error = e.what();
     }
-    return made;
-  }();
-  return v;
+  });
 }
 
-const Exercise* find_exercise(const ExercisesView& v, const std::string& name) {
-  for (const Exercise& ex : v.exercises)
+// The list shown: the open set's questions, else the built-in exercises.
+const std::vector<Exercise>& shown(const ExercisePanelState& v) {
+  return v.assignment ? v.questions : builtins(v).exercises;
+}
+
+const ExerciseProgress& progress_of(const ExercisePanelState& v, const std::string& name) {
+  static const ExerciseProgress kNone;
+  const auto it = v.sessions.find(name);
+  return it == v.sessions.end() ? kNone : it->second.progress;
+}
+
+const Exercise* find_exercise(const ExercisePanelState& v, const std::string& name) {
+  for (const Exercise& ex : shown(v))
     if (ex.name == name) return &ex;
   return nullptr;
 }
 
-int total_score(ExercisesView& v) {
+int total_score(const ExercisePanelState& v) {
   int total = 0;
-  for (const Exercise& ex : v.exercises) total += exercise_score(ex, v.sessions[ex.name].progress);
+  for (const Exercise& ex : shown(v)) total += exercise_score(ex, progress_of(v, ex.name));
   return total;
 }
 
-int total_points(const ExercisesView& v) {
+int total_points(const ExercisePanelState& v) {
   int total = 0;
-  for (const Exercise& ex : v.exercises) total += ex.points;
+  for (const Exercise& ex : shown(v)) total += ex.points;
   return total;
 }
 
 // Opens an exercise; a graph exercise also becomes the app's graph and order.
-void open_exercise(AppState& s, ExercisesView& v, const Exercise& ex) {
+void open_exercise(AppState& s, ExercisePanelState& v, const Exercise& ex) {
   v.open = ex.name;
   if (!ex.uses_graph()) return;
   const bool loaded = ex.graph.example.empty() ? load_graph_json(s, ex.graph.json) : load_example(s, ex.graph.example);
-  // A peak to predict stays off the other panels (they would show the answer) until it is solved.
-  if (loaded && !ex.order.empty() && ex.kind != ExerciseKind::kPredictPeak)
+  // A peak to predict (or the planners' arenas for a budget) stays off the other panels, which
+  // would show the answer, until it is solved.
+  if (loaded && !ex.order.empty() && ex.kind != ExerciseKind::kPredictPeak && ex.kind != ExerciseKind::kFitBudget)
     set_order_csv(s, order_names(ex.graph.graph, ex.order));
 }
 
@@ -105,23 +93,23 @@ void check(ExerciseSession& session, const Exercise& ex) {
 }
 
 // "[done] Place C so the arena is 136 KiB  (8/10)": the text mark says solved, not colour alone.
-std::string list_label(ExercisesView& v, const Exercise& ex) {
-  const ExerciseProgress& p = v.sessions[ex.name].progress;
+std::string list_label(const ExercisePanelState& v, const Exercise& ex) {
+  const ExerciseProgress& p = progress_of(v, ex.name);
   return std::string(p.solved ? "[done] " : "") + ex.title + "  (" + std::to_string(exercise_score(ex, p)) + "/" +
          std::to_string(ex.points) + ")";
 }
 
 // Wide enough for the longest label, but never more than half the panel.
-float list_width(ExercisesView& v) {
+float list_width(ExercisePanelState& v) {
   float widest = ImGui::CalcTextSize("Total: 000 / 000 points").x;
-  for (const Exercise& ex : v.exercises) widest = std::max(widest, ImGui::CalcTextSize(list_label(v, ex).c_str()).x);
+  for (const Exercise& ex : shown(v)) widest = std::max(widest, ImGui::CalcTextSize(list_label(v, ex).c_str()).x);
   const ImGuiStyle& style = ImGui::GetStyle();
   return std::min(widest + 2 * (style.WindowPadding.x + style.FramePadding.x), ImGui::GetContentRegionAvail().x * 0.5f);
 }
 
 // The questions this student gets (a per-student set changes with the name).
-void resolve_assignment(ExercisesView& v) {
-  v.exercises = assignment_exercises(*v.assignment, v.student);
+void resolve_assignment(ExercisePanelState& v) {
+  v.questions = assignment_exercises(*v.assignment, v.student);
   if (!find_exercise(v, v.open)) v.open.clear();
 }
 
@@ -131,14 +119,14 @@ std::string result_file_name(const std::string& student) {
   return "result-" + (name.empty() ? std::string("student") : name) + ".json";
 }
 
-JsonOut result_of(ExercisesView& v) {
+JsonOut result_of(ExercisePanelState& v) {
   std::vector<ExerciseProgress> progress;
-  for (const Exercise& ex : v.exercises) progress.push_back(v.sessions[ex.name].progress);
+  for (const Exercise& ex : shown(v)) progress.push_back(progress_of(v, ex.name));
   return result_json(*v.assignment, v.student, progress);
 }
 
 // Who is answering, and the result file the teacher grades (`arenaplan exercise grade`).
-void draw_assignment_header(AppState& s, ExercisesView& v) {
+void draw_assignment_header(AppState& s, ExercisePanelState& v) {
   ImGui::TextWrapped("%s", v.assignment->title.empty() ? "Assignment" : v.assignment->title.c_str());
   ImGui::SetNextItemWidth(-1);
   ImGui::InputTextWithHint("##student", "your name or number", &v.student_draft);
@@ -154,16 +142,42 @@ void draw_assignment_header(AppState& s, ExercisesView& v) {
   ImGui::Separator();
 }
 
-void draw_list(AppState& s, ExercisesView& v) {
+void draw_list(AppState& s, ExercisePanelState& v) {
   if (v.assignment) draw_assignment_header(s, v);
   ImGui::TextUnformatted("Exercises");
   ImGui::Separator();
-  for (const Exercise& ex : v.exercises) {
+  for (const Exercise& ex : shown(v)) {
     if (ImGui::Selectable((list_label(v, ex) + "##" + ex.name).c_str(), v.open == ex.name)) open_exercise(s, v, ex);
     record_item_rect(s, "exercise.select." + ex.name);
   }
   ImGui::Separator();
   ImGui::Text("Total: %d / %d points", total_score(v), total_points(v));
+}
+
+std::string planner_choices(const Exercise& ex) {
+  std::string out;
+  for (const std::string& p : ex.planners) out += (out.empty() ? "" : ", ") + p;
+  return out;
+}
+
+// Buffers with their offset, size and live steps: the fixed ones of a placement, or a plan's.
+void draw_buffer_table(const char* id, const char* first_header, const JsonOut& rows) {
+  const ImGuiTableFlags flags = ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingFixedFit;
+  if (!ImGui::BeginTable(id, 4, flags)) return;
+  for (const char* h : {first_header, "offset", "size", "live steps"}) ImGui::TableSetupColumn(h);
+  ImGui::TableHeadersRow();
+  for (const JsonOut& b : rows) {
+    ImGui::TableNextRow();
+    ImGui::TableNextColumn();
+    ImGui::TextUnformatted(b["name"].get<std::string>().c_str());
+    ImGui::TableNextColumn();
+    ImGui::TextUnformatted(format_bytes(b["offset"].get<Bytes>()).c_str());
+    ImGui::TableNextColumn();
+    ImGui::TextUnformatted(format_bytes(b["size"].get<Bytes>()).c_str());
+    ImGui::TableNextColumn();
+    ImGui::Text("%d..%d", b["first"].get<int>(), b["last"].get<int>());
+  }
+  ImGui::EndTable();
 }
 
 // What the student is given besides the question: the graph and order, the fixed buffers, the cache.
@@ -183,23 +197,7 @@ void draw_given(const Exercise& ex) {
                   j["graph"].get<std::string>().c_str(), order_names(ex.graph.graph, ex.order).c_str(), ex.tensor.c_str(),
                   format_bytes(j["tensor_bytes"].get<Bytes>()).c_str(), j["tensor_first"].get<int>(),
                   j["tensor_last"].get<int>(), (long long)j["alignment"].get<Bytes>(), format_bytes(ex.limit_bytes).c_str());
-      const ImGuiTableFlags flags = ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingFixedFit;
-      if (ImGui::BeginTable("fixed", 4, flags)) {
-        for (const char* h : {"buffer (fixed)", "offset", "size", "live steps"}) ImGui::TableSetupColumn(h);
-        ImGui::TableHeadersRow();
-        for (const JsonOut& b : j["fixed"]) {
-          ImGui::TableNextRow();
-          ImGui::TableNextColumn();
-          ImGui::TextUnformatted(b["name"].get<std::string>().c_str());
-          ImGui::TableNextColumn();
-          ImGui::TextUnformatted(format_bytes(b["offset"].get<Bytes>()).c_str());
-          ImGui::TableNextColumn();
-          ImGui::TextUnformatted(format_bytes(b["size"].get<Bytes>()).c_str());
-          ImGui::TableNextColumn();
-          ImGui::Text("%d..%d", b["first"].get<int>(), b["last"].get<int>());
-        }
-        ImGui::EndTable();
-      }
+      draw_buffer_table("fixed", "buffer (fixed)", j["fixed"]);
       break;
     }
     case ExerciseKind::kCacheMisses:
@@ -208,6 +206,21 @@ void draw_given(const Exercise& ex) {
                   policy_name(ex.cache.policy),
                   ex.stride ? ("stride s = " + std::to_string(ex.stride)).c_str() : "a list of blocks",
                   (long long)ex.requests);
+      break;
+    case ExerciseKind::kFitBudget:
+      if (ex.planner.empty())
+        ImGui::TextWrapped("Graph %s, order %s; the arena may use %s. Choose among: %s.", j["graph"].get<std::string>().c_str(),
+                           order_names(ex.graph.graph, ex.order).c_str(), format_bytes(ex.limit_bytes).c_str(),
+                           planner_choices(ex).c_str());
+      else
+        ImGui::TextWrapped("Graph %s; the planner is %s and the arena may use %s. Answer with an order of the ops.",
+                           j["graph"].get<std::string>().c_str(), ex.planner.c_str(), format_bytes(ex.limit_bytes).c_str());
+      break;
+    case ExerciseKind::kBrokenRule:
+      ImGui::TextWrapped("Graph %s, order %s. The plan: arena %s, offsets multiples of %lld B; live steps as the plan "
+                         "assumed them.", j["graph"].get<std::string>().c_str(), order_names(ex.graph.graph, ex.order).c_str(),
+                         format_bytes(ex.plan.arena_bytes).c_str(), (long long)j["plan"]["alignment"].get<Bytes>());
+      draw_buffer_table("plan", "buffer", j["plan"]["buffers"]);
       break;
   }
 }
@@ -262,7 +275,7 @@ void draw_score(const ExerciseSession& session, const Exercise& ex) {
                 exercise_worth(ex, p));
 }
 
-void draw_exercise(AppState& s, ExercisesView& v, const Exercise& ex) {
+void draw_exercise(AppState& s, ExercisePanelState& v, const Exercise& ex) {
   ExerciseSession& session = v.sessions[ex.name];
   ImGui::Text("%s", ex.title.c_str());
   ImGui::TextWrapped("%s", ex.question.c_str());
@@ -278,9 +291,14 @@ void draw_exercise(AppState& s, ExercisesView& v, const Exercise& ex) {
 }
 
 void draw_exercises_panel(AppState& s) {
-  ExercisesView& v = view();
-  if (!v.error.empty()) {
-    ImGui::TextColored(kColorError, "Refused: %s", v.error.c_str());
+  ExercisePanelState& v = s.exercise;
+  if (!builtins(v).error.empty()) {
+    ImGui::TextColored(kColorError, "Refused: %s", builtins(v).error.c_str());
+    return;
+  }
+  if (s.embed_view.empty()) draw_teacher_toggle(s);  // an embed shows the student's view only
+  if (v.teacher && s.embed_view.empty()) {
+    draw_teacher_tools(s);
     return;
   }
   ImGui::BeginChild("exercise_list", ImVec2(list_width(v), 0), true);
@@ -294,21 +312,23 @@ void draw_exercises_panel(AppState& s) {
   ImGui::EndChild();
 }
 
-JsonOut export_exercises(const AppState&) {
-  ExercisesView& v = view();
+JsonOut export_exercises(const AppState& s) {
+  const ExercisePanelState& v = s.exercise;
   JsonOut out = {{"open", v.open}, {"total_score", total_score(v)}, {"total_points", total_points(v)}};
   JsonOut scores = JsonOut::object();
-  for (const Exercise& ex : v.exercises) scores[ex.name] = exercise_score(ex, v.sessions[ex.name].progress);
+  for (const Exercise& ex : shown(v)) scores[ex.name] = exercise_score(ex, progress_of(v, ex.name));
   out["scores"] = std::move(scores);
   if (v.assignment) {
     JsonOut questions = JsonOut::array();
-    for (const Exercise& q : v.exercises) questions.push_back({{"name", q.name}, {"question", q.question}});
+    for (const Exercise& q : shown(v)) questions.push_back({{"name", q.name}, {"question", q.question}});
     out["assignment"] = {{"title", v.assignment->title}, {"set_hash", assignment_hash(*v.assignment)},
                          {"student", v.student}, {"questions", std::move(questions)}};
   }
+  out["teacher"] = teacher_json(s);
   const Exercise* ex = find_exercise(v, v.open);
   if (!ex) return out;
-  const ExerciseSession& session = v.sessions[ex->name];
+  const auto found = v.sessions.find(ex->name);
+  const ExerciseSession session = found == v.sessions.end() ? ExerciseSession() : found->second;
   out["kind"] = exercise_kind_name(ex->kind);
   out["progress"] = progress_json(session.progress);
   out["score"] = exercise_score(*ex, session.progress);
@@ -318,26 +338,26 @@ JsonOut export_exercises(const AppState&) {
   out["checked"] = session.checked;
   out["correct"] = session.checked && session.last.correct;
   out["feedback"] = session.checked ? session.last.feedback : "";
-  const size_t shown = session.progress.solved ? ex->hints.size() : size_t(session.progress.hints_shown);
-  out["hints"] = std::vector<std::string>(ex->hints.begin(), ex->hints.begin() + std::min(shown, ex->hints.size()));
+  const size_t hints = session.progress.solved ? ex->hints.size() : size_t(session.progress.hints_shown);
+  out["hints"] = std::vector<std::string>(ex->hints.begin(), ex->hints.begin() + std::min(hints, ex->hints.size()));
   return out;
 }
 
 // The open exercise and every exercise's progress (with its last checked answer, so the feedback
 // comes back). The graph and order travel in the link itself, so loading does not reload them.
-JsonOut save_exercises(const AppState&) {
-  ExercisesView& v = view();
+JsonOut save_exercises(const AppState& s) {
+  const ExercisePanelState& v = s.exercise;
   JsonOut progress = JsonOut::object();
-  for (const Exercise& ex : v.exercises) {
-    const ExerciseProgress& p = v.sessions[ex.name].progress;
+  for (const Exercise& ex : shown(v)) {
+    const ExerciseProgress& p = progress_of(v, ex.name);
     if (p.attempts > 0 || p.hints_shown > 0) progress[ex.name] = progress_json(p);
   }
   return {{"open", v.open}, {"progress", std::move(progress)}};
 }
 
-void load_exercises(AppState&, const JsonOut& j) {
+void load_exercises(AppState& s, const JsonOut& j) {
   const std::string where = "share link /panels/exercise";
-  ExercisesView& v = view();
+  ExercisePanelState& v = s.exercise;
   if (!j.is_object()) throw InputError(where, "expected an object");
   for (auto it = j.begin(); it != j.end(); ++it)
     if (it.key() != "open" && it.key() != "progress") throw InputError(where + "/" + it.key(), "unknown key");
@@ -367,12 +387,12 @@ void load_exercises(AppState&, const JsonOut& j) {
 
 }  // namespace
 
-void open_assignment(AppState&, const JsonOut& set) {
-  ExercisesView& v = view();
+void open_assignment(AppState& s, const JsonOut& set) {
+  ExercisePanelState& v = s.exercise;
   if (set.is_null()) {
     if (!v.assignment) return;
     v.assignment.reset();
-    v.exercises = v.builtin;
+    v.questions.clear();
   } else {
     Assignment parsed;
     try {
@@ -389,16 +409,16 @@ void open_assignment(AppState&, const JsonOut& set) {
 }
 
 void open_exercise_by_name(AppState& s, const std::string& name) {
-  ExercisesView& v = view();
+  ExercisePanelState& v = s.exercise;
   const Exercise* ex = find_exercise(v, name);
   if (!ex) throw InputError("share link /embed", "no exercise named \"" + name + "\" in this link");
   open_exercise(s, v, *ex);
 }
 
-std::string open_exercise_name() { return view().open; }
+std::string open_exercise_name(const AppState& s) { return s.exercise.open; }
 
-JsonOut current_assignment() {
-  const ExercisesView& v = view();
+JsonOut current_assignment(const AppState& s) {
+  const ExercisePanelState& v = s.exercise;
   return v.assignment ? assignment_json(*v.assignment) : JsonOut();
 }
 

@@ -1,6 +1,11 @@
-// The Exercises panel's entry points for share links (web/share_link.cpp): a link that carries an
-// assignment (core/teach/assignment.h) replaces the built-in list by the set's questions.
+// The Exercises panel's entry points for share links (web/share_link.cpp) and opened files
+// (web/js_api.cpp): a link that carries an assignment (core/teach/assignment.h) replaces the
+// built-in list by the set's questions; a result file opened or dropped on the page goes to the
+// teacher tools' grading. The panel's state is AppState::exercise (web/panel_exercise_state.h).
 #pragma once
+
+#include <string>
+#include <string_view>
 
 #include "core/graph/report.h"
 #include "web/app.h"
@@ -11,10 +16,21 @@ namespace arenaplan::web {
 // built-in exercises. Throws InputError for a set core refuses (the link is then refused).
 void open_assignment(AppState& s, const JsonOut& set);
 // The open set, null when the panel shows the built-in exercises.
-JsonOut current_assignment();
+JsonOut current_assignment(const AppState& s);
 // Opens an exercise of the current list (an embed "exercise:NAME"); throws InputError when absent.
 void open_exercise_by_name(AppState& s, const std::string& name);
 // The open exercise's name, "" for none.
-std::string open_exercise_name();
+std::string open_exercise_name(const AppState& s);
+
+// A student's result file (arenaplan-result) for the teacher's grading table: added to the
+// files graded (a file of the same name replaces the earlier one) and the teacher tools opened.
+void add_result_file(AppState& s, const std::string& file_name, std::string_view text);
+
+// ---- Between the panel's two files (panel_exercise.cpp, panel_exercise_teacher.cpp) ----
+void draw_teacher_toggle(AppState& s);
+void draw_teacher_tools(AppState& s);
+// {"builder": set, "builder_hash", "builder_link", "error", "files", "grading": class_report_json,
+// "grading_text": class_report_text}: what the teacher tools show, for browser tests.
+JsonOut teacher_json(const AppState& s);
 
 }  // namespace arenaplan::web

@@ -31,7 +31,7 @@ ShareState capture(const AppState& s) {
   st.current_step = s.step;
   st.panel = s.active_panel;
   st.embed = s.embed_view;
-  st.assignment = current_assignment();  // before the sections: their progress names its exercises
+  st.assignment = current_assignment(s);  // before the sections: their progress names its exercises
   for (const ShareSection& sec : share_section_registry()) st.panels[sec.key] = sec.save(s);
   return st;
 }

@@ -8,6 +8,7 @@
 #include "core/graph/json_read.h"
 #include "core/teach/detail/exercise_internal.h"
 #include "core/teach/detail/seeded_rng.h"
+#include "core/teach/share.h"
 
 namespace arenaplan {
 
@@ -60,16 +61,6 @@ AssignmentEntry read_entry(const Json& j, const std::string& where) {
   return e;
 }
 
-const char* generator_name(ExerciseKind kind) {
-  switch (kind) {
-    case ExerciseKind::kPredictPeak: return "predict-peak";
-    case ExerciseKind::kFindOrder: return "find-order";
-    case ExerciseKind::kPlaceTensor: return "place-tensor";
-    case ExerciseKind::kCacheMisses: return "cache-misses";
-  }
-  return "?";
-}
-
 Exercise resolve(const Assignment& a, const AssignmentEntry& e, std::string_view student) {
   switch (e.source) {
     case AssignmentEntry::Source::kBuiltin: return parse_exercise_json(*find_example(e.builtin));
@@ -113,7 +104,7 @@ JsonOut assignment_json(const Assignment& a) {
       case AssignmentEntry::Source::kInline: list.push_back({{"exercise", JsonOut::parse(e.json)}}); break;
       case AssignmentEntry::Source::kGenerated:
         list.push_back({{"generate",
-                         {{"kind", generator_name(e.spec.kind)}, {"difficulty", e.spec.difficulty}, {"seed", e.spec.seed}}}});
+                         {{"kind", generator_kind_name(e.spec.kind)}, {"difficulty", e.spec.difficulty}, {"seed", e.spec.seed}}}});
         break;
     }
   }
@@ -122,6 +113,19 @@ JsonOut assignment_json(const Assignment& a) {
 }
 
 std::string assignment_hash(const Assignment& a) { return hash_hex(stable_hash(assignment_json(a).dump())); }
+
+std::string assignment_link_fragment(const Assignment& a) {
+  ShareState state;
+  state.example = "two_branch";  // the page needs a graph; the set brings its own per exercise
+  state.panel = "Exercises";
+  state.assignment = assignment_json(a);
+  return encode_share_fragment(state);
+}
+
+bool is_result_json(std::string_view text) {
+  const auto doc = nlohmann::json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
+  return doc.is_object() && doc.contains("format") && doc["format"].is_string() && doc["format"] == kResultFormat;
+}
 
 std::string normalize_student(std::string_view student) {
   std::string out;
@@ -163,7 +167,8 @@ JsonOut result_json(const Assignment& a, std::string_view student, const std::ve
     score += s;
     max_score += exercises[i].points;
     answers.push_back({{"exercise", exercises[i].name}, {"answer", p.last_answer}, {"attempts", p.attempts},
-                       {"wrong", p.wrong}, {"hints_shown", p.hints_shown}, {"solved", p.solved}, {"score", s}});
+                       {"wrong", p.wrong}, {"hints_shown", p.hints_shown}, {"solved", p.solved}, {"score", s},
+                       {"log", p.log}});
   }
   return {{"format", kResultFormat}, {"version", 1},          {"student", std::string(student)},
           {"set_hash", assignment_hash(a)}, {"set", assignment_json(a)}, {"score", score},
@@ -189,11 +194,14 @@ void grade_one(const Json& doc, const Assignment& set, GradedStudent& row) {
     const std::string where = ptr("/answers", i);
     const Json& rec = answers[i];
     if (!rec.is_object()) throw InputError(where, "expected an answer record, found " + kind_of(rec));
-    expect_keys(rec, where, {"exercise", "answer", "attempts", "wrong", "hints_shown", "solved", "score"});
+    expect_keys(rec, where, {"exercise", "answer", "attempts", "wrong", "hints_shown", "solved", "score", "log"});
     if (get_string(require(rec, "exercise", where), ptr(where, "exercise")) != ex.name)
       throw InputError(ptr(where, "exercise"), "expected " + ex.name + " (the set's exercise " + std::to_string(i + 1) + ")");
     JsonOut progress = JsonOut::object();
-    for (const char* key : {"attempts", "wrong", "hints_shown", "solved"})
+    // Every attempt's answer is in the log and core replays them all: the counts must be what the
+    // answers give (progress_from_json), so lowering them by hand is caught.
+    if (!rec.contains("log")) throw InputError(ptr(where, "log"), "missing: the attempt log (every answer checked, in order)");
+    for (const char* key : {"attempts", "wrong", "hints_shown", "solved", "log"})
       if (rec.contains(key)) progress[key] = rec[key];
     progress["last_answer"] = rec.contains("answer") ? get_string(rec["answer"], ptr(where, "answer")) : "";
     const ExerciseProgress p = progress_from_json(progress, ex, where);

@@ -17,12 +17,15 @@
 //   { "format": "arenaplan-result", "version": 1, "student": "Ada", "set_hash": "16 hex digits",
 //     "set": { ...the set file... }, "score": 18, "max_score": 30,
 //     "answers": [ {"exercise": name, "answer", "attempts", "wrong", "hints_shown", "solved",
-//                   "score"} ] }   // one per exercise, in the set's order
+//                   "score", "log": [every answer checked, in order]} ] }   // one per exercise, in order
 //
 // Grading trusts nothing in a result but the answers: it recomputes the questions from the set
-// (and the student), checks every final answer with check_answer, recomputes every score with
+// (and the student), replays every logged attempt with check_answer (the attempt and wrong
+// counts, "solved" and the last answer must be what the log gives), recomputes every score with
 // exercise_score, and rejects a result whose set hash differs from the teacher's set, whose
-// claimed "solved" an answer does not back, or whose scores do not add up.
+// claimed "solved" an answer does not back, or whose scores do not add up. What it cannot see
+// without a server: log entries deleted together with matching counts, hints taken and not
+// recorded, answers found elsewhere (README, "What a result file proves").
 #pragma once
 
 #include <string>
@@ -67,6 +70,13 @@ std::string normalize_student(std::string_view student);
 uint64_t student_seed(const Assignment& a, const AssignmentEntry& e, std::string_view student);
 // The questions, in order, as this student gets them.
 std::vector<Exercise> assignment_exercises(const Assignment& a, std::string_view student);
+
+// The share-link fragment (without '#') that opens the set in the playground's Exercises panel:
+// `arenaplan exercise link` and the page's "Copy assignment link".
+std::string assignment_link_fragment(const Assignment& a);
+
+// True when the text is a JSON object whose "format" is "arenaplan-result" (never throws).
+bool is_result_json(std::string_view text);
 
 // A student's result file for `progress` (one record per exercise, in order; throws
 // std::invalid_argument when the count differs).

@@ -288,6 +288,13 @@ AnswerCheck check_cache(const Exercise& ex, std::string_view answer) {
                      ". Walk the requests one by one and write down the cache lines after each."};
 }
 
+AnswerCheck check_fit_budget(const Exercise& ex, std::string_view answer) {
+  if (ex.planner.empty()) return check_fit_planner(ex, answer);
+  const OrderAnswer a = read_order_answer(ex.graph.graph, answer);
+  if (!a.order) return {false, a.why};
+  return check_fit_order(ex, *a.order);
+}
+
 }  // namespace
 
 AnswerCheck check_answer(const Exercise& ex, std::string_view answer) {
@@ -297,6 +304,8 @@ AnswerCheck check_answer(const Exercise& ex, std::string_view answer) {
     case ExerciseKind::kFindOrder: return check_find_order(ex, answer);
     case ExerciseKind::kPlaceTensor: return check_place(ex, answer);
     case ExerciseKind::kCacheMisses: return check_cache(ex, answer);
+    case ExerciseKind::kFitBudget: return check_fit_budget(ex, answer);
+    case ExerciseKind::kBrokenRule: return check_broken_rule(ex, answer);
   }
   return {false, "unknown exercise kind"};
 }
@@ -308,7 +317,15 @@ AnswerCheck submit_answer(const Exercise& ex, ExerciseProgress& progress, std::s
   if (!check.correct) progress.wrong = std::min(progress.wrong + 1, kMaxCount);
   progress.solved = check.correct;
   progress.last_answer = utf8_prefix(answer, kMaxAnswerChars);
+  progress.log.push_back(progress.last_answer);
   return check;
+}
+
+ExerciseProgress replay_attempts(const Exercise& ex, const std::vector<std::string>& log, int hints_shown) {
+  ExerciseProgress p;
+  p.hints_shown = hints_shown;
+  for (const std::string& answer : log) submit_answer(ex, p, answer);
+  return p;
 }
 
 bool take_hint(const Exercise& ex, ExerciseProgress& progress) {

@@ -41,6 +41,26 @@
 //                 associative, default). Answer: a whole number. Correct iff it equals CacheLab's
 //                 miss count after `requests` requests.
 //
+//   fit_budget    graph, budget (size: the bytes the arena may use), and either
+//                   planners (optional, default every interactive planner) with order (optional,
+//                   default the file order): Answer: one of the planners. Correct iff
+//                   plan_graph(graph, order, planner)'s verified arena is at most budget; or
+//                   planner (one name): Answer: an order. Correct iff it is a valid order and that
+//                   planner's verified arena for it is at most budget.
+//                 Only the registry's interactive planners may be named (naive, linear,
+//                 tflm-greedy, portfolio): they have no time limit, so every machine plans alike.
+//                 Parsing refuses a budget no choice meets (orders: among the file order, the
+//                 peak-optimal order and a fixed sample of orders, fit_budget_candidate_orders).
+//   broken_rule   graph, order (optional, default the file order), plan: {"arena_bytes",
+//                 "buffers": [{"name", "offset", "size" (optional, must match), "first", "last"
+//                 (optional: the lifetime the plan assumed, default the true one)}]}: the
+//                 `arenaplan layout --json` shape. Answer: the broken rule and the tensor(s) it
+//                 concerns ("overlap B D", "freed-early C", "alignment E", "arena-end F"). The truth
+//                 comes from verify_plan on the true lifetimes and on the plan's own lifetimes: an
+//                 overlap the plan's own lifetimes do not see is "freed-early" (the plan ends a
+//                 tensor's life before its last reader runs). Parsing refuses a plan that breaks
+//                 no rule or more than one (every buffer and every pair checked by verify_plan).
+//
 // Feedback on a wrong answer explains what the student's own answer leads to (too high / too low,
 // the peak of their order and which buffers make it, the buffer their placement collides with)
 // and never states the expected value.
@@ -62,9 +82,9 @@
 
 namespace arenaplan {
 
-enum class ExerciseKind { kPredictPeak, kFindOrder, kPlaceTensor, kCacheMisses };
+enum class ExerciseKind { kPredictPeak, kFindOrder, kPlaceTensor, kCacheMisses, kFitBudget, kBrokenRule };
 
-// "predict_peak", "find_order", "place_tensor", "cache_misses".
+// "predict_peak", "find_order", "place_tensor", "cache_misses", "fit_budget", "broken_rule".
 const char* exercise_kind_name(ExerciseKind kind);
 
 // What an answer of this kind looks like, for input hints: "a size, like 100 KiB or 102400".
@@ -84,6 +104,29 @@ struct ExercisePlacement {
   std::vector<Bytes> offsets;  // per buffer: the fixed offsets (offsets[placed] is unused)
   bool from_plan = false;      // the offsets came from a verified optimal plan ("fixed": "from_plan")
 };
+
+// broken_rule: a plan to judge, against the true lifetimes and against the ones it assumed.
+struct ExercisePlanUnderTest {
+  LayoutProblem problem;       // layout_problem(graph, analyze_lifetimes(graph, order)): the truth
+  LayoutProblem stated;        // the same buffers with the plan's own first/last steps
+  std::vector<Bytes> offsets;  // the plan's offsets, per buffer
+  Bytes arena_bytes = 0;       // the arena the plan claims
+};
+
+// The rules a broken_rule answer names.
+enum class BrokenRule { kOverlap, kFreedEarly, kAlignment, kArenaEnd };
+// "overlap", "freed-early", "alignment", "arena-end".
+const char* broken_rule_name(BrokenRule rule);
+
+// What is wrong with a plan, from the verifier: the rule and the buffers (indices into
+// problem.buffers) it concerns; nullopt-like `ok` when the plan breaks no rule.
+struct PlanDiagnosis {
+  bool ok = true;
+  BrokenRule rule = BrokenRule::kOverlap;
+  std::vector<int> buffers;  // overlap: both; freed-early: the one freed early first, then the other
+  std::string message;       // the verifier's message
+};
+PlanDiagnosis diagnose_plan(const ExercisePlanUnderTest& plan);
 
 struct Exercise {
   std::string name;
@@ -107,9 +150,19 @@ struct Exercise {
   std::vector<Block> blocks;  // the requests when stride == 0
   int64_t requests = 0;
 
+  // fit_budget (limit_bytes is the budget; order is the fixed order when the answer is a planner).
+  std::string planner;                // the planner that places, when the answer is an order
+  std::vector<std::string> planners;  // the choices, when the answer is a planner
+
+  // broken_rule (order is the order the plan was made for).
+  ExercisePlanUnderTest plan;
+
   JsonOut generator;  // {"kind", "difficulty", "seed"} of a generated exercise, else null
 
   bool uses_graph() const { return kind != ExerciseKind::kCacheMisses; }
+  bool answer_is_order() const {
+    return kind == ExerciseKind::kFindOrder || (kind == ExerciseKind::kFitBudget && !planner.empty());
+  }
 };
 
 // Limits: a file bigger than this or with more hints is refused. A cache exercise is a classroom
@@ -144,7 +197,14 @@ struct ExerciseProgress {
   int hints_shown = 0;   // hints taken before solving
   bool solved = false;
   std::string last_answer;  // the last answer checked, so its feedback can be recomputed
+  // Every answer checked, in order (the attempt log): a grader recomputes each one, so counts
+  // lowered by hand no longer match it (replay_attempts). Entries are cut to 1000 bytes.
+  std::vector<std::string> log;
 };
+
+// The progress the attempt log leads to: each entry submitted in turn, `hints_shown` kept. An
+// entry after the correct answer is not counted (so attempts < log.size() betrays it).
+ExerciseProgress replay_attempts(const Exercise& ex, const std::vector<std::string>& log, int hints_shown);
 
 // Checks an answer and records it in `progress` (not counted once solved).
 AnswerCheck submit_answer(const Exercise& ex, ExerciseProgress& progress, std::string_view answer);
@@ -158,11 +218,12 @@ int exercise_worth(const Exercise& ex, const ExerciseProgress& progress);
 // The score: exercise_worth when solved, else 0 (see the rule at the top of this file).
 int exercise_score(const Exercise& ex, const ExerciseProgress& progress);
 
-// {"attempts", "wrong", "hints_shown", "solved", "last_answer"}: a progress record (share links).
+// {"attempts", "wrong", "hints_shown", "solved", "last_answer", "log"}: a progress record (share links).
 JsonOut progress_json(const ExerciseProgress& progress);
 // Reads a record written by progress_json for `ex`; throws InputError(where + "/key", ...) for a
 // record that could not have come from playing it (more wrong answers than attempts, more hints
-// than the exercise has, ...).
+// than the exercise has, counts the attempt log does not give when core replays it, ...). A record
+// without "log" (written before attempt logs existed) is read with counts only.
 ExerciseProgress progress_from_json(const JsonOut& j, const Exercise& ex, const std::string& where);
 
 // The exercise as the CLI and the UI show it: {"name", "title", "question", "kind", "points",
@@ -171,7 +232,8 @@ ExerciseProgress progress_from_json(const JsonOut& j, const Exercise& ex, const 
 // and, for both, "peak_bound_bytes" with "peak_bound_inclusive",
 // "tensor", "tensor_bytes", "tensor_first", "tensor_last", "alignment", "arena_at_most_bytes",
 // "fixed": [{"name", "offset", "size", "first", "last"}], "capacity", "ways", "policy", "stride" or
-// "blocks", "requests"}. Never the expected answer.
+// "blocks", "requests", "budget_bytes", "planner" or "planners", "plan": {"arena_bytes",
+// "alignment", "buffers": [{"name", "offset", "size", "first", "last"}]}}. Never the expected answer.
 JsonOut exercise_json(const Exercise& ex);
 
 }  // namespace arenaplan

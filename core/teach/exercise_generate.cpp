@@ -8,8 +8,10 @@
 #include "core/graph/graph_json.h"
 #include "core/graph/report.h"
 #include "core/layout/layout.h"
+#include "core/layout/pipeline.h"
 #include "core/schedule/schedule.h"
 #include "core/schedule/schedule_generators.h"
+#include "core/teach/detail/exercise_draft.h"
 #include "core/teach/detail/exercise_internal.h"
 #include "core/teach/detail/seeded_rng.h"
 
@@ -39,6 +41,8 @@ constexpr KindSpelling kSpellings[] = {
     {ExerciseKind::kFindOrder, "find-order", "Find an order that fits"},
     {ExerciseKind::kPlaceTensor, "place-tensor", "Place a tensor"},
     {ExerciseKind::kCacheMisses, "cache-misses", "Count the cache misses"},
+    {ExerciseKind::kFitBudget, "fit-budget", "Fit the budget"},
+    {ExerciseKind::kBrokenRule, "broken-rule", "Spot the broken rule"},
 };
 
 const KindSpelling& spelling(ExerciseKind kind) {
@@ -46,14 +50,6 @@ const KindSpelling& spelling(ExerciseKind kind) {
     if (k.kind == kind) return k;
   throw std::logic_error("exercise kind without a generator");
 }
-
-// What one attempt produced: the kind's parameters and question, or nothing (a trivial draw).
-struct Draft {
-  JsonOut params = JsonOut::object();
-  std::string question;
-  std::vector<std::string> hints;
-  std::string reference_answer;
-};
 
 // ---- graphs ---------------------------------------------------------------------------------------
 
@@ -107,35 +103,15 @@ Graph dress_graph(Graph g, int difficulty, SeededRng& rng, const std::string& na
   return g;
 }
 
-// A uniformly drawn ready op at each step: a valid order, the same on every platform.
-Schedule draw_order(const Graph& g, SeededRng& rng) {
-  const auto preds = op_predecessors(g);
-  std::vector<int> missing(g.ops.size());
-  std::vector<std::vector<OpId>> succs(g.ops.size());
-  for (size_t o = 0; o < g.ops.size(); ++o) {
-    missing[o] = static_cast<int>(preds[o].size());
-    for (OpId p : preds[o]) succs[p].push_back(static_cast<OpId>(o));
-  }
-  std::vector<OpId> ready;
-  for (size_t o = 0; o < g.ops.size(); ++o)
-    if (missing[o] == 0) ready.push_back(static_cast<OpId>(o));
-  Schedule order;
-  while (!ready.empty()) {
-    const size_t i = static_cast<size_t>(rng.below(static_cast<int64_t>(ready.size())));
-    const OpId o = ready[i];
-    ready.erase(ready.begin() + static_cast<std::ptrdiff_t>(i));
-    order.push_back(o);
-    for (OpId s : succs[o])
-      if (--missing[s] == 0) ready.push_back(s);
-  }
-  return order;
-}
+}  // namespace
 
-JsonOut names_json(const Graph& g, const Schedule& order) {
+JsonOut exercise_detail::names_json(const Graph& g, const Schedule& order) {
   JsonOut out = JsonOut::array();
   for (OpId o : order) out.push_back(g.ops[o].name);
   return out;
 }
+
+namespace {
 
 // ---- one draft per kind --------------------------------------------------------------------------
 
@@ -181,10 +157,11 @@ bool overlaps(const LayoutBuffer& a, const LayoutBuffer& b) { return a.first <= 
 
 std::optional<Draft> draft_place_tensor(const Graph& g, int difficulty, SeededRng& rng) {
   const Schedule order = difficulty <= 2 ? g.file_order() : draw_order(g, rng);
-  const LiveAnalysis live = analyze_lifetimes(g, order);
+  const GraphPlan made = plan_graph(g, order, {.planner = "tflm-greedy"});
+  const LiveAnalysis& live = made.live;
+  const ArenaPlan& plan = made.plan;
   ExercisePlacement p;
-  p.problem = layout_problem(g, live);
-  const ArenaPlan plan = plan_arena(p.problem, {.planner = "tflm-greedy"});
+  p.problem = made.problem;
   // Candidates: tensors that share their lifetime with others, so placing them takes a look.
   std::vector<int> candidates;
   for (size_t i = 0; i < live.buffers.size(); ++i) {
@@ -311,6 +288,8 @@ std::optional<Draft> draft(const GeneratorSpec& spec, SeededRng& rng, const std:
     case ExerciseKind::kPredictPeak: return draft_predict_peak(g, spec.difficulty, rng);
     case ExerciseKind::kFindOrder: return draft_find_order(g, spec.difficulty);
     case ExerciseKind::kPlaceTensor: return draft_place_tensor(g, spec.difficulty, rng);
+    case ExerciseKind::kFitBudget: return draft_fit_budget(g, spec.difficulty, rng);
+    case ExerciseKind::kBrokenRule: return draft_broken_rule(g, spec.difficulty, rng);
     case ExerciseKind::kCacheMisses: break;
   }
   return std::nullopt;
@@ -320,7 +299,8 @@ std::optional<Draft> draft(const GeneratorSpec& spec, SeededRng& rng, const std:
 
 const std::vector<ExerciseKind>& generated_kinds() {
   static const std::vector<ExerciseKind> kinds = {ExerciseKind::kPredictPeak, ExerciseKind::kFindOrder,
-                                                  ExerciseKind::kPlaceTensor, ExerciseKind::kCacheMisses};
+                                                  ExerciseKind::kPlaceTensor, ExerciseKind::kCacheMisses,
+                                                  ExerciseKind::kFitBudget,   ExerciseKind::kBrokenRule};
   return kinds;
 }
 
@@ -328,8 +308,10 @@ ExerciseKind exercise_kind_from_name(std::string_view name, const std::string& w
   for (const KindSpelling& k : kSpellings)
     if (name == k.cli || name == exercise_kind_name(k.kind)) return k.kind;
   throw InputError(where, "unknown kind \"" + std::string(name) +
-                              "\"; expected predict-peak, find-order, place-tensor or cache-misses");
+                              "\"; expected predict-peak, find-order, place-tensor, cache-misses, fit-budget or broken-rule");
 }
+
+const char* generator_kind_name(ExerciseKind kind) { return spelling(kind).cli; }
 
 uint64_t stable_hash(std::string_view text) {
   uint64_t h = 0xcbf29ce484222325ull;

@@ -12,7 +12,9 @@
 // can be typed as "ABDC", each tensor named after the op that makes it, sizes redrawn as round
 // multiples of 8 or 16 KiB so the answer needs thought about lifetimes rather than arithmetic.
 // A draw that would make a trivial question (the file order already meets the bound, every
-// request misses) is replaced by the next attempt's draw, deterministically.
+// request misses, every planner fits the budget, an injected violation that is not the only one)
+// is replaced by the next attempt's draw, deterministically. fit-budget and broken-rule plan with
+// the interactive planners only (no time limit), so their questions too are the same everywhere.
 //
 // Every generated exercise is parsed back with parse_exercise_json (which proves an answer
 // exists) and its reference answer is checked by check_answer before it is returned; a failure
@@ -51,6 +53,9 @@ const std::vector<ExerciseKind>& generated_kinds();
 // "predict-peak" or "predict_peak" (either spelling), ...; throws InputError(where, ...) naming
 // the kinds otherwise.
 ExerciseKind exercise_kind_from_name(std::string_view name, const std::string& where);
+
+// "predict-peak", "find-order", ...: the generator's spelling of a kind (the CLI's --kind).
+const char* generator_kind_name(ExerciseKind kind);
 
 // Throws InputError for a difficulty or seed out of range.
 GeneratedExercise generate_exercise(const GeneratorSpec& spec);

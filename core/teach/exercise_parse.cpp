@@ -8,6 +8,7 @@
 #include "core/graph/examples.h"
 #include "core/graph/graph_json.h"
 #include "core/graph/json_read.h"
+#include "core/layout/pipeline.h"
 #include "core/schedule/schedule.h"
 #include "core/teach/detail/exercise_internal.h"
 #include "core/teach/exercise.h"
@@ -24,6 +25,35 @@ int64_t get_int_in(const Json& j, const std::string& where, int64_t lo, int64_t 
     throw InputError(where, "expected an integer in [" + std::to_string(lo) + ", " + std::to_string(hi) + "], found " +
                                 std::to_string(v));
   return v;
+}
+
+Bytes get_size_bytes(const Json& j, const std::string& where, bool allow_zero) {
+  Bytes b = 0;
+  if (j.is_string()) b = parse_byte_size(j.get<std::string>(), where);
+  else if (j.is_number_integer() || j.is_number_unsigned()) b = get_int(j, where);
+  else throw InputError(where, "expected a byte count (integer or \"16KiB\"), found " + kind_of(j));
+  if (b < 0 || (b == 0 && !allow_zero)) throw InputError(where, allow_zero ? "cannot be negative" : "must be positive");
+  return b;
+}
+
+// ["A", "B"] or "A,B": a valid order of `g`.
+Schedule read_order_at(const Graph& g, const Json& j, const std::string& where) {
+  std::string csv;
+  if (j.is_string()) {
+    csv = j.get<std::string>();
+  } else if (j.is_array()) {
+    for (size_t i = 0; i < j.size(); ++i) {
+      if (i) csv += ',';
+      csv += get_string(j[i], ptr(where, i));
+    }
+  } else {
+    throw InputError(where, "expected an array of op names or \"A,B,C\", found " + kind_of(j));
+  }
+  try {
+    return parse_order(g, csv);
+  } catch (const InputError& e) {
+    throw InputError(where, message_of(e));
+  }
 }
 
 bool live_together(const LayoutBuffer& a, const LayoutBuffer& b) { return a.first <= b.last && b.first <= a.last; }
@@ -78,18 +108,11 @@ constexpr KindInfo kKinds[] = {
     {ExerciseKind::kFindOrder, "find_order", "an order of op names, like A,B,C"},
     {ExerciseKind::kPlaceTensor, "place_tensor", "an offset, like 32 KiB or 32768"},
     {ExerciseKind::kCacheMisses, "cache_misses", "a whole number, like 5"},
+    {ExerciseKind::kFitBudget, "fit_budget", "a planner name (like portfolio) or an order (like A,B,C)"},
+    {ExerciseKind::kBrokenRule, "broken_rule", "a rule and its tensor(s), like overlap B D"},
 };
 
 // ---- reading the file ----------------------------------------------------------------------------
-
-Bytes get_size(const Json& j, const std::string& where, bool allow_zero) {
-  Bytes b = 0;
-  if (j.is_string()) b = parse_byte_size(j.get<std::string>(), where);
-  else if (j.is_number_integer() || j.is_number_unsigned()) b = get_int(j, where);
-  else throw InputError(where, "expected a byte count (integer or \"16KiB\"), found " + kind_of(j));
-  if (b < 0 || (b == 0 && !allow_zero)) throw InputError(where, allow_zero ? "cannot be negative" : "must be positive");
-  return b;
-}
 
 std::string get_text(const Json& j, const std::string& where) {
   std::string s = get_string(j, where);
@@ -100,7 +123,7 @@ std::string get_text(const Json& j, const std::string& where) {
 ExerciseKind kind_from_name(const std::string& name, const std::string& where) {
   for (const KindInfo& k : kKinds)
     if (name == k.name) return k.kind;
-  throw InputError(where, "unknown kind \"" + name + "\"; expected predict_peak, find_order, place_tensor or cache_misses");
+  throw InputError(where, "unknown kind \"" + name + "\"; expected predict_peak, find_order, place_tensor, cache_misses, fit_budget or broken_rule");
 }
 
 // Unknown keys are refused with the list of keys this kind takes.
@@ -117,6 +140,10 @@ void expect_kind_keys(const Json& doc, ExerciseKind kind) {
     case ExerciseKind::kCacheMisses:
       expect_keys(doc, "", {AP_EXERCISE_COMMON, "capacity", "ways", "policy", "stride", "blocks", "requests"});
       break;
+    case ExerciseKind::kFitBudget:
+      expect_keys(doc, "", {AP_EXERCISE_COMMON, "graph", "budget", "order", "planners", "planner"});
+      break;
+    case ExerciseKind::kBrokenRule: expect_keys(doc, "", {AP_EXERCISE_COMMON, "graph", "order", "plan"}); break;
   }
 #undef AP_EXERCISE_COMMON
 }
@@ -141,26 +168,6 @@ ExerciseGraph read_graph(const Json& j, const std::string& where) {
     throw InputError(nested(where, e.where()), message_of(e));
   }
   return out;
-}
-
-// ["A", "B"] or "A,B": a valid order of `g`.
-Schedule read_order(const Graph& g, const Json& j, const std::string& where) {
-  std::string csv;
-  if (j.is_string()) {
-    csv = j.get<std::string>();
-  } else if (j.is_array()) {
-    for (size_t i = 0; i < j.size(); ++i) {
-      if (i) csv += ',';
-      csv += get_string(j[i], ptr(where, i));
-    }
-  } else {
-    throw InputError(where, "expected an array of op names or \"A,B,C\", found " + kind_of(j));
-  }
-  try {
-    return parse_order(g, csv);
-  } catch (const InputError& e) {
-    throw InputError(where, message_of(e));
-  }
 }
 
 std::vector<std::string> read_hints(const Json& j) {
@@ -238,8 +245,8 @@ void require_fixed_disjoint(const ExercisePlacement& p) {
   if (!v.ok()) throw InputError("/fixed", "the fixed offsets are not a valid placement: " + v.message);
 }
 
-std::vector<Bytes> offsets_from_plan(const LayoutProblem& problem) {
-  const ArenaPlan plan = plan_arena(problem, {.planner = "best", .time_limit_seconds = kSolveSeconds});
+std::vector<Bytes> offsets_from_plan(const Graph& g, const LiveAnalysis& live) {
+  const ArenaPlan plan = plan_graph(g, live, {.planner = "best", .time_limit_seconds = kSolveSeconds}).plan;
   if (!plan.proven_optimal)
     throw InputError("/fixed", "\"from_plan\" needs a plan proven optimal and this graph's best plan (" +
                                    format_bytes(plan.arena_bytes) + ") is not; give the offsets as an object");
@@ -259,7 +266,7 @@ std::vector<Bytes> offsets_from_object(const ExercisePlacement& p, const Json& j
     if (b == p.problem.buffers.end()) throw InputError(where, "no arena buffer of that name (buffers: " + names + ")");
     const int i = static_cast<int>(b - p.problem.buffers.begin());
     if (i == p.placed) throw InputError(where, "this is the buffer the student places; leave it out");
-    out[i] = get_size(*it, where, /*allow_zero=*/true);
+    out[i] = get_size_bytes(*it, where, /*allow_zero=*/true);
     if (out[i] > limit - b->size)
       throw InputError(where, "buffer " + b->name + " (" + format_bytes(b->size) + ") at " + format_bytes(out[i]) +
                                   " ends past arena_at_most (" + format_bytes(limit) + ")");
@@ -287,7 +294,7 @@ ExercisePlacement read_placement(const Exercise& ex, const Json& doc) {
   if (p.placed < 0) throw InputError("/tensor", "tensor " + ex.tensor + " is not in the arena (constant or caller-owned)");
   const Json& fixed = require(doc, "fixed", "");
   if (fixed.is_string() && fixed.get<std::string>() == "from_plan") {
-    p.offsets = offsets_from_plan(p.problem);
+    p.offsets = offsets_from_plan(g, live);
     p.from_plan = true;
   } else if (fixed.is_object()) {
     p.offsets = offsets_from_object(p, fixed, ex.limit_bytes);
@@ -306,7 +313,7 @@ void read_graph_kind(Exercise& ex, const Json& doc) {
   const Graph& g = ex.graph.graph;
   switch (ex.kind) {
     case ExerciseKind::kPredictPeak:
-      ex.order = read_order(g, require(doc, "order", ""), "/order");
+      ex.order = read_order_at(g, require(doc, "order", ""), "/order");
       try {
         analyze_lifetimes(g, ex.order);
       } catch (const InputError& e) {
@@ -317,16 +324,18 @@ void read_graph_kind(Exercise& ex, const Json& doc) {
       if (doc.contains("peak_below") == doc.contains("peak_at_most"))
         throw InputError("/", "give either \"peak_below\" (strict) or \"peak_at_most\" (inclusive)");
       ex.limit_inclusive = doc.contains("peak_at_most");
-      ex.limit_bytes = ex.limit_inclusive ? get_size(doc["peak_at_most"], "/peak_at_most", false)
-                                          : get_size(doc["peak_below"], "/peak_below", false);
+      ex.limit_bytes = ex.limit_inclusive ? get_size_bytes(doc["peak_at_most"], "/peak_at_most", false)
+                                          : get_size_bytes(doc["peak_below"], "/peak_below", false);
       require_order_below(g, ex.limit_bytes, ex.limit_inclusive);
       break;
     case ExerciseKind::kPlaceTensor:
-      ex.order = doc.contains("order") ? read_order(g, doc["order"], "/order") : g.file_order();
+      ex.order = doc.contains("order") ? read_order_at(g, doc["order"], "/order") : g.file_order();
       ex.tensor = get_text(require(doc, "tensor", ""), "/tensor");
-      ex.limit_bytes = get_size(require(doc, "arena_at_most", ""), "/arena_at_most", false);
+      ex.limit_bytes = get_size_bytes(require(doc, "arena_at_most", ""), "/arena_at_most", false);
       ex.placement = read_placement(ex, doc);
       break;
+    case ExerciseKind::kFitBudget: read_fit_budget(ex, doc); break;
+    case ExerciseKind::kBrokenRule: read_broken_rule(ex, doc); break;
     case ExerciseKind::kCacheMisses: break;
   }
 }

@@ -185,6 +185,16 @@ std::vector<PlacementExplanation> explain_layout(const LayoutProblem& problem, c
   return out;
 }
 
+JsonOut layout_explanation_json(const LayoutProblem& problem, const std::vector<PlacementExplanation>& steps) {
+  JsonOut out = JsonOut::array();
+  for (const PlacementExplanation& e : steps)
+    out.push_back({{"buffer", problem.buffers[e.buffer].name},
+                   {"offset", e.offset},
+                   {"arena_so_far", e.arena_so_far},
+                   {"sentence", e.sentence}});
+  return out;
+}
+
 JsonOut schedule_explanation_json(const Graph& g, const LiveAnalysis& live, const std::vector<StepExplanation>& steps) {
   JsonOut out = JsonOut::array();
   for (const StepExplanation& e : steps) {

@@ -1,5 +1,6 @@
 // Step-through with reasons: one sentence per step of a schedule, generated from the live set,
-// and one per buffer of a layout placed one at a time. `arenaplan analyze --explain` prints them
+// and one per buffer of a layout placed one at a time. `arenaplan analyze --explain` and
+// `arenaplan layout --explain` print them
 // and the playground reads them aloud (aria-live) when stepping with Alt+Left/Right.
 //
 //   LiveAnalysis live = analyze_lifetimes(g, order);
@@ -59,6 +60,9 @@ struct PlacementExplanation {
   std::string sentence;
 };
 std::vector<PlacementExplanation> explain_layout(const LayoutProblem& problem, const std::vector<Bytes>& offsets);
+
+// [{"buffer", "offset", "arena_so_far", "sentence"}]: `arenaplan layout --explain --json`.
+JsonOut layout_explanation_json(const LayoutProblem& problem, const std::vector<PlacementExplanation>& steps);
 
 // [{"step", "op", "live": [{"buffer", "reason", "why"}], "freed", "peak", "sentence"}].
 JsonOut schedule_explanation_json(const Graph& g, const LiveAnalysis& live, const std::vector<StepExplanation>& steps);

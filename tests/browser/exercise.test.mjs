@@ -51,12 +51,13 @@ test('exercise: predict the peak of ABDCEF, wrong then a hint then right; the sh
   e = await answer(page, '192 KiB');
   assert.equal(e.correct, true);
   assert.match(e.feedback, /192 KiB at step 2 \(op D\)/);
-  assert.deepEqual(e.progress, { attempts: 2, wrong: 1, hints_shown: 1, solved: true, last_answer: '192 KiB' });
+  assert.deepEqual(e.progress, { attempts: 2, wrong: 1, hints_shown: 1, solved: true, last_answer: '192 KiB',
+    log: ['150 KiB', '192 KiB'] });
   assert.equal(e.score, 5);
   assert.equal(e.hints.length, 3, 'once solved every hint is shown');
   s = await state(page);
   assert.equal(s.exercise.total_score, 5);
-  assert.equal(s.exercise.total_points, 40);
+  assert.equal(s.exercise.total_points, 60);  // six built-in exercises of 10 points
   await click(page, 'exercise.show');
   s = await state(page);
   assert.deepEqual(s.order, ['A', 'B', 'D', 'C', 'E', 'F'], 'once solved, the order goes to the panels');
@@ -135,4 +136,24 @@ test('exercise: a share link with impossible progress is refused with the place 
   assert.match(s.error, /Share link refused/);
   assert.match(s.error, /panels\/exercise\/progress\/exercise_find_order\/wrong/);
   assert.equal(s.exercise.total_score, 0);
+});
+
+test('exercise: the plan kinds in the page: spot the broken rule, pick the planner that fits', async (t) => {
+  const { page, errors } = await t.open();
+  await click(page, 'tab.Exercises');
+  await click(page, 'exercise.select.exercise_broken_rule');
+  let e = await answer(page, 'overlap A D');  // A and D do share bytes, but the plan's own lifetimes hide it
+  assert.equal(e.correct, false);
+  assert.match(e.feedback, /plan's own lifetimes/);
+  e = await answer(page, 'freed-early A');  // the plan ends A at step 1; D reads it at step 3
+  assert.equal(e.correct, true, e.feedback);
+  assert.match(e.feedback, /buffers A and D overlap/);
+  assert.equal(e.score, 8);
+  await click(page, 'exercise.select.exercise_fit_budget');
+  e = await answer(page, 'naive');  // naive gives every buffer its own bytes: 240 KiB (DESIGN.md)
+  assert.equal(e.correct, false);
+  assert.match(e.feedback, /240 KiB/);
+  e = await answer(page, 'portfolio');
+  assert.equal(e.correct, true, e.feedback);
+  assert.deepEqual(errors, []);
 });

@@ -49,7 +49,7 @@ export const tests = [
   }]),
   ['generated exercises: the same kind, level and seed give the same file natively and in Wasm', (cli) => {
     assert.ok(wasmCli, 'ARENAPLAN_WASM_CLI is not set');
-    for (const kind of ['predict-peak', 'find-order', 'place-tensor', 'cache-misses']) {
+    for (const kind of ['predict-peak', 'find-order', 'place-tensor', 'cache-misses', 'fit-budget', 'broken-rule']) {
       for (let difficulty = 1; difficulty <= 5; difficulty++) {
         for (const seed of [0, 7, 123456789]) {
           const args = ['exercise', 'generate', '--kind', kind, '--difficulty', String(difficulty), '--seed', String(seed)];

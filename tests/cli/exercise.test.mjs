@@ -5,7 +5,8 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-const BUILTIN = ['exercise_cache_misses', 'exercise_find_order', 'exercise_place_c', 'exercise_predict_peak'];
+const BUILTIN = ['exercise_broken_rule', 'exercise_cache_misses', 'exercise_find_order', 'exercise_fit_budget',
+  'exercise_place_c', 'exercise_predict_peak'];
 
 // Runs fn(dir) with a fresh temporary folder, removed afterwards.
 function withTempDir(fn) {
@@ -14,11 +15,12 @@ function withTempDir(fn) {
 }
 
 export const tests = [
-  ['list names the four built-in exercises with their kinds', (cli) => {
+  ['list names the six built-in exercises with their kinds', (cli) => {
     const r = cli('exercise', 'list', '--json');
     assert.equal(r.status, 0, r.stderr);
     assert.deepEqual(r.json.map((e) => e.name), BUILTIN);
-    assert.deepEqual(r.json.map((e) => e.kind), ['cache_misses', 'find_order', 'place_tensor', 'predict_peak']);
+    assert.deepEqual(r.json.map((e) => e.kind),
+      ['broken_rule', 'cache_misses', 'find_order', 'fit_budget', 'place_tensor', 'predict_peak']);
     const text = cli('exercise', 'list');
     assert.match(text.stdout, /exercise_place_c\s+place_tensor\s+Place C so the arena is 136 KiB/);
   }],
@@ -99,7 +101,7 @@ export const tests = [
     assert.match(r.stderr, /bad\.json: \/answer: unknown key/);
   })],
   ['generate writes an exercise file that show prints and check grades (the issue 18 contract)', (cli) => withTempDir((dir) => {
-    for (const kind of ['predict-peak', 'find-order', 'place-tensor', 'cache-misses']) {
+    for (const kind of ['predict-peak', 'find-order', 'place-tensor', 'cache-misses', 'fit-budget', 'broken-rule']) {
       const file = join(dir, `${kind}.json`);
       const r = cli('exercise', 'generate', '--kind', kind, '--difficulty', '3', '--seed', '7', '-o', file);
       assert.equal(r.status, 0, r.stderr);
@@ -136,6 +138,37 @@ export const tests = [
     assert.equal(wrong.status, 1, wrong.stdout);
     assert.match(wrong.stdout, /That is more than/);
   })],
+  ['a generated fit-budget gives a budget some choices miss; core plans each answer', (cli) => withTempDir((dir) => {
+    const file = join(dir, 'fb.json');
+    assert.equal(cli('exercise', 'generate', '--kind', 'fit-budget', '--difficulty', '1', '--seed', '7', '-o', file).status, 0);
+    const q = cli('exercise', 'show', file, '--json').json;
+    assert.ok(q.budget_bytes > 0 && q.planners.length >= 2);
+    // Plan each choice independently with `arenaplan layout` on the question's graph and order.
+    const graphFile = join(dir, 'graph.json');
+    writeFileSync(graphFile, JSON.stringify(q.graph_json));
+    const fits = q.planners.map((p) =>
+      cli('layout', graphFile, '--order', q.order.join(','), '--planner', p, '--json').json.arena_bytes <= q.budget_bytes);
+    assert.ok(fits.includes(true) && fits.includes(false), JSON.stringify(fits));
+    q.planners.forEach((p, i) => assert.equal(cli('exercise', 'check', file, '--answer', p).status, fits[i] ? 0 : 1, p));
+  })],
+  ['a broken-rule plan: the verifier names what the student must name', (cli) => withTempDir((dir) => {
+    let r = cli('exercise', 'show', 'exercise_broken_rule');
+    assert.equal(r.status, 0, r.stderr);
+    assert.match(r.stdout, /The plan: arena 136 KiB/);
+    assert.match(r.stdout, /A\s+0 B\s+32 KiB\s+0\.\.1/);  // the lifetime the plan assumed for A
+    assert.equal(cli('exercise', 'check', 'exercise_broken_rule', '--answer', 'freed-early A').status, 0);
+    r = cli('exercise', 'check', 'exercise_broken_rule', '--answer', 'overlap A D');
+    assert.equal(r.status, 1);
+    assert.match(r.stdout, /plan's own lifetimes/);
+    // `arenaplan verify` on the same offsets (true lifetimes) reports the pair too.
+    const q = cli('exercise', 'show', 'exercise_broken_rule', '--json').json;
+    const plan = join(dir, 'plan.json');
+    writeFileSync(plan, JSON.stringify({ arena_bytes: q.plan.arena_bytes, buffers: q.plan.buffers.map(({ name, offset }) => ({ name, offset })) }));
+    r = cli('verify', 'example:two_branch', plan, '--order', 'A,B,C,D,E,F', '--json');
+    assert.equal(r.status, 1);
+    assert.equal(r.json.rule, 'overlap');
+    assert.match(r.json.message, /\bA\b.*\bD\b|\bD\b.*\bA\b/);
+  })],
   ['generate refuses a bad kind, level or seed, naming the option (exit 2)', (cli) => {
     let r = cli('exercise', 'generate', '--kind', 'guess', '--difficulty', '1', '--seed', '1');
     assert.equal(r.status, 2);
@@ -170,7 +203,8 @@ export const tests = [
     let r = cli('exercise', 'grade', join(dir, 'ada.json'), join(dir, 'alan.json'), join(dir, 'eve.json'), '--set', set, '--json');
     assert.equal(r.status, 1, r.stderr);
     assert.deepEqual(r.json.students.map((s) => [s.student, s.accepted, s.score]), [['Ada', true, 10], ['Alan', true, 0], ['Eve', false, 0]]);
-    assert.match(r.json.students[2].reason, /\/answers\/1\/(answer|score)/);
+    // The attempt log (empty: Ada never answered Q2) does not back the claimed attempt.
+    assert.match(r.json.students[2].reason, /\/answers\/1\/(answer|score|attempts)/);
     r = cli('exercise', 'grade', join(dir, 'ada.json'), join(dir, 'alan.json'), '--set', set);
     assert.equal(r.status, 0, r.stderr);
     assert.match(r.stdout, /^Week 3 \(set [0-9a-f]{16}\)\nstudent\s+score\s+Q1\s+Q2\nAda\s+10\/25\s+10\s+0\nAlan\s+0\/25/);

@@ -59,4 +59,22 @@ export const tests = [
     assert.equal(r.status, 1);
     assert.match(r.stdout + r.stderr, /broken rule overlap: buffers A and B overlap/);
   }],
+  ['layout --explain: one sentence per placed buffer, lowest offset first, as the page steps through it', (cli) => {
+    const r = cli('layout', 'example:two_branch', '--order', 'A,B,C,D,E,F', '--explain');
+    assert.equal(r.status, 0, r.stderr);
+    const lines = r.stdout.trim().split('\n');
+    assert.equal(lines.length, 7);  // I, A, B, C, D, E, F
+    for (const line of lines) assert.match(line, /^Place [A-Z] \(\d+ KiB, steps \d\.\.\d\) at .*; the arena is now \d+ KiB\.$/);
+    const j = cli('layout', 'example:two_branch', '--order', 'A,B,C,D,E,F', '--explain', '--json').json;
+    assert.equal(j.explanation.length, j.buffers.length);
+    const offsetOf = Object.fromEntries(j.buffers.map((b) => [b.name, b.offset]));
+    let previous = 0;
+    for (const e of j.explanation) {
+      assert.equal(e.offset, offsetOf[e.buffer], e.sentence);
+      assert.ok(e.offset >= previous);
+      previous = e.offset;
+    }
+    assert.equal(j.explanation.at(-1).arena_so_far, j.arena_bytes);
+    assert.deepEqual(j.explanation.map((e) => e.sentence), lines);
+  }],
 ];

@@ -66,6 +66,26 @@ TEST_CASE("grading recomputes the score: 10 points - 2 for one wrong answer = 8"
   CHECK(class_report_text(r).find("Ada") != std::string::npos);
 }
 
+TEST_CASE("lowered attempt and wrong-answer counts are caught by the attempt log; a log cut short with them is not") {
+  const Assignment a = set_with(false);
+  auto grade = [&](JsonOut doc) { return grade_results({{"x.json", doc.dump()}}, &a).students.at(0); };
+  JsonOut lowered = JsonOut::parse(ada_result(a));  // Ada: "150 KiB" (wrong), then "192 KiB": 8 points
+  lowered["answers"][0]["attempts"] = 1;
+  lowered["answers"][0]["wrong"] = 0;
+  lowered["answers"][0]["score"] = 10;
+  lowered["score"] = 10;
+  GradedStudent s = grade(lowered);
+  CHECK_FALSE(s.accepted);
+  CHECK(s.reason.find("/answers/0/attempts") != std::string::npos);
+  CHECK(s.reason.find("replay") != std::string::npos);
+  // Deleting the wrong answer from the log as well leaves a consistent file: a page without a
+  // server cannot prove what it never recorded anywhere else (README: what a result file proves).
+  lowered["answers"][0]["log"] = {"192 KiB"};
+  s = grade(lowered);
+  CHECK(s.accepted);
+  CHECK(s.score == 10);
+}
+
 TEST_CASE("tampered results are rejected, naming the place") {
   const Assignment a = set_with(false);
   auto grade = [&](JsonOut doc) { return grade_results({{"x.json", doc.dump()}}, &a).students.at(0); };
@@ -75,8 +95,12 @@ TEST_CASE("tampered results are rejected, naming the place") {
   solved["answers"][1]["attempts"] = 1;
   solved["answers"][1]["answer"] = "A,B,C";
   GradedStudent s = grade(solved);
+  CHECK_FALSE(s.accepted);  // the attempt log is empty: no attempt backs the claim
+  CHECK(s.reason.find("/answers/1/attempts") != std::string::npos);
+  solved["answers"][1]["log"] = {"A,B,C"};  // logged too: core replays it, and A,B,C is no order of that graph
+  s = grade(solved);
   CHECK_FALSE(s.accepted);
-  CHECK(s.reason.find("/answers/1/answer") != std::string::npos);
+  CHECK(s.reason.find("/answers/1/wrong") != std::string::npos);
   JsonOut score = good;
   score["answers"][0]["score"] = 10;
   s = grade(score);

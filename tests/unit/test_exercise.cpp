@@ -60,9 +60,10 @@ TEST_CASE("every built-in exercise parses, is named after its file and never sto
     CHECK_FALSE(j.contains("answer"));
     CHECK(j["kind"] == exercise_kind_name(ex.kind));
   }
-  CHECK(exercises == 4);
-  CHECK(kinds == std::set<std::string>{"predict_peak", "find_order", "place_tensor", "cache_misses"});
-  CHECK(builtin_exercises().size() == 4);
+  CHECK(exercises == 6);
+  CHECK(kinds == std::set<std::string>{"predict_peak", "find_order", "place_tensor", "cache_misses", "fit_budget",
+                                       "broken_rule"});
+  CHECK(builtin_exercises().size() == 6);
   CHECK_FALSE(is_exercise_json(*find_example("two_branch")));
   CHECK_FALSE(is_exercise_json("not json"));
 }

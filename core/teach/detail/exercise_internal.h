@@ -31,6 +31,16 @@ std::string utf8_prefix(std::string_view text, size_t n);
 std::string quote_answer(const std::string& text);
 
 int64_t get_int_in(const json_read::Json& j, const std::string& where, int64_t lo, int64_t hi);
+// A size in an exercise file: an integer of bytes or "16KiB".
+Bytes get_size_bytes(const json_read::Json& j, const std::string& where, bool allow_zero);
+// ["A", "B"] or "A,B": a valid order of `g`.
+Schedule read_order_at(const Graph& g, const json_read::Json& j, const std::string& where);
+// Two buffers live at one step at least.
+bool live_together(const LayoutBuffer& a, const LayoutBuffer& b);
+
+// Reads a progress record's attempt log into p.log and checks p's counts against core's replay of
+// it (replay_attempts); throws InputError naming the key that does not add up.
+void check_attempt_log(const json_read::Json& log, const Exercise& ex, const std::string& where, ExerciseProgress& p);
 
 // place_tensor: the fixed offsets with the placed buffer at `offset`.
 std::vector<Bytes> offsets_with(const ExercisePlacement& p, Bytes offset);
@@ -38,5 +48,31 @@ std::vector<Bytes> offsets_with(const ExercisePlacement& p, Bytes offset);
 std::optional<Bytes> lowest_fit(const ExercisePlacement& p, Bytes limit);
 // cache_misses: the lab after the exercise's requests.
 CacheLab run_lab(const Exercise& ex);
+
+// ---- fit_budget and broken_rule (exercise_plans.cpp) -------------------------------------------
+
+// The planners a fit_budget exercise may name: the registry's interactive ones, which plan without
+// a time limit, so a verdict is the same on every machine.
+const std::vector<std::string>& exercise_planners();
+// The verified arena `planner` gives the graph in `order` (plan_graph, core/layout/pipeline.h).
+Bytes planned_arena(const Graph& g, const Schedule& order, const std::string& planner);
+// The orders parsing tries when it proves an order fits a budget, and the generator draws budgets
+// from: the file order, the peak-optimal order (a search on a fixed budget of states) and a fixed
+// seeded sample of valid orders, without repeats; the same on every machine.
+std::vector<Schedule> fit_budget_candidate_orders(const Graph& g);
+// A uniformly drawn ready op at each step: a valid order, the same on every platform.
+class SeededRng;
+Schedule draw_order(const Graph& g, SeededRng& rng);
+
+// How many rules the plan breaks on the true lifetimes, counted by verify_plan on every buffer
+// alone and on every pair of buffers live at the same step.
+// Reading the kinds' parameters (after the graph) and checking answers.
+void read_fit_budget(Exercise& ex, const json_read::Json& doc);
+void read_broken_rule(Exercise& ex, const json_read::Json& doc);
+AnswerCheck check_fit_planner(const Exercise& ex, std::string_view answer);
+AnswerCheck check_fit_order(const Exercise& ex, const Schedule& order);
+AnswerCheck check_broken_rule(const Exercise& ex, std::string_view answer);
+
+int count_broken_rules(const LayoutProblem& problem, const std::vector<Bytes>& offsets, Bytes arena_bytes);
 
 }  // namespace arenaplan::exercise_detail
