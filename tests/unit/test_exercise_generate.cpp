@@ -191,5 +191,7 @@ TEST_CASE("generated exercises are identical natively and in Wasm (recorded dige
   CHECK(first_four == "9f6e7b05c26c93db");
   const std::string plans = generated_digest({ExerciseKind::kFitBudget, ExerciseKind::kBrokenRule});
   MESSAGE("fit-budget and broken-rule digest: " << plans);
-  CHECK(plans == "abe401d23542e80f");
+  // fit-budget's candidate orders come from the schedule search on a fixed state budget, so a
+  // change of the search (not of the platform) moves this digest: re-record it with such a change.
+  CHECK(plans == "1d7937055832a7ea");
 }
