@@ -4,8 +4,9 @@
 // one go and prints the Wasm/native ratio per instance. A work budget, not a time limit, so both
 // builds do exactly the same search: the result columns must match between them.
 //
-//   bench_search_budget_bench [--nodes N] [--states N] [--data DIR] [--only A,B] [--json]
-// --json prints one JSON object per instance (what the .mjs driver reads).
+//   bench_search_budget_bench [--nodes N] [--states N] [--data DIR] [--only A,B] [--json] [--graph FILE]
+// --json prints one JSON object per instance (what the .mjs driver reads); --graph runs both
+// searches on that graph JSON only (its file order for the layout), as the page would.
 #include <algorithm>
 #include <ctime>
 #include <cstdio>
@@ -13,15 +14,17 @@
 #include <cstring>
 #include <fstream>
 #include <functional>
+#include <memory>
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include "core/graph/graph_json.h"
 #include "core/graph/lifetime.h"
 #include "core/layout/layout.h"
 #include "core/layout/layout_generators.h"
 #include "core/layout/minimalloc_csv.h"
-#include "core/layout/planner_exact.h"
+#include "core/layout/planner.h"
 #include "core/schedule/schedule.h"
 #include "core/schedule/schedule_generators.h"
 
@@ -73,27 +76,33 @@ void print(const Row& r, bool json) {
   std::fflush(stdout);
 }
 
-// The exact solver seeded like the page seeds it (tflm-greedy), stepped in page-sized slices until
-// `nodes` nodes were expanded or it finished.
+// The slices web/worker/search_session.cpp steps in (the page's searches): with the same slices
+// and budget, a page search and this bench do the same search (tests/browser/search_worker.test.mjs
+// compares them).
+constexpr int64_t kLayoutSlice = 2048;
+constexpr int64_t kScheduleSlice = 512;
+
+// The registry's anytime planner (the exact solver), seeded like the page seeds it, stepped in the
+// page's slices until `nodes` nodes were handed to it or it finished.
 Row exact_layout(const std::string& name, const LayoutProblem& problem, int64_t nodes) {
-  const ArenaPlan seed = plan_arena(problem, {"tflm-greedy", 1});
+  const Planner* anytime = nullptr;
+  for (const Planner& p : planners())
+    if (p.start_search) anytime = &p;
+  const ArenaPlan seed = plan_arena(problem, {anytime->seed_planner, 1});
   const double t0 = now();
-  ExactSolver solver(problem, seed.offsets, seed.arena_bytes);
-  while (!solver.done() && solver.nodes() < nodes) solver.step(std::min<int64_t>(20000, nodes - solver.nodes()));
-  Row r{"layout", name, solver.nodes(), static_cast<long long>(solver.best_arena_bytes()), now() - t0};
+  std::unique_ptr<AnytimeLayoutSearch> search = anytime->start_search(problem, seed.offsets, seed.arena_bytes);
+  int64_t spent = 0;
+  for (; !search->done() && spent < nodes; spent += kLayoutSlice) search->step(std::min(kLayoutSlice, nodes - spent));
+  Row r{"layout", name, spent, static_cast<long long>(search->best_arena_bytes()), now() - t0};
   return r;
 }
 
-// The schedule search stepped in page-sized slices until `states` states were expanded.
+// The schedule search stepped in the page's slices until `states` states were handed to it.
 Row schedule_search(const std::string& name, const Graph& g, int64_t states) {
   const double t0 = now();
   ScheduleSearch search(g);
-  int64_t spent = 0;
-  while (!search.done() && spent < states) {
-    const int64_t slice = std::min<int64_t>(512, states - spent);
-    search.step(slice);
-    spent += slice;
-  }
+  for (int64_t spent = 0; !search.done() && spent < states; spent += kScheduleSlice)
+    search.step(std::min(kScheduleSlice, states - spent));
   const ScheduleResult res = search.result();
   Row r{"schedule", name, res.states_explored, static_cast<long long>(res.peak_bytes), now() - t0};
   return r;
@@ -103,7 +112,7 @@ Row schedule_search(const std::string& name, const Graph& g, int64_t states) {
 
 int main(int argc, char** argv) {
   int64_t nodes = 300000, states = 400000;
-  std::string dir = "/work/shared/data/minimalloc", only;
+  std::string dir = "/work/shared/data/minimalloc", only, graph_file;
   bool json = false;
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--nodes") && i + 1 < argc) nodes = std::atoll(argv[++i]);
@@ -111,10 +120,27 @@ int main(int argc, char** argv) {
     else if (!std::strcmp(argv[i], "--data") && i + 1 < argc) dir = argv[++i];
     else if (!std::strcmp(argv[i], "--only") && i + 1 < argc) only = argv[++i];
     else if (!std::strcmp(argv[i], "--json")) json = true;
+    else if (!std::strcmp(argv[i], "--graph") && i + 1 < argc) graph_file = argv[++i];
     else {
-      std::fprintf(stderr, "usage: bench_search_budget_bench [--nodes N] [--states N] [--data DIR] [--only A,B] [--json]\n");
+      std::fprintf(stderr, "usage: bench_search_budget_bench [--nodes N] [--states N] [--data DIR] [--only A,B] [--json] [--graph FILE]\n");
       return 2;
     }
+  }
+  if (!graph_file.empty()) {
+    std::string text;
+    if (!read_text(graph_file, &text)) {
+      std::fprintf(stderr, "%s: cannot read\n", graph_file.c_str());
+      return 2;
+    }
+    try {
+      const Graph g = parse_graph_json(text);
+      print(exact_layout("graph", layout_problem(g, analyze_lifetimes(g, g.file_order())), nodes), json);
+      print(schedule_search("graph", g, states), json);
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "%s: %s\n", graph_file.c_str(), e.what());
+      return 2;
+    }
+    return 0;
   }
   auto wanted = [&](const std::string& name) {
     if (only.empty()) return true;
