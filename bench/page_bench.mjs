@@ -9,7 +9,8 @@
 //             headless compositor allows at all (goal: 60 fps with 10,000 buffers).
 //   graph     the Graph tab on a 500-op graph: layout time and one frame's UI time (it used to be
 //             asserted < 250 ms in tests/browser/graph_edit.test.mjs; timings belong here).
-// Usage: node bench/page_bench.mjs SITE_DIR [seconds per frame-rate run, default 5]
+// Usage: node bench/page_bench.mjs SITE_DIR [seconds per frame-rate run, default 5] [parts]
+//   parts: a comma list of payload,load,frames,graph (default: all), e.g. "frames" while tuning.
 import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
@@ -18,6 +19,7 @@ import { serve } from '../scripts/serve.mjs';
 
 const siteDir = path.resolve(process.argv[2] || '');
 const seconds = Number(process.argv[3] || 5);
+const parts = new Set((process.argv[4] || 'payload,load,frames,graph').split(','));
 if (!fs.existsSync(path.join(siteDir, 'index.html'))) {
   console.error('usage: node bench/page_bench.mjs SITE_DIR [seconds]');
   process.exit(2);
@@ -127,10 +129,10 @@ async function graphView(url, n = 500) {
 
 const server = await serve(siteDir, 0);
 try {
-  payload();
-  await firstFrameMs(server.url);
-  await frameRates(server.url);
-  await graphView(server.url);
+  if (parts.has('payload')) payload();
+  if (parts.has('load')) await firstFrameMs(server.url);
+  if (parts.has('frames')) await frameRates(server.url);
+  if (parts.has('graph')) await graphView(server.url);
 } finally {
   await server.close();
 }
