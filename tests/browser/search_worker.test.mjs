@@ -98,10 +98,12 @@ test('search worker: a long search leaves the page drawing, shows progress, and 
   assert.ok(before.schedule.running, 'the search ended at once: the graph is not hard enough for this test');
   assert.ok(before.schedule.in_worker, 'the search runs on the page\'s main thread');
   const busy = await frameRate(page, 2000);
-  // The worker takes a core, and this machine may have no other free one: half the drawing rate
-  // is the floor (an unsliced search on the main thread would draw no frame until it ended).
-  assert.ok(busy.raf >= Math.max(3, idle.raf / 2), `${busy.raf} animation frames in 2 s while searching, ${idle.raf} before`);
-  assert.ok(busy.app >= Math.max(3, idle.app / 2), `the app drew ${busy.app} frames in 2 s while searching, ${idle.app} before`);
+  // The worker takes a core, and software GL rasterises on the CPU too: on a shared 2-core machine
+  // the rate while searching can fall well below the rate before (measured here: 30 -> 7 frames
+  // in 2 s under load), so the test asks for frames to keep coming, not for a ratio. A search
+  // on the main thread in one piece would give 0-1 frames until it ended.
+  assert.ok(busy.raf >= 4, `${busy.raf} animation frames in 2 s while searching (${idle.raf} before)`);
+  assert.ok(busy.app >= 4, `the app drew ${busy.app} frames in 2 s while searching (${idle.app} before)`);
   const during = (await state(page)).schedule;
   assert.ok(during.running, 'the search should still be running');
   assert.ok(during.progress > 0, 'no progress shown');
