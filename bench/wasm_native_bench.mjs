@@ -52,6 +52,7 @@ for (const n of native) {
   if (n.seconds >= 0.01) { worst = Math.max(worst, ratio); sumNative += n.seconds; sumWasm += w.seconds; }
   console.log(`${n.kind.padEnd(9)}${n.name.padEnd(16)}${String(n.work).padStart(10)}${String(n.result).padStart(11)}` +
               `${n.seconds.toFixed(3).padStart(10)}${w.seconds.toFixed(3).padStart(10)}${ratio.toFixed(2).padStart(12)}x` +
+              (n.seconds < 0.01 ? '  (under 10 ms: not counted)' : '') +
               (w.result !== n.result ? `  DIFFERENT RESULT (wasm: ${w.work} work, ${w.result} B)`
                : workDiff > 0 ? `  (wasm did ${w.work} units, ${(100 * workDiff).toFixed(3)} % apart)` : ''));
 }
