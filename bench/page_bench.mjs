@@ -105,6 +105,10 @@ async function frameRates(url) {
                 `${stress.toFixed(1)} fps (${(stress / baseline).toFixed(2)} of the ceiling); ` +
                 `main-thread frame ${cpu.frame_cpu_ms.toFixed(2)} ms, of which UI ${cpu.frame_ui_ms.toFixed(2)} ms ` +
                 `(goal 60 fps: ${stress >= 60 ? 'met' : 'NOT met'})`);
+    // Issue 19's goals are relative to the ceiling measured in the same run (software GL's rate
+    // depends on the machine and its load far more than on the app).
+    console.log(`frames    goals: idle-animating >= 0.80 of the ceiling: ${idle / baseline >= 0.8 ? 'met' : 'NOT met'}; ` +
+                `10,000 rectangles >= 0.50: ${stress / baseline >= 0.5 ? 'met' : 'NOT met'}`);
   } finally {
     await browser.close();
   }
