@@ -10,7 +10,8 @@
 //   graph     the Graph tab on a 500-op graph: layout time and one frame's UI time with the
 //             overview drawn (it used to be asserted < 250 ms in tests/browser/graph_edit.test.mjs
 //             and printed by graph_overview.test.mjs; timings belong here).
-// Usage: node bench/page_bench.mjs SITE_DIR [seconds per frame-rate run, default 5]
+// Usage: node bench/page_bench.mjs SITE_DIR [seconds per frame-rate run, default 5] [parts]
+//   parts: a comma list of payload,load,frames,graph (default: all), e.g. "frames" while tuning.
 import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
@@ -19,6 +20,7 @@ import { serve } from '../scripts/serve.mjs';
 
 const siteDir = path.resolve(process.argv[2] || '');
 const seconds = Number(process.argv[3] || 5);
+const parts = new Set((process.argv[4] || 'payload,load,frames,graph').split(','));
 if (!fs.existsSync(path.join(siteDir, 'index.html'))) {
   console.error('usage: node bench/page_bench.mjs SITE_DIR [seconds]');
   process.exit(2);
@@ -104,6 +106,10 @@ async function frameRates(url) {
                 `${stress.toFixed(1)} fps (${(stress / baseline).toFixed(2)} of the ceiling); ` +
                 `main-thread frame ${cpu.frame_cpu_ms.toFixed(2)} ms, of which UI ${cpu.frame_ui_ms.toFixed(2)} ms ` +
                 `(goal 60 fps: ${stress >= 60 ? 'met' : 'NOT met'})`);
+    // Issue 19's goals are relative to the ceiling measured in the same run (software GL's rate
+    // depends on the machine and its load far more than on the app).
+    console.log(`frames    goals: idle-animating >= 0.80 of the ceiling: ${idle / baseline >= 0.8 ? 'met' : 'NOT met'}; ` +
+                `10,000 rectangles >= 0.50: ${stress / baseline >= 0.5 ? 'met' : 'NOT met'}`);
   } finally {
     await browser.close();
   }
@@ -129,10 +135,10 @@ async function graphView(url, n = 500) {
 
 const server = await serve(siteDir, 0);
 try {
-  payload();
-  await firstFrameMs(server.url);
-  await frameRates(server.url);
-  await graphView(server.url);
+  if (parts.has('payload')) payload();
+  if (parts.has('load')) await firstFrameMs(server.url);
+  if (parts.has('frames')) await frameRates(server.url);
+  if (parts.has('graph')) await graphView(server.url);
 } finally {
   await server.close();
 }

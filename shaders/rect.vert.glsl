@@ -1,14 +1,14 @@
 #version 300 es
-// Instanced rectangles for the dense arena and timeline views: one unit quad (a_corner in
-// [0,1]^2, 4 vertices as a triangle strip) drawn once per rectangle. Per-instance data: the
-// rectangle in "plot units" (x = time step, y = bytes, or any units the view chooses), an RGBA8
-// colour, and a flag for the outline. u_view maps plot units to clip space, so panning and zooming
-// change one uniform, never the 10,000-instance buffer.
+// Rectangles for the dense arena and timeline views: two triangles per rectangle (a_corner in
+// [0,1]^2 per vertex), each vertex carrying its rectangle's data (web/rect_renderer.cpp: not
+// instanced, which software GL runs far slower): the rectangle in "plot units" (x = time step,
+// y = bytes, or any units the view chooses) and an RGBA8 colour. u_view maps plot units to clip
+// space, so panning and zooming change one uniform, never the rectangles' data.
 precision highp float;
 
-layout(location = 0) in vec2 a_corner;  // per vertex: (0,0) (1,0) (0,1) (1,1)
-layout(location = 1) in vec4 a_rect;    // per instance: x0, y0, x1, y1 in plot units
-layout(location = 2) in vec4 a_color;   // per instance: RGBA, normalised from unsigned bytes
+layout(location = 0) in vec2 a_corner;  // per vertex: a corner of the unit square
+layout(location = 1) in vec4 a_rect;    // per rectangle: x0, y0, x1, y1 in plot units
+layout(location = 2) in vec4 a_color;   // per rectangle: RGBA, normalised from unsigned bytes
 
 uniform vec4 u_view;       // plot units -> clip: clip = a_pos * u_view.xy + u_view.zw
 uniform vec2 u_pixel;      // size of one framebuffer pixel in clip units (for the 1 px inset)

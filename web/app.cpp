@@ -200,6 +200,12 @@ const OpenedModel* current_model(const AppState& s) {
   return s.model && s.model->graph_revision == s.graph_revision ? &*s.model : nullptr;
 }
 
+JsonOut search_request(const AppState& s, const char* kind) {
+  JsonOut r = {{"kind", kind}, {"graph", graph_to_json(s.graph)}, {"order", order_names(s.graph, s.order)}};
+  if (s.search_budget >= 0) r["budget"] = s.search_budget;
+  return r;
+}
+
 bool set_order(AppState& s, const Schedule& order) {
   return undoable(s, "change the order", [&] {
     try {

@@ -59,6 +59,7 @@
 #include "imgui.h"
 #include "web/derived.h"
 #include "web/panel_exercise_state.h"
+#include "web/search_job.h"
 
 namespace arenaplan::web {
 
@@ -168,7 +169,8 @@ struct SchedulePanelState {
   Schedule compare;                // the second order of the side-by-side table
   std::string compare_label;
   LiveAnalysis compare_live;
-  std::unique_ptr<ScheduleSearch> search;
+  std::unique_ptr<SearchJob> search;  // the optimiser, off the main thread (web/search_job.h)
+  std::string search_error;           // the search was refused, failed, or its order did not check out
   bool has_result = false;
   ScheduleResult result;
   JsonOut result_json;
@@ -185,7 +187,7 @@ struct ArenaPanelState {
   std::vector<ArenaPlannerRow> rows;  // the interactive planners, then the anytime one once it has run
   int interactive_rows = 0;           // rows[0 .. interactive_rows) are the interactive planners
   int shown = -1;                     // row drawn in the picture (-1: the anytime planner's seed)
-  std::unique_ptr<AnytimeLayoutSearch> exact;
+  std::unique_ptr<SearchJob> exact;  // the anytime planner, off the main thread (web/search_job.h)
   bool exact_running = false;
   std::string exact_status;
   std::string error;
@@ -333,6 +335,7 @@ struct AppState {
   float text_px = 13;            // UI text size in CSS pixels (View > Text size); share link + local storage
   bool welcome_open = false;     // the first-visit card (Help > Tour re-opens it)
   bool stress_rects = false;     // Debug > "+10,000 rectangles" (read by the Lifetimes panel)
+  int64_t search_budget = -1;    // >= 0: the long searches stop after that many nodes / states (tests, benches)
   std::string notice;            // short confirmation ("Link copied"), shown in the status line
   uint64_t notice_until_frame = 0;
   // Per frame: windows whose widgets reach past the window's right edge (browser tests assert
@@ -377,6 +380,9 @@ bool load_tflite(AppState& s, std::string_view bytes, const std::string& name = 
 // The model the current graph was imported from, or null once the graph was edited (or for
 // graphs that did not come from a .tflite).
 const OpenedModel* current_model(const AppState& s);
+// What a long search (web/search_job.h) of `kind` ("layout": the exact solver on the current
+// order's buffers; "schedule": the order optimiser) needs: the graph, the order, the test budget.
+JsonOut search_request(const AppState& s, const char* kind);
 bool set_order(AppState& s, const Schedule& order);
 bool set_order_csv(AppState& s, const std::string& comma_separated_op_names);
 // Moves the op at `step` by `delta` positions (clamped to the schedule); refused when invalid.

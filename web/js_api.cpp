@@ -12,6 +12,7 @@
 #include "web/panel_common.h"
 #include "web/panel_exercise.h"
 #include "core/teach/assignment.h"
+#include "web/search_job.h"
 
 #ifdef __EMSCRIPTEN__
 #include <emscripten.h>
@@ -154,6 +155,18 @@ AP_EXPORT const char* ap_set_step(int step) {
 
 AP_EXPORT void ap_request_redraw(int frames) {
   if (g_state) arenaplan::web::request_redraw(*g_state, frames);
+}
+
+// Tests and benches: the long searches stop after `work` nodes / states (< 0: no budget), so the
+// page does exactly the work `bench_search_budget_bench --nodes/--states` does.
+AP_EXPORT void ap_set_search_budget(double work) {
+  if (g_state) g_state->search_budget = work < 0 ? -1 : static_cast<int64_t>(work);
+}
+
+// A message from a search worker (index.html's window.arenaplanSearch): progress, result or error.
+AP_EXPORT void ap_search_message(int job, const char* message_json) {
+  arenaplan::web::SearchJob::deliver(job, message_json);
+  if (g_state) arenaplan::web::request_redraw(*g_state, 2);
 }
 
 AP_EXPORT const char* ap_share_fragment() {

@@ -106,7 +106,8 @@ bool frame() {
   SDL_GL_MakeCurrent(p.window, p.gl);
   glViewport(0, 0, int(io.DisplaySize.x * io.DisplayFramebufferScale.x),
              int(io.DisplaySize.y * io.DisplayFramebufferScale.y));
-  glClearColor(0.08f, 0.09f, 0.10f, 1.0f);
+  const ImVec4 clear = arenaplan::web::canvas_clear_color();  // also the tiles' background
+  glClearColor(clear.x, clear.y, clear.z, clear.w);
   glClear(GL_COLOR_BUFFER_BIT);
   ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
   SDL_GL_SwapWindow(p.window);
@@ -160,6 +161,10 @@ int main(int argc, char** argv) {
   SDL_GL_SetAttribute(SDL_GL_CONTEXT_MINOR_VERSION, 3);
 #endif
   SDL_GL_SetAttribute(SDL_GL_DOUBLEBUFFER, 1);
+  // ImGui draws 2D with blending only: no depth or stencil buffer for the (software) GL to
+  // allocate and clear every frame.
+  SDL_GL_SetAttribute(SDL_GL_DEPTH_SIZE, 0);
+  SDL_GL_SetAttribute(SDL_GL_STENCIL_SIZE, 0);
   // RESIZABLE + ALLOW_HIGHDPI: in the browser SDL then follows the canvas' CSS size and sizes
   // its backing store at devicePixelRatio.
   const auto flags = SDL_WindowFlags(SDL_WINDOW_OPENGL | SDL_WINDOW_RESIZABLE | SDL_WINDOW_ALLOW_HIGHDPI);

@@ -4,7 +4,6 @@
 // size; and the exact solver time-sliced across frames with a progress bar and its best so far.
 // Every number comes from core (plan_arena, the planner registry, fragmentation_report, layout_json).
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <memory>
 #include <stdexcept>
@@ -22,8 +21,6 @@
 
 namespace arenaplan::web {
 namespace {
-
-constexpr double kSliceSeconds = 0.010;  // exact-search time per frame: the page stays responsive
 
 // The planners the table runs on every edit, in registry order: row i of the table is names[i].
 std::vector<std::string> interactive_planner_names() {
@@ -69,19 +66,39 @@ void refresh(AppState& s) {
   if (v.shown >= static_cast<int>(v.rows.size())) v.shown = static_cast<int>(v.rows.size()) - 1;
 }
 
+// The search's answer becomes a table row only when core's verifier accepts it against this
+// panel's own problem: the worker derived its problem from the same graph and order, but nothing
+// that crossed a thread boundary is shown unchecked.
 void finish_exact(ArenaPanelState& v) {
-  AnytimeLayoutSearch& x = *v.exact;
+  const SearchJob& job = *v.exact;
+  const JsonOut& r = job.result();
+  if (!job.error().empty()) {
+    v.exact_status = "failed: " + job.error();
+    return;
+  }
   ArenaPlan plan;
   plan.planner = anytime_planner().name;
-  plan.offsets = x.best_so_far();
-  plan.arena_bytes = x.best_arena_bytes();
+  try {
+    plan.offsets = r.at("offsets").get<std::vector<Bytes>>();
+    plan.arena_bytes = r.at("arena_bytes").get<Bytes>();
+    plan.detail = r.at("status").get<std::string>();
+    plan.proven_optimal = r.at("proven_optimal").get<bool>();
+  } catch (const std::exception& e) {
+    v.exact_status = std::string("failed: unreadable result (") + e.what() + ")";
+    return;
+  }
+  const VerifyResult check = verify_plan(v.problem, plan.offsets, plan.arena_bytes);  // bad-count included
+  plan.verified = check.ok();
+  if (!plan.verified) {
+    v.exact_status = "refused: the search's plan did not pass the verifier (" + check.message + ")";
+    return;
+  }
   plan.lower_bound_bytes = layout_lower_bound(v.problem);
-  plan.proven_optimal = x.proven_optimal() || plan.arena_bytes <= plan.lower_bound_bytes;
-  plan.verified = verify_plan(v.problem, plan.offsets, plan.arena_bytes).ok();  // checked again, independently
-  plan.detail = x.status_text();
+  plan.proven_optimal = plan.proven_optimal || plan.arena_bytes <= plan.lower_bound_bytes;
   v.rows.resize(v.interactive_rows);
   v.rows.push_back({plan.planner, plan});
-  v.exact_status = x.status_text();
+  v.shown = static_cast<int>(v.rows.size()) - 1;
+  v.exact_status = plan.detail;
 }
 
 void draw_planner_table(AppState& s) {
@@ -121,9 +138,8 @@ void draw_exact_controls(AppState& s) {
   ArenaPanelState& v = s.arena;
   if (!v.exact_running) {
     if (ImGui::Button("Run exact solver")) {
-      const Planner& anytime = anytime_planner();  // it only ever improves on its seed's plan
-      const PlannerRow& seed = v.rows[row_of(v, anytime.seed_planner)];
-      v.exact = anytime.start_search(v.problem, seed.plan.offsets, seed.plan.arena_bytes);
+      // Seeded inside the search with the anytime planner's seed planner, as the table's row.
+      v.exact = std::make_unique<SearchJob>(search_request(s, "layout"));
       v.exact_running = true;
     }
     record_item_rect(s, "arena.exact");
@@ -133,19 +149,18 @@ void draw_exact_controls(AppState& s) {
     }
     return;
   }
-  AnytimeLayoutSearch& x = *v.exact;
-  const auto start = std::chrono::steady_clock::now();
-  while (!x.done() && std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() < kSliceSeconds)
-    x.step(256);
-  request_redraw(s);
+  SearchJob& x = *v.exact;
+  x.poll();
+  request_redraw(s);  // the progress bar moves
   const bool stop = ImGui::Button("Stop");
   record_item_rect(s, "arena.stop");
   ImGui::SameLine();
-  ImGui::ProgressBar(static_cast<float>(x.progress()), ImVec2(-1, 0), x.progress_text().c_str());
+  const JsonOut& p = x.progress();
+  const std::string text = p.value("text", std::string("starting the search..."));
+  ImGui::ProgressBar(static_cast<float>(p.value("progress", 0.0)), ImVec2(-1, 0), text.c_str());
   if (stop) x.cancel();
   if (x.done()) {
     finish_exact(v);
-    v.shown = static_cast<int>(v.rows.size()) - 1;
     v.exact_running = false;
   }
 }
@@ -271,9 +286,11 @@ JsonOut export_arena(const AppState& s) {
   out["shown"] = v.rows.empty() ? "" : v.rows[v.shown].name;
   out["exact_running"] = v.exact_running;
   if (v.exact) {
-    out["exact_best_bytes"] = v.exact->best_arena_bytes();
-    out["exact_progress"] = v.exact->progress();
+    out["exact_best_bytes"] = v.exact->progress().value("best_bytes", Bytes{0});
+    out["exact_progress"] = v.exact->progress().value("progress", 0.0);
+    out["exact_in_worker"] = v.exact->in_worker();  // false: stepped on the page (no Worker)
   }
+  out["exact_status"] = v.exact_status;
   out["error"] = v.error;
   if (!v.rows.empty()) out["plan"] = layout_json(v.problem, v.rows[v.shown].plan);
   return out;

@@ -4,7 +4,6 @@
 // across frames with a progress bar, so the page never freezes. Every number comes from core
 // (count_orders, enumerate_orders, ScheduleSearch, analyze_lifetimes, schedule_json).
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <memory>
 #include <string>
@@ -21,7 +20,6 @@ namespace {
 
 constexpr int64_t kListLimit = 5000;          // orders listed in the panel at most
 constexpr int64_t kCountLevelCap = 1 << 14;   // down-sets per level before counting gives up
-constexpr double kSliceSeconds = 0.012;       // optimiser time per frame
 
 void set_compare(AppState& s, const Schedule& order, const std::string& label) {
   SchedulePanelState& v = s.schedule;
@@ -36,6 +34,7 @@ const ScheduleOrders& refresh(AppState& s) {
   SchedulePanelState& v = s.schedule;
   return v.orders.get(s.graph_revision, [&](ScheduleOrders& o) {
     v.search.reset();
+    v.search_error.clear();
     v.has_result = false;
     v.result = ScheduleResult();
     v.result_json = JsonOut();
@@ -143,33 +142,77 @@ void draw_orders(AppState& s) {
   ImGui::TextDisabled("Click: make current.  Right-click: compare side by side.");
 }
 
+// The search's order is shown only when it checks out on the page: a valid order of this graph
+// whose peak under analyze_lifetimes is the one the search claims. Every other figure of the
+// result (bound, method, states) is the search's own report.
+void finish_search(AppState& s) {
+  SchedulePanelState& v = s.schedule;
+  const SearchJob& job = *v.search;
+  if (!job.error().empty()) {
+    v.search_error = "The search failed: " + job.error();
+    return;
+  }
+  const JsonOut& j = job.result();
+  ScheduleResult r;
+  try {
+    std::string names;
+    for (const auto& name : j.at("order")) names += (names.empty() ? "" : ",") + name.get<std::string>();
+    r.order = parse_order(s.graph, names);  // throws unless it is a valid order of this graph
+    r.peak_bytes = analyze_lifetimes(s.graph, r.order).peak_bytes;
+    if (r.peak_bytes != j.at("peak_bytes").get<Bytes>()) {
+      v.search_error = "Refused the search's order: its peak is " + kib_text(r.peak_bytes) + ", not the " +
+                       kib_text(j.at("peak_bytes").get<Bytes>()) + " it reported.";
+      return;
+    }
+    r.baseline_peak_bytes = j.at("baseline_peak_bytes").get<Bytes>();
+    r.lower_bound_bytes = j.at("lower_bound_bytes").get<Bytes>();
+    r.proven_optimal = j.at("proven_optimal").get<bool>();
+    r.states_explored = j.at("states_explored").get<int64_t>();
+    r.seconds = j.at("seconds").get<double>();
+    r.method = j.value("method", std::string());
+    r.explanation = j.value("explanation", std::string());
+    r.memory_bytes = j.value("memory_bytes", int64_t{0});
+    r.memory_cap_bytes = j.value("memory_cap_bytes", int64_t{0});
+    r.memory_cap_hit = j.value("memory_cap_hit", false);
+  } catch (const std::exception& e) {
+    v.search_error = std::string("Refused the search's result: ") + e.what();
+    return;
+  }
+  v.result = r;
+  v.result_json = schedule_json(s.graph, v.result);
+  v.has_result = true;
+  set_compare(s, v.result.order, "optimised");
+}
+
 void draw_optimiser(AppState& s) {
   if (!s.schedule.search) {
     if (ImGui::Button("Optimise order")) {
-      s.schedule.search = std::make_unique<ScheduleSearch>(s.graph);
+      s.schedule.search = std::make_unique<SearchJob>(search_request(s, "schedule"));
       s.schedule.has_result = false;
+      s.schedule.search_error.clear();
     }
     record_item_rect(s, "schedule.optimise");
+    if (!s.schedule.search_error.empty()) {
+      ImGui::SameLine();
+      ImGui::PushTextWrapPos(0.0f);
+      ImGui::TextUnformatted(s.schedule.search_error.c_str());
+      ImGui::PopTextWrapPos();
+    }
   } else {
-    // Time-sliced: a few milliseconds of search per frame keep the page responsive.
-    const auto start = std::chrono::steady_clock::now();
-    while (!s.schedule.search->done() &&
-           std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() < kSliceSeconds)
-      s.schedule.search->step(512);
+    SearchJob& job = *s.schedule.search;
+    job.poll();  // in a Worker: nothing to do here; otherwise a slice of search on this frame
     request_redraw(s);
-    if (ImGui::Button("Cancel")) s.schedule.search->cancel();
+    if (ImGui::Button("Cancel")) job.cancel();
     record_item_rect(s, "schedule.cancel");
     ImGui::SameLine();
+    const JsonOut& p = job.progress();
     char overlay[96];
-    std::snprintf(overlay, sizeof overlay, "best %s, lower bound %s", kib_text(s.schedule.search->best_peak()).c_str(),
-                  kib_text(s.schedule.search->lower_bound()).c_str());
-    ImGui::ProgressBar(static_cast<float>(s.schedule.search->progress()), ImVec2(-1, 0), overlay);
-    if (s.schedule.search->done()) {
-      s.schedule.result = s.schedule.search->result();
-      s.schedule.result_json = schedule_json(s.graph, s.schedule.result);
-      s.schedule.has_result = true;
+    std::snprintf(overlay, sizeof overlay, "best %s, lower bound %s", kib_text(p.value("best_bytes", Bytes{0})).c_str(),
+                  kib_text(p.value("bound_bytes", Bytes{0})).c_str());
+    ImGui::ProgressBar(static_cast<float>(p.value("progress", 0.0)), ImVec2(-1, 0), overlay);
+    if (job.done()) {
+      finish_search(s);
       s.schedule.search.reset();
-      set_compare(s, s.schedule.result.order, "optimised");
     }
   }
   if (s.schedule.has_result) {
@@ -268,7 +311,9 @@ JsonOut export_schedule(const AppState& s) {
   out["compare_label"] = s.schedule.compare_label;
   out["compare_order"] = order_json(s.graph, s.schedule.compare);
   out["running"] = static_cast<bool>(s.schedule.search);
-  out["progress"] = s.schedule.search ? s.schedule.search->progress() : (s.schedule.has_result ? 1.0 : 0.0);
+  out["in_worker"] = s.schedule.search && s.schedule.search->in_worker();  // false: stepped on the page
+  out["progress"] = s.schedule.search ? s.schedule.search->progress().value("progress", 0.0) : (s.schedule.has_result ? 1.0 : 0.0);
+  out["error"] = s.schedule.search_error;
   out["result"] = s.schedule.has_result ? s.schedule.result_json : JsonOut();
   return out;
 }

@@ -1,8 +1,10 @@
 #include "web/rect_renderer.h"
 
+#include <algorithm>
 #include <cstddef>
 #include <deque>
 #include <string>
+#include <vector>
 
 #include "ap_shaders.h"
 #include "web/gl.h"
@@ -16,13 +18,24 @@ struct Batch {
   PlotView view;
   float border_px;
   std::vector<RectInstance> rects;
+  bool opaque = false;  // every colour has alpha 255: drawn without blending
+};
+
+// One corner of one rectangle: the rectangle's data repeated on each of its 6 vertices (two
+// triangles), drawn with one glDrawArrays. Not instanced: software GL (SwiftShader) drew the
+// 10,000-rectangle stress view at ~10 fps instanced (bench/page_bench.mjs), the same vertex
+// shader and data expanded per vertex cost far less there.
+struct RectVertex {
+  float corner_x, corner_y;  // (0,0) .. (1,1) inside the rectangle
+  RectInstance rect;
 };
 
 struct Renderer {
   bool tried = false;
   bool ok = false;
   std::string error;
-  GLuint program = 0, vao = 0, corner_vbo = 0, instance_vbo = 0;
+  GLuint program = 0, vao = 0, vertex_vbo = 0;
+  std::vector<RectVertex> vertices;  // reused every draw
   GLint u_view = -1, u_pixel = -1, u_border = -1;
   std::deque<Batch> batches;  // deque: callbacks hold pointers that must stay valid
   int batch_frame = -1;
@@ -92,21 +105,15 @@ bool init(Renderer& r) {
   glGetIntegerv(GL_ARRAY_BUFFER_BINDING, &prev_buf);
   glGenVertexArrays(1, &r.vao);
   glBindVertexArray(r.vao);
-  const float corners[] = {0, 0, 1, 0, 0, 1, 1, 1};
-  glGenBuffers(1, &r.corner_vbo);
-  glBindBuffer(GL_ARRAY_BUFFER, r.corner_vbo);
-  glBufferData(GL_ARRAY_BUFFER, sizeof corners, corners, GL_STATIC_DRAW);
+  glGenBuffers(1, &r.vertex_vbo);
+  glBindBuffer(GL_ARRAY_BUFFER, r.vertex_vbo);
   glEnableVertexAttribArray(0);
-  glVertexAttribPointer(0, 2, GL_FLOAT, GL_FALSE, 0, nullptr);
-  glGenBuffers(1, &r.instance_vbo);
-  glBindBuffer(GL_ARRAY_BUFFER, r.instance_vbo);
+  glVertexAttribPointer(0, 2, GL_FLOAT, GL_FALSE, sizeof(RectVertex), nullptr);
   glEnableVertexAttribArray(1);
-  glVertexAttribPointer(1, 4, GL_FLOAT, GL_FALSE, sizeof(RectInstance), nullptr);
-  glVertexAttribDivisor(1, 1);
+  glVertexAttribPointer(1, 4, GL_FLOAT, GL_FALSE, sizeof(RectVertex), reinterpret_cast<void*>(offsetof(RectVertex, rect)));
   glEnableVertexAttribArray(2);
-  glVertexAttribPointer(2, 4, GL_UNSIGNED_BYTE, GL_TRUE, sizeof(RectInstance),
-                        reinterpret_cast<void*>(offsetof(RectInstance, color)));
-  glVertexAttribDivisor(2, 1);
+  glVertexAttribPointer(2, 4, GL_UNSIGNED_BYTE, GL_TRUE, sizeof(RectVertex),
+                        reinterpret_cast<void*>(offsetof(RectVertex, rect) + offsetof(RectInstance, color)));
   glBindVertexArray(GLuint(prev_vao));
   glBindBuffer(GL_ARRAY_BUFFER, GLuint(prev_buf));
   r.ok = true;
@@ -137,10 +144,18 @@ void draw_batch(const ImDrawList*, const ImDrawCmd* cmd) {
   glUniform4f(r.u_view, sx, sy, -1.0f - b.view.x0 * sx, 1.0f - b.view.y0 * sy);
   glUniform2f(r.u_pixel, 2.0f / float(vw), 2.0f / float(vh));
   glUniform1f(r.u_border, b.border_px * scale.x);
+  // Opaque rectangles need no blending: software GL then writes each pixel without reading it
+  // back first (ImDrawCallback_ResetRenderState turns blending on again for ImGui).
+  if (b.opaque) glDisable(GL_BLEND);
+  static const float kCorners[6][2] = {{0, 0}, {1, 0}, {0, 1}, {0, 1}, {1, 0}, {1, 1}};
+  r.vertices.clear();
+  r.vertices.reserve(b.rects.size() * 6);
+  for (const RectInstance& rect : b.rects)
+    for (const auto& c : kCorners) r.vertices.push_back({c[0], c[1], rect});
   glBindVertexArray(r.vao);
-  glBindBuffer(GL_ARRAY_BUFFER, r.instance_vbo);
-  glBufferData(GL_ARRAY_BUFFER, GLsizeiptr(b.rects.size() * sizeof(RectInstance)), b.rects.data(), GL_STREAM_DRAW);
-  glDrawArraysInstanced(GL_TRIANGLE_STRIP, 0, 4, GLsizei(b.rects.size()));
+  glBindBuffer(GL_ARRAY_BUFFER, r.vertex_vbo);
+  glBufferData(GL_ARRAY_BUFFER, GLsizeiptr(r.vertices.size() * sizeof(RectVertex)), r.vertices.data(), GL_STREAM_DRAW);
+  glDrawArrays(GL_TRIANGLES, 0, GLsizei(r.vertices.size()));
   r.stats.draw_calls++;
   r.stats.drawn_rects += int(b.rects.size());
 }
@@ -164,7 +179,8 @@ bool queue_rects(ImDrawList* dl, ImVec2 screen_min, ImVec2 screen_max, PlotView 
   const double px_w = double(screen_max.x - screen_min.x) * scale.x, px_h = double(screen_max.y - screen_min.y) * scale.y;
   if (px_w >= 1 && px_h >= 1)
     rects = merge_subpixel_rects(rects, view.x0, view.y0, (view.x1 - view.x0) / px_w, (view.y1 - view.y0) / px_h);
-  r.batches.push_back(Batch{screen_min, screen_max, view, border_px, std::move(rects)});
+  const bool opaque = std::all_of(rects.begin(), rects.end(), [](const RectInstance& x) { return (x.color >> IM_COL32_A_SHIFT) == 0xFF; });
+  r.batches.push_back(Batch{screen_min, screen_max, view, border_px, std::move(rects), opaque});
   dl->AddCallback(draw_batch, &r.batches.back());
   dl->AddCallback(ImDrawCallback_ResetRenderState, nullptr);  // give ImGui's GL state back
   return true;

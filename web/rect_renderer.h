@@ -1,5 +1,6 @@
-// Draws many rectangles in one instanced draw call with the GLSL ES 3.0 shaders in shaders/
-// (embedded at build time), from inside an ImGui frame: queue() records the rectangles and adds
+// Draws many rectangles in one draw call (two triangles each, not instanced: see
+// rect_renderer.cpp) with the GLSL ES 3.0 shaders in shaders/ (embedded at build time), from
+// inside an ImGui frame: queue() records the rectangles and adds
 // an ImDrawList callback, so they are drawn in order with the window's other contents.
 // For the dense arena and timeline views, where thousands of ImDrawList rectangles would cost
 // thousands of vertices rebuilt every frame on the CPU.
@@ -33,7 +34,7 @@ bool queue_rects(ImDrawList* draw_list, ImVec2 screen_min, ImVec2 screen_max, Pl
 
 const std::string& rect_renderer_error();
 
-// Rectangles queued in the current frame, and the instanced draw calls and rectangles (after
+// Rectangles queued in the current frame, and the draw calls and rectangles (after
 // merging sub-pixel ones) of the previous one (exported to the browser tests as proof the GPU
 // path ran).
 struct RectRendererStats {

@@ -181,9 +181,12 @@ void draw_tile(AppState& s, const char* window_name, PanelArea area, ImVec2 pos,
   ImGui::SetNextWindowSize(size);
   // Exported so tests can check the tiling (no overlaps, inside the window) at any size.
   s.ui_rects_building[std::string("tile.") + (window_name + 2)] = {pos.x, pos.y, pos.x + size.x, pos.y + size.y};
+  // NoBackground: the tiles cover the canvas, whose clear colour is their background colour
+  // (main.cpp, tile_background_rgb), so the GL clear paints it once instead of a full-screen
+  // blended quad per tile on top of it: software GL pays for every pixel of every layer.
   const ImGuiWindowFlags flags = ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoResize | ImGuiWindowFlags_NoCollapse |
                                  ImGuiWindowFlags_NoTitleBar | ImGuiWindowFlags_NoSavedSettings |
-                                 ImGuiWindowFlags_NoBringToFrontOnFocus;
+                                 ImGuiWindowFlags_NoBringToFrontOnFocus | ImGuiWindowFlags_NoBackground;
   if (ImGui::Begin(window_name, nullptr, flags)) {
     if (ImGui::BeginTabBar(window_name)) {
       for (const Panel* p : panels) {

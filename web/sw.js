@@ -4,7 +4,7 @@
 // the fragment, which never reaches this worker.
 'use strict';
 const CACHE = 'arenaplan-v1';
-const FILES = ['./', 'index.html', 'app.js', 'app.wasm'];
+const FILES = ['./', 'index.html', 'app.js', 'app.wasm', 'search_worker.js', 'search.js', 'search.wasm'];  // + the searches' worker
 
 self.addEventListener('install', (event) => {
   event.waitUntil(caches.open(CACHE).then((cache) => cache.addAll(FILES)).then(() => self.skipWaiting()));

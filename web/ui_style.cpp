@@ -15,4 +15,11 @@ void apply_style(float scale) {
   if (scale > 1.0f) st.ScaleAllSizes(scale);
 }
 
+ImVec4 canvas_clear_color() {
+  const ImVec4 under(0.08f, 0.09f, 0.10f, 1.0f);  // the clear colour before the tiles lost their background
+  const ImVec4 bg = ImGui::GetStyleColorVec4(ImGuiCol_WindowBg);
+  auto over = [&](float top, float bottom) { return top * bg.w + bottom * (1.0f - bg.w); };
+  return ImVec4(over(bg.x, under.x), over(bg.y, under.y), over(bg.z, under.z), 1.0f);
+}
+
 }  // namespace arenaplan::web

@@ -18,4 +18,9 @@ inline constexpr ImU32 kTextColor = IM_COL32(0xE8, 0xE8, 0xE8, 0xFF);
 // every text-size change.
 void apply_style(float scale = 1.0f);
 
+// The colour the canvas is cleared to: the tiles' window background (drawn with NoBackground,
+// web/shell.cpp) as it looked composited over the page's old clear colour, so the clear paints
+// the background once and nothing changes on screen.
+ImVec4 canvas_clear_color();
+
 }  // namespace arenaplan::web

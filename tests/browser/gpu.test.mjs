@@ -1,4 +1,4 @@
-// The instanced-rectangle path (shaders/rect.*.glsl through web/rect_renderer): the Lifetimes
+// The rectangle path (shaders/rect.*.glsl through web/rect_renderer): the Lifetimes
 // panel draws all its bars in one draw call, and 10,000 more with the stress switch.
 import assert from 'node:assert/strict';
 import path from 'node:path';
@@ -11,7 +11,7 @@ async function coloursIn(page, rect, file) {
   return (await pngInfo(page, png.toString('base64'), 1)).colours;
 }
 
-test('the Lifetimes panel draws every buffer in one instanced draw call', async (t) => {
+test('the Lifetimes panel draws every buffer in one draw call', async (t) => {
   const { page, errors } = await t.open();
   await click(page, 'tab.Lifetimes');
   const s = await state(page);
@@ -45,7 +45,7 @@ test('stress: 10,000 extra rectangles still go out in one draw call (frame rate 
   await screenshot(page, t.artifactDir, 'lifetimes-stress');
 });
 
-test('the Arena picture draws its buffers through the same instanced renderer', async (t) => {
+test('the Arena picture draws its buffers through the same rectangle renderer', async (t) => {
   const { page, errors } = await t.open();
   await click(page, 'tab.Arena');
   await waitFrames(page, 3);

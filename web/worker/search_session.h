@@ -1,0 +1,42 @@
+// One of the page's long searches (the exact layout solver or the schedule search) behind a
+// JSON-in / JSON-out interface, so it can run where the page's module is not: in a Web Worker
+// (web/worker/search_worker.cpp + search_worker.js) or, on the desktop build, in-process a slice per
+// frame. Everything it needs comes in the request; the page verifies whatever comes back before
+// showing it (web/search_job.cpp), so a bug here can waste a search but never show a wrong plan.
+//
+// Request:  {"kind": "layout" | "schedule", "graph": <graph JSON text>, "order": "A,B,C" (layout:
+//            the schedule whose buffers are placed), "budget": N (optional: stop after N nodes or
+//            states, the same unit as bench/search_budget_bench)}
+// Progress: {"done", "progress" (0..1), "best_bytes", "bound_bytes", "work", "text"}
+// Result:   layout:   {"kind", "offsets": [...], "arena_bytes", "proven_optimal", "status", "work"}
+//           schedule: schedule_json() of the search's result, plus "kind" and "work".
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "core/graph/report.h"
+
+namespace arenaplan::web {
+
+class SearchSession {
+ public:
+  // Throws InputError naming the field when the request is malformed or the graph is refused.
+  explicit SearchSession(const std::string& request_json);
+  ~SearchSession();
+  SearchSession(const SearchSession&) = delete;
+  SearchSession& operator=(const SearchSession&) = delete;
+
+  void step(int64_t work);  // expands about `work` nodes / states (never past the budget)
+  void cancel();            // done() from now on; the best so far is the result
+  bool done() const;
+  JsonOut progress_json() const;
+  JsonOut result_json() const;  // valid at any time: the best so far
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace arenaplan::web
