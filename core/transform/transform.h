@@ -48,6 +48,9 @@ Rewrite fuse_ops(const Graph& g, const std::vector<std::string>& chain);
 // Lets `op` write its output over one of its inputs (`input` empty: the first legal one). Legal
 // for elementwise and reshape kinds when the input dies at this op in the current order.
 Rewrite make_in_place(const Graph& g, const std::string& op, const std::string& input = "");
+// make_in_place's first check: whether the op's kernel may overwrite an input at all (its kind),
+// whatever the order and the other ops. The automatic search lists in-place candidates by it.
+bool may_run_in_place(const Graph& g, OpId op);
 
 // Stores tensor T as `to` (narrower): a quantize op after T's producer and a dequantize op just
 // before each consumer, so only the short-lived ends keep the wide type.

@@ -92,4 +92,6 @@ Rewrite make_in_place(const Graph& g, const std::string& op_name, const std::str
   refuse(where, reasons.empty() ? "op " + op.name + " has no input to overwrite" : reasons);
 }
 
+bool may_run_in_place(const Graph& g, OpId op) { return in_place_capable(g.ops[op].kind); }
+
 }  // namespace arenaplan
