@@ -68,7 +68,7 @@ std::vector<std::string> recompute_candidates(const Graph& g) {
 
 std::vector<std::string> patch_candidates(const Graph& g) {
   // Chains of single-activation-input ops over NHWC tensors (shapes never change under other
-  // rewrites), each intermediate read by the next op only; 2 and 4 row tiles. Longer stages and
+  // rewrites), each intermediate read by the next op only; 2, 4 and 8 row tiles. Longer stages and
   // finer tiles trade more halo MACs for less memory; these keep the list linear in the graph.
   std::vector<std::string> out;
   auto chain_op = [&](OpId o) {
@@ -87,7 +87,7 @@ std::vector<std::string> patch_candidates(const Graph& g) {
       chain.push_back(y.consumers[0]);
       std::string names;
       for (OpId o : chain) names += (names.empty() ? "" : ",") + g.ops[o].name;
-      for (int tiles : {2, 4}) out.push_back("patch:" + names + "=" + std::to_string(tiles));
+      for (int tiles : {2, 4, 8}) out.push_back("patch:" + names + "=" + std::to_string(tiles));
     }
   }
   return out;

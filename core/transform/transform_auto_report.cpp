@@ -77,7 +77,7 @@ std::string auto_budget_shortfall(const AutoRewriteResult& r) {
   const PlanFigures& a = r.report.after;
   const Bytes worst = std::max(a.peak_bytes, a.arena_bytes);
   std::string s = "budget " + format_bytes_exact(budget) + " not met: the best sequence found peaks at " +
-                  format_bytes_exact(a.peak_bytes) + " (arena " + format_bytes_exact(a.arena_bytes) + "), " +
+                  format_bytes_exact(a.peak_bytes) + ", arena " + format_bytes_exact(a.arena_bytes) + ": " +
                   format_bytes_exact(worst - budget) + " over; lower bound " + format_bytes_exact(r.lower_bound_bytes);
   if (r.lower_bound_bytes > budget) s += ", so no sequence of the searched rewrites fits";
   else if (r.progress.stopped) s += "; the search stopped at its limit (a longer --time-limit may find more)";
