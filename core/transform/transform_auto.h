@@ -103,6 +103,7 @@ struct AutoRewriteResult {
   bool budget_met = true;   // no budget, or after peak and arena <= budget
   int64_t extra_macs = 0;   // after.macs - before.macs (simulated), or counted when not simulated
   std::vector<std::string> kinds;  // the kinds searched
+  std::vector<std::string> dropped;  // rewrites cut from the end because verification refused them
   AutoProgress progress;
 };
 

@@ -67,7 +67,8 @@ JsonOut auto_rewrite_json(const AutoRewriteResult& r) {
                  {"exhausted", p.exhausted},
                  {"stopped", p.stopped},
                  {"elapsed_seconds", p.elapsed_seconds}}},
-               {"applied", applied}};
+               {"applied", applied},
+               {"dropped", r.dropped}};
   return j;
 }
 
@@ -105,6 +106,7 @@ std::string auto_rewrite_text(const AutoRewriteResult& r) {
     else
       o << a.note << "\n";
   }
+  for (const std::string& d : r.dropped) o << "  dropped (verification refused it): " << d << "\n";
   if (const std::string s = auto_budget_shortfall(r); !s.empty()) o << s << "\n";
   return o.str();
 }

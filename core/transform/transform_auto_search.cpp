@@ -326,7 +326,21 @@ AutoRewriteResult AutoRewriteSearch::result() const {
   v.counted_macs_before = m.root_score.macs;
   v.replay = [&m](const std::vector<std::string>& specs) { return m.replay(specs); };
   v.peak_of = [](const Graph& g) { return measure(g, 0).peak; };
-  AutoRewriteResult r = auto_detail::verify(v, m.options);
+  // A rewrite the search's re-plan accepted but the simulator or the output check refuses (a
+  // rewrite whose legality check misses a case) is dropped with the reason, never shown as a result.
+  std::vector<std::string> dropped;
+  AutoRewriteResult r;
+  while (true) {
+    try {
+      r = auto_detail::verify(v, m.options);
+      break;
+    } catch (const InputError& e) {
+      if (v.specs.empty()) throw;
+      dropped.push_back(v.specs.back() + ": " + e.what());
+      v.specs.pop_back();
+    }
+  }
+  r.dropped = dropped;
   r.progress = m.progress;
   r.lower_bound_bytes = m.progress.lower_bound_bytes;
   for (const RewriteKind* k : m.kinds) r.kinds.push_back(k->name);

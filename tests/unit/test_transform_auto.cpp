@@ -231,3 +231,40 @@ TEST_CASE("the kind table: quantize only when asked, unknown kinds named") {
   for (const RewriteKind& k : rewrite_kinds())
     for (const std::string& spec : k.candidates(g)) CHECK_NOTHROW(parse_transformation(spec));
 }
+
+TEST_CASE("the lower bound stays below every graph a random walk of legal rewrites reaches, in its best order") {
+  AutoRewriteOptions o;
+  o.context.order_time_limit_seconds = 0.2;
+  const std::vector<const RewriteKind*> kinds = searched_kinds(o);
+  std::vector<Graph> graphs = {example_graph("whatif_fusion"), example_graph("whatif_interact"),
+                               example_graph("residual_block"), example_graph("inception_cell")};
+  for (uint64_t seed = 21; seed <= 26; ++seed) graphs.push_back(random_network(seed, 10));
+  std::mt19937_64 rng(5);
+  int bound_positive = 0, steps = 0;
+  for (const Graph& original : graphs) {
+    CAPTURE(original.name);
+    const Bytes bound = auto_lower_bound(original, kinds);
+    bound_positive += bound > 0;
+    for (int walk = 0; walk < 4; ++walk) {
+      Graph g = normalized(original);
+      for (int k = 0; k < 6; ++k) {
+        std::vector<std::string> specs;
+        for (const RewriteKind* kind : kinds)
+          for (const std::string& s : kind->candidates(g)) specs.push_back(s);
+        std::shuffle(specs.begin(), specs.end(), rng);
+        for (const std::string& s : specs) {
+          try {
+            g = apply_transformation(g, parse_transformation(s), o.context).graph;
+            ++steps;
+            break;
+          } catch (const InputError&) {
+          }
+        }
+        const Graph best_order = apply_transformation(g, parse_transformation("order:best"), o.context).graph;
+        CHECK(bound <= peak_of(best_order));
+      }
+    }
+  }
+  CHECK(steps > 50);          // the walks did rewrite
+  CHECK(bound_positive >= 1);  // and some bound had something to say
+}
