@@ -63,6 +63,7 @@ struct AutoRewriteOptions {
   double time_limit_seconds = 10.0;           // for the search (verification of the result comes after)
   int64_t max_evaluations = 0;                // rewrites tried, 0 = no limit
   int max_rewrites = 12;                      // longest sequence
+  int max_beam_width = 64;                    // the widest round (1: the greedy search alone)
   bool allow_value_changes = false;           // also search kinds that are not bit-exact (quantize)
   std::vector<std::string> kinds;             // restrict to these kinds (empty: every allowed kind)
   const std::atomic<bool>* cancel = nullptr;  // set to true from elsewhere: stop at the next rewrite

@@ -89,7 +89,6 @@ struct AutoRewriteSearch::Impl {
   double spent = 0;
   bool cancelled = false;
   static constexpr int kPatience = 3;   // levels without a better beam head before a round ends
-  static constexpr int kMaxWidth = 64;
 
   // The round under way.
   std::vector<Node> frontier, children;
@@ -199,7 +198,7 @@ struct AutoRewriteSearch::Impl {
 
   void end_round(bool ran_out) {
     const int width = progress.beam_width;
-    if (!cut || optimal() || width >= kMaxWidth) {
+    if (!cut || optimal() || width * 2 > options.max_beam_width) {
       progress.exhausted = !cut && ran_out;
       progress.phase = "prune";
       frontier.clear();
