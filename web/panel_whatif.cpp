@@ -268,7 +268,8 @@ void draw_whatif(AppState& s) {
 JsonOut export_whatif(const AppState& s) {
   JsonOut list = JsonOut::array();
   for (const WhatIfSpec& w : s.whatif.list) list.push_back({{"spec", w.spec}, {"enabled", w.enabled}});
-  JsonOut fit = {{"running", bool(s.whatif.auto_search)}, {"result", s.whatif.auto_json}};
+  JsonOut fit = {{"budget_kib", s.whatif.auto_budget_kib}, {"running", bool(s.whatif.auto_search)},
+                 {"result", s.whatif.auto_json}};
   if (s.whatif.auto_search) {
     const AutoProgress& p = s.whatif.auto_search->progress();
     fit["progress"] = {{"phase", p.phase}, {"evaluations", p.evaluations}, {"best_peak", p.best_peak},
