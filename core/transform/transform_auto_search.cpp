@@ -297,9 +297,14 @@ bool AutoRewriteSearch::step(double seconds) {
   const auto t0 = Clock::now();
   double slice = 0;
   while (!done()) {
+    if (m.cancelled || (m.options.cancel && m.options.cancel->load())) {  // at once, in any phase
+      m.progress.stopped = true;
+      m.progress.phase = "done";
+      break;
+    }
     if (m.progress.phase == "search" && (m.over_limits() || m.optimal())) {
       m.progress.stopped = m.over_limits();
-      m.progress.phase = m.cancelled || (m.options.cancel && m.options.cancel->load()) ? "done" : "prune";
+      m.progress.phase = "prune";  // bounded: at most (rewrites + 1)^2 / 2 replays
       continue;
     }
     if (m.progress.phase == "search") m.expand_one();
