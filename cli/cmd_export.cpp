@@ -135,6 +135,11 @@ int run_export(const Args& parsed) {
   std::cerr << "export " << format << ": arena " << plan.arena_bytes << " B (" << plan.planner
             << ", lower bound " << plan.lower_bound_bytes << " B, peak " << live.peak_bytes << " B, "
             << g.ops.size() << " ops)" << (out ? ", wrote " + *out : std::string()) << "\n";
+  // A rewritten graph's plan assumes its kernels: say which the stock runtime lacks.
+  if (const std::vector<CustomKernel> custom = custom_kernels_needed(g); !custom.empty())
+    std::cerr << "export: this plan needs " << custom.size()
+              << " kernel(s) the stock TFLM runtime does not have; it is valid only on a runtime that has them:\n"
+              << custom_kernels_text(custom, "  ");
   if (tflm) std::cerr << "TFLM arena (" << tflm->tflm.pointer_bytes * 8 << "-bit pointers): "
                       << tflm_comparison_sentence(*tflm) << "\n";
   return 0;

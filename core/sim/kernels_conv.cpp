@@ -1,7 +1,17 @@
 // Model kernels with weights: CONV_2D, DEPTHWISE_CONV_2D, FULLY_CONNECTED, in int8 with TFLM's
 // reference arithmetic (per-channel multipliers, input offset, output offset, fused activation
 // clamp) and in float32 (TFLM's loop order, so the sums round the same way).
+//
+// The conv and depthwise window loops are written once, templated on the arithmetic (Int8Math,
+// FloatMath). The same window sums serve the ordinary loops and the in-place variants the
+// transform rewrites ask for (an op with `in_place` set): depthwise channel by channel through a
+// one-channel temporary, pointwise (1x1) conv pixel by pixel through a Cout-element temporary,
+// both temporaries in the op's scratch. A folded PAD is ordinary explicit padding here (pad_h,
+// pad_w, pad_bottom, pad_right: the border reads as the input's zero point, which the foldpad
+// rewrite checks is the pad value).
 #include <algorithm>
+#include <cmath>
+#include <limits>
 #include <memory>
 
 #include "core/sim/detail/model_kernels.h"
@@ -15,8 +25,7 @@ struct ConvGeom {
   int64_t n = 1, h = 1, w = 1, c = 1;  // input
   int64_t kh = 1, kw = 1;               // filter
   int64_t oh = 1, ow = 1, oc = 1;       // output
-  int64_t stride_h = 1, stride_w = 1, dil_h = 1, dil_w = 1, pad_h = 0, pad_w = 0;
-  int64_t macs_per_output = 0;
+  int64_t stride_h = 1, stride_w = 1, dil_h = 1, dil_w = 1, pad_h = 0, pad_w = 0, pad_b = 0, pad_r = 0;
 };
 
 // Checks the output shape against the window the attrs describe.
@@ -30,12 +39,13 @@ ConvGeom conv_geometry(const KernelContext& c, const std::vector<int64_t>& x, in
   g.stride_h = c.attr("stride_h", 1), g.stride_w = c.attr("stride_w", 1);
   g.dil_h = c.attr("dilation_h", 1), g.dil_w = c.attr("dilation_w", 1);
   g.pad_h = c.attr("pad_h", 0), g.pad_w = c.attr("pad_w", 0);
-  const int64_t pad_b = c.attr("pad_bottom", g.pad_h), pad_r = c.attr("pad_right", g.pad_w);
+  g.pad_b = c.attr("pad_bottom", g.pad_h), g.pad_r = c.attr("pad_right", g.pad_w);
   c.require(g.stride_h >= 1 && g.stride_w >= 1 && g.dil_h >= 1 && g.dil_w >= 1 && kh >= 1 && kw >= 1,
             "strides, dilations and the window must be >= 1");
+  c.require(g.pad_h >= 0 && g.pad_w >= 0 && g.pad_b >= 0 && g.pad_r >= 0, "padding must be >= 0");
   const int64_t eh = (kh - 1) * g.dil_h + 1, ew = (kw - 1) * g.dil_w + 1;
-  const int64_t want_h = (g.h + g.pad_h + pad_b - eh) / g.stride_h + 1;
-  const int64_t want_w = (g.w + g.pad_w + pad_r - ew) / g.stride_w + 1;
+  const int64_t want_h = (g.h + g.pad_h + g.pad_b - eh) / g.stride_h + 1;
+  const int64_t want_w = (g.w + g.pad_w + g.pad_r - ew) / g.stride_w + 1;
   c.require(y[0] == g.n && want_h == g.oh && want_w == g.ow,
             "output [" + std::to_string(y[0]) + "," + std::to_string(y[1]) + "," + std::to_string(y[2]) + "," +
                 std::to_string(y[3]) + "] does not follow from the input, window, stride, dilation and padding");
@@ -63,6 +73,203 @@ void require_constant_weights(const KernelContext& c, const Tensor& w) {
   c.require(w.constant, "weights " + w.name + " are not constant");
 }
 
+// ---- Arithmetic: what one multiply-accumulate and one output element are ----------------------
+
+// TFLM's int8 reference: (x + input offset) * w summed in int32, bias added, per-channel
+// requantization, output offset, activation clamp.
+struct Int8Math {
+  using T = int8_t;
+  using Acc = int32_t;
+  using Bias = int32_t;
+  static constexpr DType kType = DType::kInt8;
+  int32_t in_off = 0, out_off = 0, lo = -128, hi = 127;
+  std::vector<tflm::Multiplier> mult;
+
+  Acc mac(Acc acc, T x, T w) const { return acc + (int32_t{x} + in_off) * int32_t{w}; }
+  T finish(Acc acc, const Bias* bias, int64_t o) const {
+    if (bias) acc += bias[o];
+    acc = tflm::multiply_by_quantized_multiplier(acc, mult[static_cast<size_t>(o)]) + out_off;
+    return static_cast<T>(std::clamp(acc, lo, hi));
+  }
+};
+
+// float32 in TFLM's order: the window sum first, then the bias, then the activation clamp. A NaN
+// result is written as the canonical quiet NaN: which NaN payload a sum of two NaNs keeps depends
+// on the operand order the compiler picked for each loop, and the in-place loops must agree with
+// the ordinary ones bit for bit (the simulator fills float inputs and weights with raw bytes).
+struct FloatMath {
+  using T = float;
+  using Acc = float;
+  using Bias = float;
+  static constexpr DType kType = DType::kFloat32;
+  float lo = 0, hi = 0;
+
+  Acc mac(Acc acc, T x, T w) const { return acc + x * w; }
+  T finish(Acc acc, const Bias* bias, int64_t o) const {
+    const float v = acc + (bias ? bias[o] : 0.f);
+    if (std::isnan(v)) return std::numeric_limits<float>::quiet_NaN();
+    return std::min(std::max(v, lo), hi);
+  }
+};
+
+// The arithmetic of a conv-like op from its tensors (multipliers and offsets for int8).
+Int8Math int8_math(const KernelContext& c, const Tensor& x, const Tensor& w, const Tensor& y, int64_t channels) {
+  Int8Math m;
+  m.mult = channel_multipliers(c, x, w, y, channels);
+  m.in_off = -c.zero_point(x), m.out_off = c.zero_point(y);
+  c.activation_range_int8(y, m.lo, m.hi);
+  return m;
+}
+FloatMath float_math(const KernelContext& c) {
+  FloatMath m;
+  c.activation_range_float(m.lo, m.hi);
+  return m;
+}
+
+// ---- Window sums and loops (one copy for every element type) --------------------------------
+
+// Conv: output (b, oy, ox, o) from the fic input channels starting at ic0; the border outside
+// the input (padding) contributes nothing, i.e. reads as the zero point.
+template <class M>
+typename M::Acc conv_sum(const M& m, const ConvGeom& g, int64_t fic, const typename M::T* x, const typename M::T* wo,
+                         int64_t b, int64_t oy, int64_t ox, int64_t ic0) {
+  typename M::Acc acc = 0;
+  for (int64_t fy = 0; fy < g.kh; ++fy) {
+    const int64_t iy = oy * g.stride_h - g.pad_h + fy * g.dil_h;
+    if (iy < 0 || iy >= g.h) continue;
+    for (int64_t fx = 0; fx < g.kw; ++fx) {
+      const int64_t ix = ox * g.stride_w - g.pad_w + fx * g.dil_w;
+      if (ix < 0 || ix >= g.w) continue;
+      const typename M::T* xp = x + ((b * g.h + iy) * g.w + ix) * g.c + ic0;
+      const typename M::T* wp = wo + (fy * g.kw + fx) * fic;
+      for (int64_t i = 0; i < fic; ++i) acc = m.mac(acc, xp[i], wp[i]);
+    }
+  }
+  return acc;
+}
+
+// Depthwise: output channel o of (b, oy, ox) from input channel ic alone.
+template <class M>
+typename M::Acc depthwise_sum(const M& m, const ConvGeom& g, const typename M::T* x, const typename M::T* w, int64_t b,
+                              int64_t oy, int64_t ox, int64_t ic, int64_t o) {
+  typename M::Acc acc = 0;
+  for (int64_t fy = 0; fy < g.kh; ++fy) {
+    const int64_t iy = oy * g.stride_h - g.pad_h + fy * g.dil_h;
+    if (iy < 0 || iy >= g.h) continue;
+    for (int64_t fx = 0; fx < g.kw; ++fx) {
+      const int64_t ix = ox * g.stride_w - g.pad_w + fx * g.dil_w;
+      if (ix < 0 || ix >= g.w) continue;
+      acc = m.mac(acc, x[((b * g.h + iy) * g.w + ix) * g.c + ic], w[(fy * g.kw + fx) * g.oc + o]);
+    }
+  }
+  return acc;
+}
+
+template <class M>
+void conv_loop(const M& m, const ConvGeom& g, int64_t fic, const typename M::T* x, const typename M::T* w,
+               const typename M::Bias* bias, typename M::T* y) {
+  const int64_t per_group = g.oc / (g.c / fic);
+  for (int64_t b = 0; b < g.n; ++b)
+    for (int64_t oy = 0; oy < g.oh; ++oy)
+      for (int64_t ox = 0; ox < g.ow; ++ox)
+        for (int64_t o = 0; o < g.oc; ++o) {
+          const auto acc = conv_sum(m, g, fic, x, w + o * g.kh * g.kw * fic, b, oy, ox, (o / per_group) * fic);
+          y[((b * g.oh + oy) * g.ow + ox) * g.oc + o] = m.finish(acc, bias, o);
+        }
+}
+
+// In place, 1x1 window without padding: pixel p's Cout outputs go to a temporary, then to
+// y[p*Cout ...], which ends at or before the first input pixel not yet read (Cout <= Cin and each
+// output pixel reads an input pixel at the same or a later index), so y may alias x.
+template <class M>
+void pointwise_in_place(const M& m, const ConvGeom& g, int64_t fic, const typename M::T* x, const typename M::T* w,
+                        const typename M::Bias* bias, typename M::T* y, typename M::T* temp) {
+  const int64_t per_group = g.oc / (g.c / fic);
+  for (int64_t b = 0; b < g.n; ++b)
+    for (int64_t oy = 0; oy < g.oh; ++oy)
+      for (int64_t ox = 0; ox < g.ow; ++ox) {
+        for (int64_t o = 0; o < g.oc; ++o)
+          temp[o] = m.finish(conv_sum(m, g, fic, x, w + o * g.kh * g.kw * fic, b, oy, ox, (o / per_group) * fic), bias, o);
+        std::copy(temp, temp + g.oc, y + ((b * g.oh + oy) * g.ow + ox) * g.oc);
+      }
+}
+
+template <class M>
+void depthwise_loop(const M& m, const ConvGeom& g, const typename M::T* x, const typename M::T* w,
+                    const typename M::Bias* bias, typename M::T* y) {
+  const int64_t mult_depth = g.oc / g.c;
+  for (int64_t b = 0; b < g.n; ++b)
+    for (int64_t oy = 0; oy < g.oh; ++oy)
+      for (int64_t ox = 0; ox < g.ow; ++ox)
+        for (int64_t ic = 0; ic < g.c; ++ic)
+          for (int64_t k = 0; k < mult_depth; ++k) {
+            const int64_t o = ic * mult_depth + k;
+            y[((b * g.oh + oy) * g.ow + ox) * g.oc + o] = m.finish(depthwise_sum(m, g, x, w, b, oy, ox, ic, o), bias, o);
+          }
+}
+
+// In place, depth multiplier 1: channel c of every output pixel goes to a one-channel temporary,
+// then over channel c of y. Output element (p, c) sits at p*C + c, where input element (p, c)
+// was: writing channel c destroys only input channel c, which no later channel reads, whatever
+// the stride and padding (the output is never larger than the input).
+template <class M>
+void depthwise_in_place(const M& m, const ConvGeom& g, const typename M::T* x, const typename M::T* w,
+                        const typename M::Bias* bias, typename M::T* y, typename M::T* temp) {
+  const int64_t pixels = g.n * g.oh * g.ow;
+  for (int64_t ch = 0; ch < g.c; ++ch) {
+    for (int64_t b = 0; b < g.n; ++b)
+      for (int64_t oy = 0; oy < g.oh; ++oy)
+        for (int64_t ox = 0; ox < g.ow; ++ox)
+          temp[(b * g.oh + oy) * g.ow + ox] = m.finish(depthwise_sum(m, g, x, w, b, oy, ox, ch, ch), bias, ch);
+    for (int64_t p = 0; p < pixels; ++p) y[p * g.oc + ch] = temp[p];
+  }
+}
+
+// The temporary an in-place conv-like op needs in its scratch (elements of the output type).
+int64_t in_place_temp_elements(const ConvGeom& g, bool depthwise) { return depthwise ? g.n * g.oh * g.ow : g.oc; }
+
+// Why the op's in-place declaration cannot run with these shapes ("" when it can). The foldpad
+// and inplace rewrites check the same conditions before they declare it.
+std::string in_place_problem(const KernelContext& c, const ConvGeom& g, bool depthwise, int width) {
+  const InPlace& ip = c.op.in_place[0];
+  if (c.op.in_place.size() != 1 || ip.input != c.op.inputs[0] || ip.output != c.op.outputs[0])
+    return "in place only over the activation input";
+  if (depthwise && g.oc != g.c) return "in-place depthwise needs depth multiplier 1";
+  if (!depthwise && (g.kh != 1 || g.kw != 1 || g.pad_h || g.pad_w || g.pad_b || g.pad_r || g.oc > g.c))
+    return "in-place conv needs a 1x1 window, no padding and output channels <= input channels";
+  if (g.oh * g.ow > g.h * g.w) return "in place needs an output no larger than the input";
+  if (c.op.scratch_bytes < in_place_temp_elements(g, depthwise) * width)
+    return "in place needs a " + std::to_string(in_place_temp_elements(g, depthwise) * width) +
+           "-byte temporary in the op's scratch";
+  return "";
+}
+
+// The kernel of a conv-like op in one arithmetic: the ordinary loop, or the in-place one when
+// the op declares in_place (run_with_scratch then gets the temporary).
+template <class M>
+void set_conv_run(ModelKernel& k, const KernelContext& c, const M& m, const ConvGeom& g, int64_t fic, bool has_bias,
+                  bool depthwise) {
+  using T = typename M::T;
+  using Bias = typename M::Bias;
+  if (c.op.in_place.empty()) {
+    k.run = [=](const Operand* in, const Operand* out) {
+      const Bias* bias = has_bias ? as<Bias>(in[2]) : nullptr;
+      if (depthwise) depthwise_loop(m, g, as<T>(in[0]), as<T>(in[1]), bias, as_mut<T>(out[0]));
+      else conv_loop(m, g, fic, as<T>(in[0]), as<T>(in[1]), bias, as_mut<T>(out[0]));
+    };
+    return;
+  }
+  const std::string problem = in_place_problem(c, g, depthwise, static_cast<int>(sizeof(T)));
+  c.require(problem.empty(), problem);
+  k.work.temp_bytes = g.n * g.oh * g.ow * g.oc * static_cast<int64_t>(sizeof(T));  // every output via the temporary
+  k.run_with_scratch = [=](const Operand* in, const Operand* out, const Operand& scratch) {
+    const Bias* bias = has_bias ? as<Bias>(in[2]) : nullptr;
+    T* temp = as_mut<T>(scratch);
+    if (depthwise) depthwise_in_place(m, g, as<T>(in[0]), as<T>(in[1]), bias, as_mut<T>(out[0]), temp);
+    else pointwise_in_place(m, g, fic, as<T>(in[0]), as<T>(in[1]), bias, as_mut<T>(out[0]), temp);
+  };
+}
+
 }  // namespace
 
 ModelKernel prepare_conv_2d(const KernelContext& c) {
@@ -74,81 +281,21 @@ ModelKernel prepare_conv_2d(const KernelContext& c) {
   c.require(wd[0] == g.oc && fic > 0 && g.c % fic == 0 && g.oc % (g.c / fic) == 0,
             "weights do not match the input and output channels");
   require_constant_weights(c, wt);
-  const int64_t groups = g.c / fic, per_group = g.oc / groups;
   ModelKernel k;
   k.work.macs = g.n * g.oh * g.ow * g.oc * g.kh * g.kw * fic;
+  const bool in_place = !c.op.in_place.empty();
   if (c.is(xt, DType::kInt8) && c.is(wt, DType::kInt8) && c.is(yt, DType::kInt8)) {
-    k.name = "conv_2d int8";
-    const Tensor* bt = bias_of(c, 2, DType::kInt32, g.oc);
-    const bool has_bias = bt != nullptr;
-    const auto mult = channel_multipliers(c, xt, wt, yt, g.oc);
-    const int32_t in_off = -c.zero_point(xt), out_off = c.zero_point(yt);
-    int32_t lo, hi;
-    c.activation_range_int8(yt, lo, hi);
-    k.run = [=](const Operand* in, const Operand* out) {
-      const int8_t* x = as<int8_t>(in[0]);
-      const int8_t* w = as<int8_t>(in[1]);
-      const int32_t* bias = has_bias ? as<int32_t>(in[2]) : nullptr;
-      int8_t* y = as_mut<int8_t>(out[0]);
-      for (int64_t b = 0; b < g.n; ++b)
-        for (int64_t oy = 0; oy < g.oh; ++oy)
-          for (int64_t ox = 0; ox < g.ow; ++ox)
-            for (int64_t o = 0; o < g.oc; ++o) {
-              const int64_t ic0 = (o / per_group) * fic;
-              const int8_t* wo = w + o * g.kh * g.kw * fic;
-              int32_t acc = 0;
-              for (int64_t fy = 0; fy < g.kh; ++fy) {
-                const int64_t iy = oy * g.stride_h - g.pad_h + fy * g.dil_h;
-                if (iy < 0 || iy >= g.h) continue;
-                for (int64_t fx = 0; fx < g.kw; ++fx) {
-                  const int64_t ix = ox * g.stride_w - g.pad_w + fx * g.dil_w;
-                  if (ix < 0 || ix >= g.w) continue;
-                  const int8_t* xp = x + ((b * g.h + iy) * g.w + ix) * g.c + ic0;
-                  const int8_t* wp = wo + (fy * g.kw + fx) * fic;
-                  for (int64_t i = 0; i < fic; ++i) acc += (int32_t{xp[i]} + in_off) * int32_t{wp[i]};
-                }
-              }
-              if (bias) acc += bias[o];
-              acc = tflm::multiply_by_quantized_multiplier(acc, mult[o]) + out_off;
-              y[((b * g.oh + oy) * g.ow + ox) * g.oc + o] = static_cast<int8_t>(std::clamp(acc, lo, hi));
-            }
-    };
+    k.name = in_place ? "conv_2d int8 in place" : "conv_2d int8";
+    const bool has_bias = bias_of(c, 2, DType::kInt32, g.oc) != nullptr;
+    set_conv_run(k, c, int8_math(c, xt, wt, yt, g.oc), g, fic, has_bias, false);
     return k;
   }
   c.require(c.is(xt, DType::kFloat32) && c.is(wt, DType::kFloat32) && c.is(yt, DType::kFloat32),
             "conv_2d runs int8 (int8 weights) or float32; this op is " + std::string(dtype_name(*xt.dtype)) +
                 " with " + dtype_name(*wt.dtype) + " weights");
-  k.name = "conv_2d float32";
+  k.name = in_place ? "conv_2d float32 in place" : "conv_2d float32";
   const bool has_bias = bias_of(c, 2, DType::kFloat32, g.oc) != nullptr;
-  float lo, hi;
-  c.activation_range_float(lo, hi);
-  k.run = [=](const Operand* in, const Operand* out) {
-    const float* x = as<float>(in[0]);
-    const float* w = as<float>(in[1]);
-    const float* bias = has_bias ? as<float>(in[2]) : nullptr;
-    float* y = as_mut<float>(out[0]);
-    for (int64_t b = 0; b < g.n; ++b)
-      for (int64_t oy = 0; oy < g.oh; ++oy)
-        for (int64_t ox = 0; ox < g.ow; ++ox)
-          for (int64_t o = 0; o < g.oc; ++o) {
-            const int64_t ic0 = (o / per_group) * fic;
-            const float* wo = w + o * g.kh * g.kw * fic;
-            float total = 0.f;
-            for (int64_t fy = 0; fy < g.kh; ++fy) {
-              const int64_t iy = oy * g.stride_h - g.pad_h + fy * g.dil_h;
-              if (iy < 0 || iy >= g.h) continue;
-              for (int64_t fx = 0; fx < g.kw; ++fx) {
-                const int64_t ix = ox * g.stride_w - g.pad_w + fx * g.dil_w;
-                if (ix < 0 || ix >= g.w) continue;
-                const float* xp = x + ((b * g.h + iy) * g.w + ix) * g.c + ic0;
-                const float* wp = wo + (fy * g.kw + fx) * fic;
-                for (int64_t i = 0; i < fic; ++i) total += xp[i] * wp[i];
-              }
-            }
-            const float v = total + (bias ? bias[o] : 0.f);
-            y[((b * g.oh + oy) * g.ow + ox) * g.oc + o] = std::min(std::max(v, lo), hi);
-          }
-  };
+  set_conv_run(k, c, float_math(c), g, fic, has_bias, false);
   return k;
 }
 
@@ -158,79 +305,23 @@ ModelKernel prepare_depthwise_conv_2d(const KernelContext& c) {
   c.require(wd.size() == 4 && wd[0] == 1, "depthwise weights must be [1,KH,KW,OC]");
   ConvGeom g = conv_geometry(c, c.dims(xt), wd[1], wd[2], c.dims(yt));
   c.require(wd[3] == g.oc && g.c > 0 && g.oc % g.c == 0, "weights do not match the output channels");
-  const int64_t mult_depth = g.oc / g.c;
   // The multiplier follows from the shapes (TFLM checks output depth = input depth x multiplier);
   // some converters write 0 in the option, so the attr is not trusted.
   require_constant_weights(c, wt);
   ModelKernel k;
   k.work.macs = g.n * g.oh * g.ow * g.oc * g.kh * g.kw;
+  const bool in_place = !c.op.in_place.empty();
   if (c.is(xt, DType::kInt8) && c.is(wt, DType::kInt8) && c.is(yt, DType::kInt8)) {
-    k.name = "depthwise_conv_2d int8";
+    k.name = in_place ? "depthwise_conv_2d int8 in place" : "depthwise_conv_2d int8";
     const bool has_bias = bias_of(c, 2, DType::kInt32, g.oc) != nullptr;
-    const auto mult = channel_multipliers(c, xt, wt, yt, g.oc);
-    const int32_t in_off = -c.zero_point(xt), out_off = c.zero_point(yt);
-    int32_t lo, hi;
-    c.activation_range_int8(yt, lo, hi);
-    k.run = [=](const Operand* in, const Operand* out) {
-      const int8_t* x = as<int8_t>(in[0]);
-      const int8_t* w = as<int8_t>(in[1]);
-      const int32_t* bias = has_bias ? as<int32_t>(in[2]) : nullptr;
-      int8_t* y = as_mut<int8_t>(out[0]);
-      for (int64_t b = 0; b < g.n; ++b)
-        for (int64_t oy = 0; oy < g.oh; ++oy)
-          for (int64_t ox = 0; ox < g.ow; ++ox)
-            for (int64_t ic = 0; ic < g.c; ++ic)
-              for (int64_t m = 0; m < mult_depth; ++m) {
-                const int64_t o = ic * mult_depth + m;
-                int32_t acc = 0;
-                for (int64_t fy = 0; fy < g.kh; ++fy) {
-                  const int64_t iy = oy * g.stride_h - g.pad_h + fy * g.dil_h;
-                  if (iy < 0 || iy >= g.h) continue;
-                  for (int64_t fx = 0; fx < g.kw; ++fx) {
-                    const int64_t ix = ox * g.stride_w - g.pad_w + fx * g.dil_w;
-                    if (ix < 0 || ix >= g.w) continue;
-                    acc += (int32_t{x[((b * g.h + iy) * g.w + ix) * g.c + ic]} + in_off) *
-                           int32_t{w[(fy * g.kw + fx) * g.oc + o]};
-                  }
-                }
-                if (bias) acc += bias[o];
-                acc = tflm::multiply_by_quantized_multiplier(acc, mult[o]) + out_off;
-                y[((b * g.oh + oy) * g.ow + ox) * g.oc + o] = static_cast<int8_t>(std::clamp(acc, lo, hi));
-              }
-    };
+    set_conv_run(k, c, int8_math(c, xt, wt, yt, g.oc), g, 1, has_bias, true);
     return k;
   }
   c.require(c.is(xt, DType::kFloat32) && c.is(wt, DType::kFloat32) && c.is(yt, DType::kFloat32),
             "depthwise_conv_2d runs int8 or float32");
-  k.name = "depthwise_conv_2d float32";
+  k.name = in_place ? "depthwise_conv_2d float32 in place" : "depthwise_conv_2d float32";
   const bool has_bias = bias_of(c, 2, DType::kFloat32, g.oc) != nullptr;
-  float lo, hi;
-  c.activation_range_float(lo, hi);
-  k.run = [=](const Operand* in, const Operand* out) {
-    const float* x = as<float>(in[0]);
-    const float* w = as<float>(in[1]);
-    const float* bias = has_bias ? as<float>(in[2]) : nullptr;
-    float* y = as_mut<float>(out[0]);
-    for (int64_t b = 0; b < g.n; ++b)
-      for (int64_t oy = 0; oy < g.oh; ++oy)
-        for (int64_t ox = 0; ox < g.ow; ++ox)
-          for (int64_t ic = 0; ic < g.c; ++ic)
-            for (int64_t m = 0; m < mult_depth; ++m) {
-              const int64_t o = ic * mult_depth + m;
-              float total = 0.f;
-              for (int64_t fy = 0; fy < g.kh; ++fy) {
-                const int64_t iy = oy * g.stride_h - g.pad_h + fy * g.dil_h;
-                if (iy < 0 || iy >= g.h) continue;
-                for (int64_t fx = 0; fx < g.kw; ++fx) {
-                  const int64_t ix = ox * g.stride_w - g.pad_w + fx * g.dil_w;
-                  if (ix < 0 || ix >= g.w) continue;
-                  total += x[((b * g.h + iy) * g.w + ix) * g.c + ic] * w[(fy * g.kw + fx) * g.oc + o];
-                }
-              }
-              const float v = total + (bias ? bias[o] : 0.f);
-              y[((b * g.oh + oy) * g.ow + ox) * g.oc + o] = std::min(std::max(v, lo), hi);
-            }
-  };
+  set_conv_run(k, c, float_math(c), g, 1, has_bias, true);
   return k;
 }
 

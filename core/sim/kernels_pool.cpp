@@ -1,6 +1,7 @@
 // Model kernels that reduce windows or axes: AVERAGE_POOL_2D, MAX_POOL_2D, MEAN (int8 with TFLM's
 // reference arithmetic, float32).
 #include <algorithm>
+#include <cstring>
 #include <limits>
 
 #include "core/sim/detail/model_kernels.h"
@@ -9,16 +10,31 @@ namespace arenaplan::sim {
 
 namespace {
 
+// h, w are the window's input: the stored input plus a folded PAD's border (fold_*, attrs of the
+// foldpad rewrite), whose cells read as the pad value and count in an average's divisor.
 struct PoolGeom {
   int64_t n = 1, h = 1, w = 1, c = 1, kh = 1, kw = 1, oh = 1, ow = 1;
   int64_t stride_h = 1, stride_w = 1, pad_h = 0, pad_w = 0;
+  int64_t xh = 1, xw = 1, fold_top = 0, fold_left = 0;  // the stored input inside the border
+  bool folded = false;
+  // Index of stored element (b, y, x, ch) for window coordinates, or -1 in the folded border.
+  int64_t index(int64_t b, int64_t y, int64_t x, int64_t ch) const {
+    const int64_t sy = y - fold_top, sx = x - fold_left;
+    if (sy < 0 || sy >= xh || sx < 0 || sx >= xw) return -1;
+    return ((b * xh + sy) * xw + sx) * c + ch;
+  }
 };
 
 PoolGeom pool_geometry(const KernelContext& c) {
   const auto x = c.dims(c.in(0)), y = c.dims(c.out(0));
   c.require(x.size() == 4 && y.size() == 4, "input and output must be NHWC (rank 4)");
   PoolGeom g;
-  g.n = x[0], g.h = x[1], g.w = x[2], g.c = x[3];
+  g.n = x[0], g.xh = x[1], g.xw = x[2], g.c = x[3];
+  g.fold_top = c.attr("fold_pad_top", 0), g.fold_left = c.attr("fold_pad_left", 0);
+  const int64_t fold_bottom = c.attr("fold_pad_bottom", 0), fold_right = c.attr("fold_pad_right", 0);
+  c.require(g.fold_top >= 0 && g.fold_left >= 0 && fold_bottom >= 0 && fold_right >= 0, "folded pads must be >= 0");
+  g.folded = g.fold_top || g.fold_left || fold_bottom || fold_right;
+  g.h = g.xh + g.fold_top + fold_bottom, g.w = g.xw + g.fold_left + fold_right;
   g.oh = y[1], g.ow = y[2];
   g.kh = c.attr("kernel_h", -1), g.kw = c.attr("kernel_w", -1);
   g.stride_h = c.attr("stride_h", 1), g.stride_w = c.attr("stride_w", 1);
@@ -50,8 +66,11 @@ ModelKernel prepare_pool(const KernelContext& c, bool average) {
   ModelKernel k;
   k.work.alu_ops = g.n * g.oh * g.ow * g.c * g.kh * g.kw;
   const char* base = average ? "average_pool_2d" : "max_pool_2d";
+  const int64_t fold_value = c.attr("fold_pad_value", 0);  // int8 value or float bits
   if (c.is(xt, DType::kInt8) && c.is(yt, DType::kInt8)) {
-    k.name = average ? "average_pool_2d int8" : "max_pool_2d int8";
+    k.name = average ? (g.folded ? "average_pool_2d int8 folded pad" : "average_pool_2d int8")
+                     : (g.folded ? "max_pool_2d int8 folded pad" : "max_pool_2d int8");
+    c.require(fold_value >= -128 && fold_value <= 127, "fold_pad_value must be an int8");
     int32_t lo, hi;
     c.activation_range_int8(yt, lo, hi);
     k.run = [=](const Operand* in, const Operand* out) {
@@ -62,7 +81,8 @@ ModelKernel prepare_pool(const KernelContext& c, bool average) {
           int32_t acc = average ? 0 : -128, count = 0;
           for (int64_t iy = y0; iy < y1; ++iy)
             for (int64_t ix = x0; ix < x1; ++ix) {
-              const int32_t v = x[((b * g.h + iy) * g.w + ix) * g.c + ch];
+              const int64_t at_x = g.index(b, iy, ix, ch);
+              const int32_t v = at_x < 0 ? static_cast<int32_t>(fold_value) : x[at_x];
               acc = average ? acc + v : std::max(acc, v);
               ++count;
             }
@@ -75,7 +95,11 @@ ModelKernel prepare_pool(const KernelContext& c, bool average) {
     return k;
   }
   c.require(c.is(xt, DType::kFloat32) && c.is(yt, DType::kFloat32), std::string(base) + " runs int8 or float32");
-  k.name = average ? "average_pool_2d float32" : "max_pool_2d float32";
+  k.name = average ? (g.folded ? "average_pool_2d float32 folded pad" : "average_pool_2d float32")
+                   : (g.folded ? "max_pool_2d float32 folded pad" : "max_pool_2d float32");
+  float fold_float;
+  const uint32_t fold_bits = static_cast<uint32_t>(fold_value);
+  std::memcpy(&fold_float, &fold_bits, 4);
   float lo, hi;
   c.activation_range_float(lo, hi);
   k.run = [=](const Operand* in, const Operand* out) {
@@ -86,7 +110,8 @@ ModelKernel prepare_pool(const KernelContext& c, bool average) {
         float acc = average ? 0.f : std::numeric_limits<float>::lowest(), count = 0.f;
         for (int64_t iy = y0; iy < y1; ++iy)
           for (int64_t ix = x0; ix < x1; ++ix) {
-            const float v = x[((b * g.h + iy) * g.w + ix) * g.c + ch];
+            const int64_t at_x = g.index(b, iy, ix, ch);
+            const float v = at_x < 0 ? fold_float : x[at_x];
             acc = average ? acc + v : std::max(acc, v);
             count += 1.f;
           }

@@ -403,6 +403,7 @@ KernelPlan plan_model(const Graph& g, const Op& op) {
     p.model_kernel = k.name;
     p.work = k.work;
     p.run = std::move(k.run);
+    p.run_with_scratch = std::move(k.run_with_scratch);
     return p;
   } catch (const Unsupported& u) {
     return plan_stand_in(g, op, u.why);
@@ -459,7 +460,10 @@ void run_kernel(const KernelPlan& p, const Operand* in, size_t nin, const Operan
              p.kind == KernelKind::kFullyConnected))
     throw std::invalid_argument("run_kernel: this plan needs the implicit weights (implicit_weight_bytes)");
   switch (p.kind) {
-    case KernelKind::kModel: p.run(in, out); break;
+    case KernelKind::kModel:
+      if (p.run_with_scratch) p.run_with_scratch(in, out, scratch);
+      else p.run(in, out);
+      break;
     case KernelKind::kConv2d: conv2d_int8(p.win, x, w, bias, i8(out[0])); break;
     case KernelKind::kDepthwiseConv2d: depthwise_conv2d_int8(p.win, x, w, bias, i8(out[0])); break;
     case KernelKind::kFullyConnected: fully_connected_int8(p.batch, p.in, p.out, p.shift, x, w, bias, i8(out[0])); break;

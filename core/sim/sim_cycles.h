@@ -36,9 +36,14 @@ struct OpWork {
   int64_t sram_bytes_read = 0;
   int64_t flash_bytes_read = 0;
   int64_t bytes_written = 0;
+  // Bytes a kernel stages through a temporary before writing them to the output (the in-place
+  // depthwise and pointwise conv kernels): one extra SRAM store and load per byte.
+  int64_t temp_bytes = 0;
 };
 
-// Cycles of one op under a profile (rounded up to whole cycles).
+// Cycles of one op under a profile (rounded up to whole cycles). A folded PAD costs its consumer
+// nothing extra (the window loop already tests every cell against the border); the PAD op's copy
+// is what the rewrite saves.
 int64_t op_cycles(const McuProfile& p, const OpWork& w);
 // Cycles a DMA engine needs to stream `bytes`.
 int64_t dma_cycles(const McuProfile& p, int64_t bytes);

@@ -81,6 +81,7 @@ struct Operand {
 struct KernelWork {
   int64_t macs = 0;     // multiply-accumulates
   int64_t alu_ops = 0;  // other per-element operations (compare, add, copy, exp)
+  int64_t temp_bytes = 0;  // bytes staged through a kernel temporary (in-place convs): stored, loaded back
 };
 
 enum class KernelKind {
@@ -108,6 +109,7 @@ struct KernelPlan {
   // kModel: the prepared kernel and its name ("conv_2d int8"), a string literal.
   const char* model_kernel = nullptr;
   std::function<void(const Operand* in, const Operand* out)> run;
+  std::function<void(const Operand* in, const Operand* out, const Operand& scratch)> run_with_scratch;  // or this
   // kMix standing in for an op no kernel can run (`note` says why): its outputs are not the model's.
   bool stand_in = false;
 };

@@ -113,15 +113,23 @@ std::string c_header(const PlanView& v, const PlanSource& s) {
     << (s.model && !s.model->folded_ops.empty()
             ? ", after " + std::to_string(s.model->folded_ops.size()) + " run once at initialisation"
             : "")
-    << "\n//\n"
-    << "// Tensor i lives at tensor_arena + arenaplan_tensor_offsets[i]; -1 means it is not in the\n"
+    << "\n//\n";
+  const std::vector<CustomKernel> custom = custom_kernels_needed(g);
+  if (!custom.empty())
+    h << "// KERNELS: this plan needs " << custom.size() << " kernel(s) the stock TFLM runtime does not have;\n"
+      << "// it is valid only on a runtime that has them:\n";
+  for (const CustomKernel& k : custom)
+    h << "//   op " << comment_safe(k.op) << ": " << comment_safe(k.kernel) << " (" << comment_safe(k.why) << ")\n";
+  if (!custom.empty()) h << "//\n";
+  h << "// Tensor i lives at tensor_arena + arenaplan_tensor_offsets[i]; -1 means it is not in the\n"
     << "// arena (weights in flash, caller-owned inputs, unused).\n"
     << (s.model ? "// Indices are the model's subgraph-0 tensor and operator indices. Kernel scratch buffers\n"
                   "// (requested by kernels at run time, not in the model file) are not included.\n"
                 : "// Indices are the graph's tensor and op indices.\n")
     << "#pragma once\n\n#include <stdint.h>\n#ifndef __cplusplus\n#include <stdalign.h>\n#endif\n\n"
     << "#define ARENAPLAN_ARENA_BYTES " << v.plan.arena_bytes << "\n"
-    << "#define ARENAPLAN_ALIGNMENT " << g.alignment << "\n";
+    << "#define ARENAPLAN_ALIGNMENT " << g.alignment << "\n"
+    << "#define ARENAPLAN_CUSTOM_KERNELS " << custom.size() << "\n";
   if (s.tflm) h << tflm_header_lines(*s.tflm);
   std::vector<TensorRow> rows = tensor_rows(v, s);
   h << "#define ARENAPLAN_TENSOR_COUNT " << rows.size() << "\n"
@@ -220,6 +228,10 @@ JsonOut plan_report_json(const PlanView& v, const PlanSource& s) {
                      {"folded_operators", s.model->folded_ops}};
   }
   if (s.tflm) out["tflm_arena"] = tflm_comparison_json(*s.tflm);
+  JsonOut custom = JsonOut::array();
+  for (const CustomKernel& k : custom_kernels_needed(v.graph))
+    custom.push_back({{"op", k.op}, {"kernel", k.kernel}, {"why", k.why}});
+  out["custom_kernels"] = custom;
   return out;
 }
 

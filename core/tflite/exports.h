@@ -5,6 +5,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "core/layout/layout.h"
 #include "core/graph/lifetime.h"
@@ -52,6 +53,19 @@ std::string plan_minimalloc_csv(const PlanView& v);
 // {"source", "analysis" (analysis_json), "layout" (layout_json)} plus, for models, the file
 // numbering of tensors and operators, and with source.tflm "tflm_arena" (tflm_comparison_json).
 JsonOut plan_report_json(const PlanView& v, const PlanSource& source);
+
+// A kernel a rewritten graph needs that the stock TFLM runtime does not have (export_kernels.cpp):
+// an op with a folded PAD (explicit asymmetric padding, or a pool reading the border as the pad
+// value) or running in place (depthwise channel by channel, pointwise pixel by pixel). The plan
+// is valid only on a runtime whose kernel does that; the exports say so.
+struct CustomKernel {
+  std::string op;      // the op's name
+  std::string kernel;  // "depthwise_conv_2d_in_place", "conv_2d_explicit_padding", ...
+  std::string why;     // what it does that the stock kernel does not
+};
+std::vector<CustomKernel> custom_kernels_needed(const Graph& g);
+// One line per kernel, each starting with `prefix`: "op NAME: KERNEL (why)".
+std::string custom_kernels_text(const std::vector<CustomKernel>& kernels, const std::string& prefix);
 
 // Throws std::logic_error naming the broken rule unless the plan verifies.
 void require_verified(const PlanView& v);

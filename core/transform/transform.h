@@ -46,11 +46,18 @@ struct Rewrite {
 Rewrite fuse_ops(const Graph& g, const std::vector<std::string>& chain);
 
 // Lets `op` write its output over one of its inputs (`input` empty: the first legal one). Legal
-// for elementwise and reshape kinds when the input dies at this op in the current order.
+// for elementwise and reshape kinds when the input dies at this op in the current order, and for
+// depthwise (multiplier 1) and pointwise (1x1, unpadded, Cout <= Cin) convs running the model
+// kernels, through a temporary added to the op's scratch (one channel / one output pixel).
 Rewrite make_in_place(const Graph& g, const std::string& op, const std::string& input = "");
 // make_in_place's first check: whether the op's kernel may overwrite an input at all (its kind),
 // whatever the order and the other ops. The automatic search lists in-place candidates by it.
 bool may_run_in_place(const Graph& g, OpId op);
+
+// Folds a PAD/PADV2 into its only consumer (conv, depthwise conv, max/average pool), which then
+// reads the PAD's input with explicit pad amounts and the border as the pad value; the padded
+// tensor disappears. For a conv the pad value must be the input's zero point (0.0 for float32).
+Rewrite fold_pad(const Graph& g, const std::string& pad_op);
 
 // Stores tensor T as `to` (narrower): a quantize op after T's producer and a dequantize op just
 // before each consumer, so only the short-lived ends keep the wide type.
@@ -74,10 +81,10 @@ Rewrite merge_models(const std::vector<Graph>& models);
 
 // ---- Specs: the CLI's --apply and the browser's list ----------------------------------------
 
-// "fuse:A,B", "inplace:C" or "inplace:C=X", "quantize:T=int8", "recompute:T@C",
+// "fuse:A,B", "inplace:C" or "inplace:C=X", "foldpad:PAD", "quantize:T=int8", "recompute:T@C",
 // "patch:A,B,C=4", "order:A,B,C" or "order:best", "pool:NAME".
 struct Transformation {
-  std::string kind;               // "fuse", "inplace", "quantize", "recompute", "patch", "order", "pool"
+  std::string kind;               // "fuse", "inplace", "foldpad", "quantize", "recompute", "patch", "order", "pool"
   std::vector<std::string> names; // ops or tensors the spec names, in order
   std::string value;              // after '=' or '@' ("int8", "4", consumer, input tensor); may be empty
   std::string text;               // the spec as written
@@ -85,6 +92,9 @@ struct Transformation {
 
 // Throws InputError("<spec>", expected forms) for anything else.
 Transformation parse_transformation(const std::string& spec);
+
+// Every "foldpad:PAD" spec that is legal on g (for the rewrite search's kind table).
+std::vector<std::string> foldpad_candidates(const Graph& g);
 
 // What specs can refer to besides the graph: other models for "pool:NAME".
 struct TransformContext {

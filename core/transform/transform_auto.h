@@ -43,7 +43,7 @@ struct RewriteKind {
   Rewrite (*apply)(const Graph& g, const Transformation& t, const TransformContext& context);
 };
 
-// fuse, inplace, recompute, patch, order, quantize (the last not bit-exact).
+// fuse, inplace, recompute, patch, foldpad, order, quantize (the last not bit-exact).
 const std::vector<RewriteKind>& rewrite_kinds();
 const RewriteKind* find_rewrite_kind(const std::string& name);
 

@@ -113,6 +113,7 @@ const std::vector<RewriteKind>& rewrite_kinds() {
       {"inplace", true, false, inplace_candidates, apply_transformation},
       {"recompute", true, true, recompute_candidates, apply_transformation},
       {"patch", true, true, patch_candidates, apply_transformation},
+      {"foldpad", true, false, foldpad_candidates, apply_transformation},
       {"order", true, false, order_candidates, apply_transformation},
       {"quantize", false, false, quantize_candidates, apply_transformation},
   };

@@ -161,6 +161,10 @@ std::vector<uint8_t> evaluate_outputs(const Graph& g, uint64_t seed) {
     const Tensor& T = g.tensors[t];
     data[t].assign(static_cast<size_t>(T.bytes), 0);
     if (g.is_input(static_cast<TensorId>(t))) sim::fill_tensor(T, seed, 1, data[t].data());
+    // A model's constants are its own bytes (weights, biases), as in the simulator's flash, so
+    // the comparison runs the model's arithmetic rather than seeded stand-in weights.
+    else if (T.constant && T.data && static_cast<Bytes>(T.data->size()) == T.bytes)
+      std::memcpy(data[t].data(), T.data->data(), T.data->size());
     else if (T.constant || T.persistent) sim::fill_tensor(T, seed, 0, data[t].data());
   }
   // Recomputed ops salt their kernels with the original op's name, as the original run did.

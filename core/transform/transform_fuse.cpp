@@ -40,6 +40,9 @@ Graph fuse_pair(const Graph& g, OpId a, OpId b, const std::string& where) {
     if (c != b) refuse(where, "intermediate " + Y.name + " is also read by op " + g.ops[c].name + ", so it cannot disappear");
   if (g.is_output(y) || Y.retained || Y.persistent)
     refuse(where, "intermediate " + Y.name + " is a graph output (or retained/persistent), so it must be stored");
+  if (!is_elementwise_kind(B.kind) && (A.kind == "pad" || A.kind == "padv2"))
+    refuse(where, "op " + B.name + " (kind \"" + B.kind + "\") is not elementwise, so " + A.name +
+                      " cannot fuse into it; to drop the padded copy fold the pad into it instead: foldpad:" + A.name);
   if (!is_elementwise_kind(B.kind))
     refuse(where, "op " + B.name + " (kind \"" + B.kind + "\") is not elementwise: a fused kernel can only apply "
                   "per-element ops to " + A.name + "'s result as it is written");

@@ -27,12 +27,6 @@ int64_t attr(const Op& op, const char* one, const char* both, int64_t fallback) 
   return fallback;
 }
 
-std::vector<int64_t> dims_of(const Tensor& t) {
-  std::vector<int64_t> d;
-  for (const ShapeDim& s : t.shape) d.push_back(s.value);
-  return d;
-}
-
 // Index of H in an NHWC ([N,H,W,C] or [H,W,C]) shape.
 int h_axis(const Tensor& t) { return static_cast<int>(t.shape.size()) - 3; }
 

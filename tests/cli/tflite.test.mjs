@@ -42,4 +42,24 @@ export const tests = [
     assert.equal(r.status, 2);
     assert.ok(r.stderr.length > 0);
   }],
+  ['kernel-level rewrites: a refused foldpad names the consumer; an in-place 1x1 conv stays bit-exact and its export names the kernel stock TFLM lacks', (cli) => {
+    // BlazeFace pads channels before a residual add: nothing a window op could read as a border.
+    let r = cli('transform', model, '--apply', 'foldpad:pad_18');
+    assert.equal(r.status, 2);
+    assert.match(r.stderr, /foldpad:pad_18: refused: consumer add_19 \(kind "add"\) is not a conv/);
+    r = cli('transform', model, '--apply', 'inplace:conv_2d_9', '--report', '--json', '--seconds', '0.5');
+    assert.equal(r.status, 0, r.stderr);
+    assert.equal(r.json.outputs.check, 'bit-exact');
+    assert.ok(r.json.after.verified && r.json.after.sim_ok);
+    const dir = mkdtempSync(join(tmpdir(), 'ap-'));
+    r = cli('transform', model, '--apply', 'inplace:conv_2d_9', '-o', join(dir, 'r.json'));
+    assert.equal(r.status, 0, r.stderr);
+    r = cli('export', join(dir, 'r.json'), '--format', 'c-header', '-o', join(dir, 'r.h'));
+    assert.equal(r.status, 0, r.stderr);
+    assert.match(r.stderr, /needs 1 kernel\(s\) the stock TFLM runtime does not have/);
+    assert.match(r.stderr, /op conv_2d_9: conv_2d_in_place \(writes its output over its input/);
+    const h = readFileSync(join(dir, 'r.h'), 'utf8');
+    assert.match(h, /#define ARENAPLAN_CUSTOM_KERNELS 1\b/);
+    assert.match(h, /\/\/   op conv_2d_9: conv_2d_in_place/);
+  }],
 ];

@@ -35,6 +35,8 @@ struct ModelKernel {
   const char* name;  // "conv_2d int8": a string literal (reports keep the pointer)
   KernelWork work;
   std::function<void(const Operand* in, const Operand* out)> run;  // operands as op.inputs / op.outputs
+  // Set instead of `run` by kernels that use the op's scratch (the in-place conv temporaries).
+  std::function<void(const Operand* in, const Operand* out, const Operand& scratch)> run_with_scratch;
 };
 
 // What a prepare function reads: the op, its tensors, attrs and quantization.

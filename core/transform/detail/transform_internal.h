@@ -34,6 +34,19 @@ bool depends_on(const Graph& g, OpId to, OpId from);
 // Step of each op in the file order.
 std::vector<Step> file_steps(const Graph& g);
 
+// A tensor's shape as numbers (a symbolic dim at its bound); empty for a tensor given as bytes.
+inline std::vector<int64_t> dims_of(const Tensor& t) {
+  std::vector<int64_t> d;
+  for (const ShapeDim& s : t.shape) d.push_back(s.value);
+  return d;
+}
+
+// An op's integer attr, or `fallback` when absent.
+inline int64_t attr_of(const Op& op, const char* name, int64_t fallback) {
+  auto it = op.attrs.find(name);
+  return it == op.attrs.end() ? fallback : it->second;
+}
+
 // Kinds of a (possibly fused) op: "conv2d+relu" -> {"conv2d", "relu"}.
 std::vector<std::string> split(const std::string& text, char sep);
 

@@ -1,0 +1,84 @@
+// Which kernels a rewritten graph needs that the stock TFLM runtime does not have: the exports
+// name them, since an arena plan for an in-place or pad-folded op is only valid on a runtime
+// whose kernel does what the plan assumes.
+#include <algorithm>
+
+#include "core/graph/op_kinds.h"
+#include "core/tflite/detail/tflite_options.h"
+#include "core/tflite/exports.h"
+
+namespace arenaplan {
+
+namespace {
+
+int64_t attr_of(const Op& op, const char* name, int64_t fallback) {
+  auto it = op.attrs.find(name);
+  return it == op.attrs.end() ? fallback : it->second;
+}
+
+std::vector<int64_t> dims_of(const Tensor& t) {
+  std::vector<int64_t> d;
+  for (const ShapeDim& s : t.shape) d.push_back(s.value);
+  return d;
+}
+
+// True when a conv's explicit pads are exactly what TFLite's SAME padding gives: a stock kernel
+// with padding SAME then computes the folded op (TF pads stride-2 convs this way before MobileNet
+// depthwise layers).
+bool pads_are_same_padding(const Graph& g, const Op& op) {
+  if (op.inputs.size() < 2) return false;
+  const auto x = dims_of(g.tensors[op.inputs[0]]), w = dims_of(g.tensors[op.inputs[1]]);
+  if (x.size() != 4 || w.size() != 4) return false;
+  const auto h = tflite_ops::tflite_padding(true, x[1], w[1], attr_of(op, "stride_h", 1), attr_of(op, "dilation_h", 1));
+  const auto v = tflite_ops::tflite_padding(true, x[2], w[2], attr_of(op, "stride_w", 1), attr_of(op, "dilation_w", 1));
+  const int64_t ph = attr_of(op, "pad_h", 0), pw = attr_of(op, "pad_w", 0);
+  return ph == h.before && attr_of(op, "pad_bottom", ph) == h.after && pw == v.before &&
+         attr_of(op, "pad_right", pw) == v.after;
+}
+
+std::string pads_text(const Op& op, const char* top, const char* left, const char* bottom, const char* right) {
+  return std::to_string(attr_of(op, top, 0)) + "/" + std::to_string(attr_of(op, left, 0)) + "/" +
+         std::to_string(attr_of(op, bottom, attr_of(op, top, 0))) + "/" +
+         std::to_string(attr_of(op, right, attr_of(op, left, 0))) + " (top/left/bottom/right)";
+}
+
+}  // namespace
+
+std::vector<CustomKernel> custom_kernels_needed(const Graph& g) {
+  std::vector<CustomKernel> out;
+  for (const Op& op : g.ops) {
+    const OpFamily family = op_family(op.kind);
+    const bool conv = family == OpFamily::kConv || family == OpFamily::kDepthwiseConv;
+    const bool pool = family == OpFamily::kMaxPool || family == OpFamily::kAvgPool;
+    if (attr_of(op, "folded_pad", 0) == 1) {
+      if (conv && !pads_are_same_padding(g, op))
+        out.push_back({op.name, op.kind + "_explicit_padding",
+                       "a folded PAD: reads the border " + pads_text(op, "pad_h", "pad_w", "pad_bottom", "pad_right") +
+                           " as the input's zero point; TFLM's conv options only express SAME or VALID padding"});
+      else if (pool)
+        out.push_back({op.name, op.kind + "_folded_pad",
+                       "a folded PAD: reads the border " +
+                           pads_text(op, "fold_pad_top", "fold_pad_left", "fold_pad_bottom", "fold_pad_right") +
+                           " as the value " + std::to_string(attr_of(op, "fold_pad_value", 0)) +
+                           (family == OpFamily::kAvgPool ? " and counts it in the divisor" : "") +
+                           "; TFLM's pool skips padding"});
+    }
+    if (!op.in_place.empty() && (conv || pool)) {
+      const Bytes temp = attr_of(op, "in_place_temp_bytes", op.scratch_bytes);
+      out.push_back({op.name, op.kind + "_in_place",
+                     "writes its output over its input " + g.tensors[op.in_place[0].input].name + " through a " +
+                         std::to_string(temp) + "-byte temporary (" +
+                         (family == OpFamily::kDepthwiseConv ? "one channel" : "one pixel") +
+                         ", in the op's scratch); TFLM's kernels need separate input and output buffers"});
+    }
+  }
+  return out;
+}
+
+std::string custom_kernels_text(const std::vector<CustomKernel>& kernels, const std::string& prefix) {
+  std::string s;
+  for (const CustomKernel& k : kernels) s += prefix + "op " + k.op + ": " + k.kernel + " (" + k.why + ")\n";
+  return s;
+}
+
+}  // namespace arenaplan

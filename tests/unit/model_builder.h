@@ -1,0 +1,191 @@
+// Model graphs built in code for the rewrite tests, as the importer builds them from a .tflite:
+// NHWC shapes, int8 quantization (per-channel weights) or float32, constant weights and biases,
+// TFLite's attrs. `mobilenet_style(seed)` generates a MobileNet-style network with PADs before
+// its depthwise convs (no fixture has one).
+#pragma once
+
+#include <cstring>
+#include <map>
+#include <optional>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "core/graph/graph.h"
+
+namespace arenaplan::test {
+
+inline Quantization quant(float scale, int64_t zp) { return Quantization{{scale}, {zp}, 0}; }
+
+template <class T>
+inline std::vector<uint8_t> bytes_of(const std::vector<T>& v) {
+  std::vector<uint8_t> b(v.size() * sizeof(T));
+  std::memcpy(b.data(), v.data(), b.size());
+  return b;
+}
+
+// A graph of model tensors built in code, the way the importer builds one from a .tflite:
+// shapes, int8 quantization (per-channel weights), constant weights and biases, TFLite attrs.
+struct Net {
+  Graph g;
+  std::mt19937 rng;
+  explicit Net(uint64_t seed) : rng(static_cast<uint32_t>(seed)) { g.name = "net"; }
+
+  int uniform(int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); }
+  float uniform_f(float lo, float hi) { return std::uniform_real_distribution<float>(lo, hi)(rng); }
+
+  TensorId tensor(const std::string& name, const std::vector<int64_t>& shape, DType type,
+                  std::optional<Quantization> q = {}, std::vector<uint8_t> data = {}) {
+    Tensor t;
+    t.name = name;
+    int64_t n = 1;
+    for (int64_t d : shape) t.shape.push_back(ShapeDim{d, ""}), n *= d;
+    t.dtype = type;
+    t.bytes = n * dtype_width(type);
+    t.quant = std::move(q);
+    if (!data.empty()) {
+      t.constant = true;
+      t.data = std::make_shared<const std::vector<uint8_t>>(std::move(data));
+    }
+    g.tensors.push_back(t);
+    return static_cast<TensorId>(g.tensors.size() - 1);
+  }
+  // An int8 activation with a random scale and zero point, or float32 when `float32`.
+  TensorId activation(const std::string& name, const std::vector<int64_t>& shape, bool float32 = false) {
+    if (float32) return tensor(name, shape, DType::kFloat32);
+    return tensor(name, shape, DType::kInt8, quant(uniform_f(0.01f, 0.05f), uniform(-20, 20)));
+  }
+  // Same quantization as `like` (what a PAD keeps).
+  TensorId activation_like(const std::string& name, const std::vector<int64_t>& shape, TensorId like) {
+    return tensor(name, shape, *g.tensors[like].dtype, g.tensors[like].quant);
+  }
+  TensorId weights(const std::string& name, const std::vector<int64_t>& shape, int64_t channels, int axis, bool float32) {
+    int64_t n = 1;
+    for (int64_t d : shape) n *= d;
+    if (float32) {
+      std::vector<float> v(static_cast<size_t>(n));
+      for (float& f : v) f = uniform_f(-0.5f, 0.5f);
+      return tensor(name, shape, DType::kFloat32, {}, bytes_of(v));
+    }
+    std::vector<int8_t> v(static_cast<size_t>(n));
+    for (int8_t& x : v) x = static_cast<int8_t>(uniform(-127, 127));
+    Quantization q;
+    for (int64_t c = 0; c < channels; ++c) q.scale.push_back(uniform_f(0.002f, 0.02f)), q.zero_point.push_back(0);
+    q.axis = axis;
+    return tensor(name, shape, DType::kInt8, q, bytes_of(v));
+  }
+  TensorId bias(const std::string& name, int64_t n, bool float32) {
+    if (float32) {
+      std::vector<float> v(static_cast<size_t>(n));
+      for (float& f : v) f = uniform_f(-1.f, 1.f);
+      return tensor(name, {n}, DType::kFloat32, {}, bytes_of(v));
+    }
+    std::vector<int32_t> v(static_cast<size_t>(n));
+    for (int32_t& x : v) x = uniform(-3000, 3000);
+    return tensor(name, {n}, DType::kInt32, {}, bytes_of(v));
+  }
+  OpId op(const std::string& name, const std::string& kind, std::vector<TensorId> in, std::vector<TensorId> out,
+          std::map<std::string, int64_t> attrs = {}) {
+    Op o;
+    o.name = name;
+    o.kind = kind;
+    o.inputs = std::move(in);
+    o.outputs = std::move(out);
+    o.attrs = std::move(attrs);
+    g.ops.push_back(o);
+    return static_cast<OpId>(g.ops.size() - 1);
+  }
+  std::vector<int64_t> dims(TensorId t) const {
+    std::vector<int64_t> d;
+    for (const ShapeDim& s : g.tensors[t].shape) d.push_back(s.value);
+    return d;
+  }
+  bool is_float(TensorId t) const { return g.tensors[t].dtype == DType::kFloat32; }
+
+  // Window ops with TFLite's attrs (explicit pads as the importer writes them).
+  TensorId conv(const std::string& name, TensorId x, int64_t cout, int64_t k, int64_t stride, int64_t pad,
+                int64_t activation = 0) {
+    const auto d = dims(x);
+    const int64_t oh = (d[1] + 2 * pad - k) / stride + 1, ow = (d[2] + 2 * pad - k) / stride + 1;
+    const bool f = is_float(x);
+    TensorId w = weights(name + ".w", {cout, k, k, d[3]}, cout, 0, f);
+    TensorId b = bias(name + ".b", cout, f);
+    TensorId y = activation_tensor(name + ".out", {d[0], oh, ow, cout}, f);
+    op(name, "conv_2d", {x, w, b}, {y},
+       {{"stride_h", stride}, {"stride_w", stride}, {"pad_h", pad}, {"pad_w", pad}, {"pad_bottom", pad},
+        {"pad_right", pad}, {"activation", activation}});
+    return y;
+  }
+  TensorId depthwise(const std::string& name, TensorId x, int64_t k, int64_t stride, int64_t pad, int64_t mult = 1,
+                     int64_t activation = 0) {
+    const auto d = dims(x);
+    const int64_t oh = (d[1] + 2 * pad - k) / stride + 1, ow = (d[2] + 2 * pad - k) / stride + 1;
+    const bool f = is_float(x);
+    TensorId w = weights(name + ".w", {1, k, k, d[3] * mult}, d[3] * mult, 3, f);
+    TensorId b = bias(name + ".b", d[3] * mult, f);
+    TensorId y = activation_tensor(name + ".out", {d[0], oh, ow, d[3] * mult}, f);
+    op(name, "depthwise_conv_2d", {x, w, b}, {y},
+       {{"stride_h", stride}, {"stride_w", stride}, {"pad_h", pad}, {"pad_w", pad}, {"pad_bottom", pad},
+        {"pad_right", pad}, {"depth_multiplier", mult}, {"activation", activation}});
+    return y;
+  }
+  // PAD (value: the zero point) or PADV2 with an explicit int8 value.
+  TensorId pad(const std::string& name, TensorId x, int64_t top, int64_t left, int64_t bottom, int64_t right,
+               std::optional<int8_t> padv2_value = {}, int64_t channels_after = 0) {
+    const auto d = dims(x);
+    std::vector<int32_t> p{0, 0, static_cast<int32_t>(top), static_cast<int32_t>(bottom), static_cast<int32_t>(left),
+                           static_cast<int32_t>(right), 0, static_cast<int32_t>(channels_after)};
+    TensorId pads = tensor(name + ".paddings", {4, 2}, DType::kInt32, {}, bytes_of(p));
+    TensorId y = activation_like(name + ".out", {d[0], d[1] + top + bottom, d[2] + left + right, d[3] + channels_after}, x);
+    if (padv2_value) {
+      TensorId v = tensor(name + ".value", {1}, DType::kInt8, g.tensors[x].quant, bytes_of(std::vector<int8_t>{*padv2_value}));
+      op(name, "padv2", {x, pads, v}, {y});
+    } else {
+      op(name, "pad", {x, pads}, {y});
+    }
+    return y;
+  }
+  TensorId pool(const std::string& name, TensorId x, bool average, int64_t k, int64_t stride) {
+    const auto d = dims(x);
+    TensorId y = activation_like(name + ".out", {d[0], (d[1] - k) / stride + 1, (d[2] - k) / stride + 1, d[3]}, x);
+    op(name, average ? "average_pool_2d" : "max_pool_2d", {x}, {y},
+       {{"kernel_h", k}, {"kernel_w", k}, {"stride_h", stride}, {"stride_w", stride}});
+    return y;
+  }
+  TensorId activation_tensor(const std::string& name, const std::vector<int64_t>& shape, bool f) {
+    return activation(name, shape, f);
+  }
+  Graph finish(TensorId input, std::vector<TensorId> outputs) {
+    g.inputs = {input};
+    g.outputs = std::move(outputs);
+    link_tensors(g);
+    validate_graph(g);
+    return g;
+  }
+};
+
+// MobileNet-style int8 (or float32) network: a stem conv, blocks of PAD -> depthwise (stride 1
+// or 2, valid) -> pointwise conv(s), a padded pool at the end. Every draw comes from the seed.
+inline Graph mobilenet_style(uint64_t seed, bool float32 = false) {
+  Net n(seed);
+  const int64_t hw = n.uniform(9, 14), c0 = n.uniform(2, 4);
+  TensorId x = n.activation("input", {1, hw, hw, c0}, float32);
+  TensorId t = n.conv("stem", x, n.uniform(4, 8), 3, 1, 1, 3);
+  const int blocks = n.uniform(2, 3);
+  for (int b = 0; b < blocks; ++b) {
+    const std::string id = std::to_string(b);
+    const bool asym = n.uniform(0, 1) == 1;  // TF's stride-2 "same": pad bottom/right only
+    t = n.pad("pad" + id, t, asym ? 0 : 1, asym ? 0 : 1, 1, 1);
+    t = n.depthwise("dw" + id, t, 3, n.uniform(1, 2), 0, 1, 3);
+    const int64_t c = n.dims(t)[3];
+    const int64_t widen = std::max<int64_t>(1, c * n.uniform(1, 4) / 2);  // c/2 .. 2c
+    t = n.conv("pw" + id, t, widen, 1, 1, 0, n.uniform(0, 1) * 3);
+    if (n.uniform(0, 1)) t = n.conv("pw" + id + "b", t, std::max<int64_t>(1, n.dims(t)[3] - n.uniform(0, 2)), 1, 1, 0);
+  }
+  t = n.pad("pad_tail", t, 1, 1, 1, 1);
+  t = n.pool("pool", t, n.uniform(0, 1) == 1, 3, 1);
+  return n.finish(x, {t});
+}
+
+
+}  // namespace arenaplan::test
