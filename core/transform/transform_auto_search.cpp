@@ -109,7 +109,9 @@ struct AutoRewriteSearch::Impl {
       if (feasible(a) != feasible(b)) return feasible(a);
       if (feasible(a)) return std::tie(a.macs, a.rewrites, a.peak) < std::tie(b.macs, b.rewrites, b.peak);
     }
-    return std::tie(a.peak, a.macs, a.rewrites, a.arena) < std::tie(b.peak, b.macs, b.rewrites, b.arena);
+    // Lowest peak, then the fewest rewrites (each one the user must trust and a runtime must
+    // support), then MACs.
+    return std::tie(a.peak, a.rewrites, a.macs, a.arena) < std::tie(b.peak, b.rewrites, b.macs, b.arena);
   }
 
   // The beam's ranking: the objective, with plateau breakers (fewer steps at the peak, less area).
@@ -330,19 +332,23 @@ AutoRewriteResult AutoRewriteSearch::result() const {
   v.counted_macs_before = m.root_score.macs;
   v.replay = [&m](const std::vector<std::string>& specs) { return m.replay(specs); };
   v.peak_of = [](const Graph& g) { return measure(g, 0).peak; };
-  // A rewrite the search's re-plan accepted but the simulator or the output check refuses (a
-  // rewrite whose legality check misses a case) is dropped with the reason, never shown as a result.
+  // A rewrite the search's re-plan accepted but the simulator refuses, or whose outputs differ from
+  // the original's (a rewrite whose legality check misses a case), is cut from the end with the
+  // reason until the rest verifies: never shown as a result.
   std::vector<std::string> dropped;
   AutoRewriteResult r;
   while (true) {
+    std::string why;
     try {
       r = auto_detail::verify(v, m.options);
-      break;
+      if (r.report.outputs_check != "differ" || v.specs.empty()) break;
+      why = "the outputs differ from the original graph's";
     } catch (const InputError& e) {
       if (v.specs.empty()) throw;
-      dropped.push_back(v.specs.back() + ": " + e.what());
-      v.specs.pop_back();
+      why = e.what();
     }
+    dropped.push_back(v.specs.back() + ": " + why);
+    v.specs.pop_back();
   }
   r.dropped = dropped;
   r.progress = m.progress;
