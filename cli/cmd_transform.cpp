@@ -1,14 +1,55 @@
 // arenaplan transform: apply what-if rewrites to a graph, write the result and/or report the
-// re-planned, re-verified, re-simulated numbers before and after (core/transform/whatif.h).
+// re-planned, re-verified, re-simulated numbers before and after (core/transform/whatif.h);
+// with --auto, the rewrites are found by the automatic search (core/transform/transform_auto.h).
 #include <iostream>
 
 #include "cli/command.h"
+#include "core/graph/graph_edit.h"
 #include "core/graph/graph_json.h"
 #include "core/transform/transform.h"
+#include "core/transform/transform_auto.h"
 #include "core/transform/whatif.h"
 
 namespace arenaplan::cli {
 namespace {
+
+WhatIfOptions whatif_options(const Args& args) {
+  WhatIfOptions options;
+  options.stop_on_error = true;
+  if (auto p = args.option("planner")) options.planner = *p;
+  if (auto p = args.option("profile")) options.profile = *p;
+  if (auto b = args.option("budget")) options.arena_budget_bytes = parse_byte_size(*b, "--budget");
+  options.plan_time_limit_seconds = args.double_option("seconds", 1.0, 0.01, 600);
+  options.seed = static_cast<uint64_t>(args.int_option("seed", 1, 0, INT64_MAX));
+  return options;
+}
+
+// --auto: the search chooses the rewrites; exit 1 when the budget is not met or a check failed.
+int run_auto(const Args& args, const Graph& g, const std::string& out_path) {
+  AutoRewriteOptions o;
+  o.whatif = whatif_options(args);
+  o.budget_bytes = o.whatif.arena_budget_bytes;
+  if (args.option("max-extra-macs")) o.max_extra_macs_pct = args.double_option("max-extra-macs", 0, 0, 1e6);
+  o.time_limit_seconds = args.double_option("time-limit", 10.0, 0.0, 86400);
+  o.max_evaluations = args.int_option("max-evaluations", 0, 0, INT64_MAX);
+  o.max_rewrites = static_cast<int>(args.int_option("max-rewrites", 12, 1, 1000));
+  o.allow_value_changes = args.flag("allow-quantize");
+  if (auto k = args.option("kinds"))
+    for (const std::string& name : split_names(*k)) o.kinds.push_back(name);
+  o.context.order_time_limit_seconds = args.double_option("order-seconds", 0.2, 0.01, 600);
+  const AutoRewriteResult r = auto_rewrite(g, o);
+  const bool report = args.flag("report") || args.flag("json");
+  if (args.flag("json")) std::cout << auto_rewrite_json(r).dump(2) << "\n";
+  else if (report) std::cout << auto_rewrite_text(r);
+  else
+    for (const AutoApplied& a : r.applied) std::cerr << a.spec << "\n";
+  if (!out_path.empty()) write_file(out_path, graph_to_json(r.report.result) + "\n");
+  else if (!report) std::cout << graph_to_json(r.report.result) << "\n";
+  const WhatIfReport& w = r.report;
+  const bool checks_ok = w.after.verified && (!w.after.simulated || w.after.sim_ok) && w.outputs_check != "differ";
+  if (!r.budget_met) std::cerr << auto_budget_shortfall(r) << "\n";
+  return checks_ok && r.budget_met ? 0 : 1;
+}
 
 int run_transform(const Args& args) {
   std::string graph_path, out_path;
@@ -28,6 +69,12 @@ int run_transform(const Args& args) {
   if (graph_path.empty()) throw InputError("arguments", "missing GRAPH");
   const Graph g = load_graph(graph_path);
   const std::vector<std::string> specs = args.options("apply");
+  if (args.flag("auto")) {
+    if (!specs.empty()) throw InputError("--auto", "give --apply or --auto, not both");
+    return run_auto(args, g, out_path);
+  }
+  for (const char* only_auto : {"time-limit", "max-extra-macs", "max-evaluations", "max-rewrites", "kinds"})
+    if (args.option(only_auto)) throw InputError(std::string("--") + only_auto, "only with --auto");
   if (specs.empty())
     throw InputError("--apply", std::string("give at least one transformation:\n") + transformation_help());
 
@@ -44,14 +91,7 @@ int run_transform(const Args& args) {
   Graph result;
   int status = 0;
   if (report) {
-    WhatIfOptions options;
-    options.stop_on_error = true;
-    if (auto p = args.option("planner")) options.planner = *p;
-    if (auto p = args.option("profile")) options.profile = *p;
-    if (auto b = args.option("budget")) options.arena_budget_bytes = parse_byte_size(*b, "--budget");
-    options.plan_time_limit_seconds = args.double_option("seconds", 1.0, 0.01, 600);
-    options.seed = static_cast<uint64_t>(args.int_option("seed", 1, 0, INT64_MAX));
-    WhatIfReport r = run_whatif(g, list, options, context);
+    WhatIfReport r = run_whatif(g, list, whatif_options(args), context);
     result = r.result;
     if (args.flag("json")) std::cout << whatif_json(r).dump(2) << "\n";
     else std::cout << whatif_text(r);
@@ -73,9 +113,13 @@ int run_transform(const Args& args) {
 }  // namespace
 
 ARENAPLAN_COMMAND("transform",
-                  "transform GRAPH --apply SPEC [--apply SPEC ...] [-o OUT.json | --out OUT.json] [--report] [--json] "
-                  "[--budget SIZE] [--planner NAME] [--profile MCU] [--seconds S] [--order-seconds S] [--seed N]",
-                  {"report", "json"}, {"apply", "out", "budget", "planner", "profile", "seconds", "order-seconds", "seed"},
+                  "transform GRAPH (--apply SPEC [--apply SPEC ...] | --auto [--time-limit S] [--max-extra-macs PCT] "
+                  "[--max-evaluations N] [--max-rewrites N] [--kinds fuse,inplace,...] [--allow-quantize]) "
+                  "[-o OUT.json | --out OUT.json] [--report] [--json] [--budget SIZE] [--planner NAME] [--profile MCU] "
+                  "[--seconds S] [--order-seconds S] [--seed N]",
+                  {"report", "json", "auto", "allow-quantize"},
+                  {"apply", "out", "budget", "planner", "profile", "seconds", "order-seconds", "seed", "time-limit",
+                   "max-extra-macs", "max-evaluations", "max-rewrites", "kinds"},
                   run_transform);
 
 }  // namespace arenaplan::cli

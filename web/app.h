@@ -55,6 +55,7 @@
 #include "core/teach/cachelab.h"
 #include "core/teach/dag_layout.h"
 #include "core/tflite/tflm_arena.h"
+#include "core/transform/transform_auto.h"
 #include "core/transform/whatif.h"
 #include "imgui.h"
 #include "web/derived.h"
@@ -238,6 +239,12 @@ struct WhatIfPanelState {
   uint64_t list_version = 0;  // bumped by every list edit
   uint64_t list_graph = ~uint64_t{0};  // graph_revision the list was made for; a new graph clears it
   Derived<WhatIfResult, std::tuple<uint64_t, uint64_t, int>> result;  // revision, list_version, budget
+  // "Fit automatically": the rewrite search, run a slice per frame, and its verified result.
+  int auto_budget_kib = 0;  // 0: the lowest peak
+  std::unique_ptr<AutoRewriteSearch> auto_search;
+  std::optional<AutoRewriteResult> auto_result;
+  JsonOut auto_json;
+  uint64_t auto_revision = 0;  // the graph/order revision the search ran on
 };
 
 // -- Cache lab tab (web/panel_cache.cpp) --

@@ -2,6 +2,8 @@
 // graph in its current order, and the before/after table of peak, arena, cycles and fits. Every
 // number comes from core's run_whatif (re-planned, verified and simulated after each step), the
 // same call behind `arenaplan transform --report`; combined savings are the recomputed ones.
+// "Fit automatically" runs core's rewrite search (transform_auto.h, `transform --auto`) a slice
+// per frame and offers its verified sequence as the list.
 #include <cstdio>
 #include <exception>
 #include <string>
@@ -10,6 +12,7 @@
 #include "core/graph/examples.h"
 #include "core/graph/graph_json.h"
 #include "core/transform/transform.h"
+#include "core/transform/transform_auto.h"
 #include "core/transform/whatif.h"
 #include "imgui.h"
 #include "web/app.h"
@@ -126,6 +129,98 @@ void draw_list(AppState& s) {
   if (s.whatif.budget_kib < 0) s.whatif.budget_kib = 0;
 }
 
+constexpr double kAutoSliceSeconds = 0.010;  // search time per frame: the page stays responsive
+
+void draw_auto_result(AppState& s, const AutoRewriteResult& r) {
+  const WhatIfReport& w = r.report;
+  ImGui::PushTextWrapPos(0.0f);
+  ImGui::Text("Peak %s -> %s (arena %s), lower bound %s; %s, %s; outputs %s; %lld extra MACs",
+              kib_text(w.before.peak_bytes, 2).c_str(), kib_text(w.after.peak_bytes, 2).c_str(),
+              kib_text(w.after.arena_bytes, 2).c_str(), kib_text(r.lower_bound_bytes, 2).c_str(),
+              w.after.verified ? "verified" : "UNVERIFIED",
+              w.after.simulated ? (w.after.sim_ok ? "simulated ok" : "SIMULATION FAILED") : "not simulated",
+              w.outputs_check.c_str(), (long long)r.extra_macs);
+  if (r.budget_bytes) {
+    if (r.budget_met) ImGui::Text("Budget %s met", kib_text(*r.budget_bytes, 2).c_str());
+    else ImGui::TextWrapped("%s", auto_budget_shortfall(r).c_str());
+  }
+  ImGui::PopTextWrapPos();
+  if (r.applied.empty()) ImGui::TextDisabled("No rewrite lowers the peak.");
+  for (const AutoApplied& a : r.applied) {
+    if (a.saving_bytes) ImGui::BulletText("%s  saves %s on the combined graph", a.spec.c_str(), kib_text(*a.saving_bytes, 2).c_str());
+    else ImGui::BulletText("%s  (%s)", a.spec.c_str(), a.note.c_str());
+  }
+  ImGui::BeginDisabled(r.applied.empty());
+  if (ImGui::Button("Use these rewrites")) {
+    std::vector<WhatIfSpec> next;
+    for (const AutoApplied& a : r.applied) next.push_back({a.spec, true});
+    edit_list(s.whatif, next);
+  }
+  ImGui::EndDisabled();
+  record_item_rect(s, "whatif.auto.use");
+}
+
+// The search for the graph in its current order; a new graph or order drops it.
+void draw_auto(AppState& s) {
+  WhatIfPanelState& v = s.whatif;
+  if ((v.auto_search || v.auto_result) && v.auto_revision != s.revision) {
+    v.auto_search.reset();
+    v.auto_result.reset();
+    v.auto_json = nullptr;
+  }
+  ImGui::Separator();
+  ImGui::SetNextItemWidth(120);
+  ImGui::InputInt("fit budget (KiB, 0 = lowest peak)", &v.auto_budget_kib, 8, 64);
+  record_item_rect(s, "whatif.auto.budget");
+  if (v.auto_budget_kib < 0) v.auto_budget_kib = 0;
+  ImGui::SameLine();
+  if (!v.auto_search) {
+    if (ImGui::Button("Fit automatically")) {
+      AutoRewriteOptions o;
+      if (v.auto_budget_kib > 0) o.budget_bytes = Bytes(v.auto_budget_kib) * 1024;
+      o.time_limit_seconds = 30;
+      o.whatif.plan_time_limit_seconds = 0.2;
+      try {
+        v.auto_search = std::make_unique<AutoRewriteSearch>(reorder_ops(s.graph, s.order).graph, o);
+        v.auto_revision = s.revision;
+        v.auto_result.reset();
+        v.auto_json = nullptr;
+      } catch (const std::exception& e) {
+        v.auto_json = JsonOut{{"error", e.what()}};
+      }
+    }
+    record_item_rect(s, "whatif.auto.run");
+    if (ImGui::IsItemHovered())
+      ImGui::SetTooltip("Searches sets and orders of bit-exact rewrites for the lowest peak (or, with a budget, the "
+                        "fewest extra MACs that fit); every candidate re-planned, the result verified and simulated.");
+  } else {
+    AutoRewriteSearch& search = *v.auto_search;
+    search.step(kAutoSliceSeconds);
+    request_redraw(s);
+    if (ImGui::Button("Stop")) search.cancel();
+    record_item_rect(s, "whatif.auto.stop");
+    const AutoProgress& p = search.progress();
+    ImGui::Text("%s: %lld rewrites tried, beam width %d, best peak %s (from %s), lower bound %s", p.phase.c_str(),
+                (long long)p.evaluations, p.beam_width, kib_text(p.best_peak, 2).c_str(),
+                kib_text(p.start_peak, 2).c_str(), kib_text(p.lower_bound_bytes, 2).c_str());
+    const double span = double(p.start_peak - std::min(p.start_peak, p.lower_bound_bytes));
+    ImGui::ProgressBar(span > 0 ? float(double(p.start_peak - p.best_peak) / span) : 1.0f, ImVec2(-1, 0),
+                       "peak: from the start towards the bound");
+    if (search.done()) {
+      try {
+        v.auto_result = search.result();
+        v.auto_json = auto_rewrite_json(*v.auto_result);
+      } catch (const std::exception& e) {
+        v.auto_json = JsonOut{{"error", e.what()}};
+      }
+      v.auto_search.reset();
+    }
+  }
+  if (v.auto_json.is_object() && v.auto_json.contains("error"))
+    ImGui::TextWrapped("Error: %s", v.auto_json["error"].get<std::string>().c_str());
+  if (v.auto_result) draw_auto_result(s, *v.auto_result);
+}
+
 void draw_whatif(AppState& s) {
   WhatIfPanelState& v = s.whatif;
   if (v.list_graph != s.graph_revision) {  // a list belongs to the graph it was made for
@@ -135,6 +230,7 @@ void draw_whatif(AppState& s) {
     ++v.list_version;
   }
   draw_list(s);
+  draw_auto(s);
   const WhatIfResult& result = recompute(s, v);
   ImGui::Separator();
   if (!result.error.empty()) {
@@ -172,7 +268,14 @@ void draw_whatif(AppState& s) {
 JsonOut export_whatif(const AppState& s) {
   JsonOut list = JsonOut::array();
   for (const WhatIfSpec& w : s.whatif.list) list.push_back({{"spec", w.spec}, {"enabled", w.enabled}});
-  return {{"list", list}, {"report", s.whatif.result.value().json}};
+  JsonOut fit = {{"budget_kib", s.whatif.auto_budget_kib}, {"running", bool(s.whatif.auto_search)},
+                 {"result", s.whatif.auto_json}};
+  if (s.whatif.auto_search) {
+    const AutoProgress& p = s.whatif.auto_search->progress();
+    fit["progress"] = {{"phase", p.phase}, {"evaluations", p.evaluations}, {"best_peak", p.best_peak},
+                       {"lower_bound_bytes", p.lower_bound_bytes}};
+  }
+  return {{"list", list}, {"report", s.whatif.result.value().json}, {"auto", fit}};
 }
 
 // The list of changes and the budget travel in share links; the report is recomputed on load.

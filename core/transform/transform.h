@@ -50,6 +50,9 @@ Rewrite fuse_ops(const Graph& g, const std::vector<std::string>& chain);
 // depthwise (multiplier 1) and pointwise (1x1, unpadded, Cout <= Cin) convs running the model
 // kernels, through a temporary added to the op's scratch (one channel / one output pixel).
 Rewrite make_in_place(const Graph& g, const std::string& op, const std::string& input = "");
+// make_in_place's first check: whether the op's kernel may overwrite an input at all (its kind),
+// whatever the order and the other ops. The automatic search lists in-place candidates by it.
+bool may_run_in_place(const Graph& g, OpId op);
 
 // Folds a PAD/PADV2 into its only consumer (conv, depthwise conv, max/average pool), which then
 // reads the PAD's input with explicit pad amounts and the border as the pad value; the padded

@@ -161,4 +161,8 @@ Rewrite make_in_place(const Graph& g, const std::string& op_name, const std::str
   refuse(where, reasons.empty() ? "op " + op.name + " has no input to overwrite" : reasons);
 }
 
+bool may_run_in_place(const Graph& g, OpId op) {
+  return model_window_op(g, g.ops[op]) || in_place_capable(g.ops[op].kind);
+}
+
 }  // namespace arenaplan

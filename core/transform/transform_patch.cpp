@@ -122,6 +122,11 @@ Rewrite patch_stage(const Graph& g, const std::vector<std::string>& names, int t
       const auto [a, b] = rows[k + 1];
       rows[k] = {a * stage[k].stride, (b - 1) * stage[k].stride + stage[k].kh};
     }
+    // A stage that pads ("same" padding given as "padding", not "pad") reads rows past the input.
+    if (rows[0].second > X.shape[h_axis(X)].value)
+      refuse(where, "tile " + std::to_string(i) + " needs input rows up to " + std::to_string(rows[0].second) + " of " +
+                        X.name + "'s " + std::to_string(X.shape[h_axis(X)].value) +
+                        ": the stage pads rows, and zero rows at tile borders are not modelled");
     Op slice;
     slice.name = fresh_op_name(out, g.ops[stage.front().op].name + ".slice.p" + std::to_string(i));
     slice.kind = "slice";

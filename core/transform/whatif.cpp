@@ -35,13 +35,6 @@ void correct_cycles(const Graph& g, const sim::McuProfile& profile, std::vector<
   }
 }
 
-Graph normalized(const Graph& g) {
-  const Schedule order = topological_order(g);
-  for (size_t i = 0; i < order.size(); ++i)
-    if (order[i] != static_cast<OpId>(i)) return reorder_ops(g, order).graph;
-  return g;
-}
-
 Saving saving(Bytes before, Bytes after, const std::vector<WhatIfStep>& steps, Bytes PlanFigures::*field) {
   Saving s;
   s.combined = before - after;
@@ -55,6 +48,13 @@ Saving saving(Bytes before, Bytes after, const std::vector<WhatIfStep>& steps, B
 }
 
 }  // namespace
+
+Graph normalized(const Graph& g) {
+  const Schedule order = topological_order(g);
+  for (size_t i = 0; i < order.size(); ++i)
+    if (order[i] != static_cast<OpId>(i)) return reorder_ops(g, order).graph;
+  return g;
+}
 
 PlanFigures measure_graph(const Graph& g, const WhatIfOptions& options) {
   PlanFigures f;

@@ -53,6 +53,10 @@ struct PlanFigures {
   std::optional<bool> fits;   // against WhatIfOptions::arena_budget_bytes
 };
 
+// The graph with its ops in a topological order closest to the file order: the graph run_whatif
+// starts from (the automatic search replays its rewrites on the same one).
+Graph normalized(const Graph& g);
+
 // Plans (verified), simulates and measures one graph.
 PlanFigures measure_graph(const Graph& g, const WhatIfOptions& options);
 

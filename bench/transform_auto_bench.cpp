@@ -1,0 +1,87 @@
+// The automatic rewrite search against two baselines in the same run: the best single rewrite
+// and its own first round (the greedy search, beam width 1): peaks before, single, greedy, auto
+// and the lower bound, on the examples and on generated
+// ResNet-, inception- and random-shaped graphs. Prints figures; never a pass/fail test.
+//
+//   bench_transform_auto_bench [--seconds S]   (time limit per search, default 5)
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "core/graph/examples.h"
+#include "core/graph/graph_json.h"
+#include "core/schedule/schedule_generators.h"
+#include "core/transform/transform_auto.h"
+
+using namespace arenaplan;
+
+namespace {
+
+struct Run {
+  Bytes peak = 0;
+  int64_t evaluations = 0;
+  double seconds = 0;
+  size_t rewrites = 0;
+};
+
+Run search(const Graph& g, double seconds, int width, Bytes* before, Bytes* bound) {
+  AutoRewriteOptions o;
+  o.time_limit_seconds = seconds;
+  o.max_beam_width = width;
+  o.whatif.simulate = false;  // the figures are the peaks; the CLI and tests check the simulation
+  o.whatif.plan_time_limit_seconds = 0.2;
+  const auto t0 = std::chrono::steady_clock::now();
+  const AutoRewriteResult r = auto_rewrite(g, o);
+  Run run;
+  run.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  run.peak = r.report.after.peak_bytes;
+  run.evaluations = r.progress.evaluations;
+  run.rewrites = r.applied.size();
+  *before = r.report.before.peak_bytes;
+  *bound = r.lower_bound_bytes;
+  return run;
+}
+
+// The lowest peak one rewrite alone reaches (what a user trying each in turn would find).
+Bytes best_single(const Graph& original) {
+  AutoRewriteOptions o;
+  const Graph g = normalized(original);
+  Bytes best = analyze_lifetimes(g, topological_order(g)).peak_bytes;
+  for (const RewriteKind* k : searched_kinds(o))
+    for (const std::string& spec : k->candidates(g)) {
+      try {
+        const Graph r = k->apply(g, parse_transformation(spec), o.context).graph;
+        best = std::min(best, analyze_lifetimes(r, topological_order(r)).peak_bytes);
+      } catch (const InputError&) {
+      }
+    }
+  return best;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  double seconds = 5;
+  for (int i = 1; i + 1 < argc; ++i)
+    if (!std::strcmp(argv[i], "--seconds")) seconds = std::atof(argv[i + 1]);
+  std::vector<std::pair<std::string, Graph>> graphs;
+  for (const char* name : {"whatif_fusion", "whatif_interact", "whatif_patch", "residual_block", "inception_cell"})
+    graphs.push_back({name, parse_graph_json(*find_example(name))});
+  graphs.push_back({"residual_chain(4)", residual_chain_graph(4, 1)});
+  graphs.push_back({"inception(2)", inception_graph(2, 1)});
+  for (uint64_t seed = 1; seed <= 3; ++seed) graphs.push_back({"random_small(12) #" + std::to_string(seed), random_small_graph(seed, 12)});
+  std::printf("%-24s %5s %10s %10s %10s %10s %10s %8s %8s %8s %8s\n", "graph", "ops", "before", "single", "greedy",
+              "auto", "bound", "greedy s", "auto s", "evals", "auto/sgl");
+  for (const auto& [name, g] : graphs) {
+    Bytes before = 0, bound = 0;
+    const Run greedy = search(g, seconds, 1, &before, &bound);
+    const Run full = search(g, seconds, 64, &before, &bound);
+    const Bytes single = best_single(g);
+    std::printf("%-24s %5zu %10lld %10lld %10lld %10lld %10lld %8.2f %8.2f %8lld %8.3f\n", name.c_str(), g.ops.size(),
+                (long long)before, (long long)single, (long long)greedy.peak, (long long)full.peak, (long long)bound,
+                greedy.seconds, full.seconds, (long long)full.evaluations, single ? double(full.peak) / double(single) : 1.0);
+  }
+  return 0;
+}

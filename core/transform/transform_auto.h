@@ -1,0 +1,155 @@
+// The automatic rewrite search (issue 20): which legal rewrites, in which order, minimise the
+// peak of a graph, or, with a budget, the extra MACs subject to peak <= budget. Anytime: it can
+// be stopped (time limit, evaluation budget, cancel) and still returns the best sequence found,
+// re-planned, verified and simulated bit-exact through run_whatif, with a lower bound on the
+// peak that no sequence of the searched rewrites can go below.
+//
+// Usage (the CLI's `transform --auto`):
+//   AutoRewriteOptions o;  o.budget_bytes = 64 * 1024;
+//   AutoRewriteResult r = auto_rewrite(graph, o);
+//   r.report.after.peak_bytes;  r.applied[i].spec;  r.lower_bound_bytes;  auto_rewrite_json(r);
+// A page runs it a slice per frame:
+//   AutoRewriteSearch s(graph, o);
+//   if (s.step(0.01)) result = s.result();   // every frame; s.progress() for the progress bar
+//
+// A new rewrite kind plugs in with one line in rewrite_kinds() (transform_auto_kinds.cpp).
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/graph/graph.h"
+#include "core/graph/report.h"
+#include "core/transform/transform.h"
+#include "core/transform/whatif.h"
+
+namespace arenaplan {
+
+// ---- The table of rewrite kinds the search may use -------------------------------------------
+
+struct RewriteKind {
+  const char* name;  // the spec prefix: "fuse", "inplace", ...
+  bool bit_exact;    // keeps graph outputs bit-exact (false: quantize; searched only when asked)
+  bool adds_macs;    // may add work (recompute, patch halos)
+  // Every spec of this kind that may be legal on `g` or on any graph the search reaches from it
+  // by other rewrites: a superset is fine (apply refuses the rest, at the cost of one refusal),
+  // a missing spec is not, because the lower bound trusts that nothing outside these specs is
+  // ever touched (auto_lower_bound).
+  std::vector<std::string> (*candidates)(const Graph& g);
+  Rewrite (*apply)(const Graph& g, const Transformation& t, const TransformContext& context);
+};
+
+// fuse, inplace, recompute, patch, foldpad, order, quantize (the last not bit-exact).
+const std::vector<RewriteKind>& rewrite_kinds();
+const RewriteKind* find_rewrite_kind(const std::string& name);
+
+// Candidate enumerations of the existing kinds (see RewriteKind::candidates).
+std::vector<std::string> fuse_candidates(const Graph& g);       // producer -> sole elementwise consumer
+std::vector<std::string> inplace_candidates(const Graph& g);    // may_run_in_place ops over each input
+std::vector<std::string> recompute_candidates(const Graph& g);  // tensor with >= 2 consumers, each consumer
+std::vector<std::string> patch_candidates(const Graph& g);      // NHWC single-input chains of 2-4 ops, 2, 4 or 8 tiles
+std::vector<std::string> order_candidates(const Graph& g);      // "order:best"
+std::vector<std::string> quantize_candidates(const Graph& g);   // float32 activations to int8
+
+// ---- Options, progress, result ----------------------------------------------------------------
+
+struct AutoRewriteOptions {
+  std::optional<Bytes> budget_bytes;          // set: minimise extra MACs subject to peak <= budget
+  std::optional<double> max_extra_macs_pct;   // set: never more MACs than before * (1 + pct / 100)
+  double time_limit_seconds = 10.0;           // for the search (verification of the result comes after)
+  int64_t max_evaluations = 0;                // rewrites tried, 0 = no limit
+  int max_rewrites = 12;                      // longest sequence
+  int max_beam_width = 64;                    // the widest round (1: the greedy search alone)
+  bool allow_value_changes = false;           // also search kinds that are not bit-exact (quantize)
+  std::vector<std::string> kinds;             // restrict to these kinds (empty: every allowed kind)
+  const std::atomic<bool>* cancel = nullptr;  // set to true from elsewhere: stop at the next rewrite
+  WhatIfOptions whatif;                       // the final re-plan, verification and simulation
+  TransformContext context;                   // order:best's time limit per candidate
+  AutoRewriteOptions() { context.order_time_limit_seconds = 0.2; }
+};
+
+struct AutoProgress {
+  std::string phase = "search";  // "search", "prune", "done"
+  int64_t evaluations = 0;       // rewrites tried (legal or refused)
+  int64_t refused = 0;
+  int beam_width = 1, depth = 0;
+  Bytes start_peak = 0, best_peak = 0, lower_bound_bytes = 0;
+  int64_t best_extra_macs = 0;
+  int best_rewrites = 0;
+  bool budget_met = false;       // best so far has peak <= budget
+  bool exhausted = false;        // the widest beam never had to drop a child: nothing left to try
+  bool stopped = false;          // time limit, evaluation budget or cancel ended the search
+  double elapsed_seconds = 0;
+};
+
+// One rewrite of the returned sequence, with its saving measured on the combined graph: the peak
+// of the sequence without it minus the peak with all. Absent when a later rewrite needs it.
+struct AutoApplied {
+  std::string spec;
+  std::optional<Bytes> peak_without_bytes;
+  std::optional<Bytes> saving_bytes;
+  std::string note;  // why there is no saving figure
+};
+
+struct AutoRewriteResult {
+  WhatIfReport report;  // run_whatif of the sequence: before, after, steps, outputs check
+  std::optional<Bytes> budget_bytes;
+  std::optional<double> max_extra_macs_pct;
+  Bytes lower_bound_bytes = 0;
+  std::vector<AutoApplied> applied;
+  bool budget_met = true;   // no budget, or after peak and arena <= budget
+  int64_t extra_macs = 0;   // after.macs - before.macs (simulated), or counted when not simulated
+  std::vector<std::string> kinds;  // the kinds searched
+  std::vector<std::string> dropped;  // rewrites cut from the end because verification refused them
+  AutoProgress progress;
+};
+
+// Per op o whose working set (arena inputs, outputs, scratch) no candidate of `kinds` touches: the
+// bytes of that working set plus every untouched tensor that must be live while o runs in any
+// order (made by an ancestor of o, read by a descendant of o, or held the whole run). The maximum
+// over such ops. Why it is a bound: rewrites keep data dependences (fusion merges ops, recompute
+// and patch add paths, in-place and order add none), an untouched op still runs in every reachable
+// graph with its untouched tensors at their sizes, and all of them are live at its step.
+Bytes auto_lower_bound(const Graph& g, const std::vector<const RewriteKind*>& kinds);
+
+// The kinds `options` allows, in table order; InputError naming an unknown one.
+std::vector<const RewriteKind*> searched_kinds(const AutoRewriteOptions& options);
+
+class AutoRewriteSearch {
+ public:
+  AutoRewriteSearch(const Graph& g, AutoRewriteOptions options);
+  ~AutoRewriteSearch();
+  AutoRewriteSearch(const AutoRewriteSearch&) = delete;
+  AutoRewriteSearch& operator=(const AutoRewriteSearch&) = delete;
+
+  // Works for about `seconds` (at least one rewrite); true once the search is over.
+  bool step(double seconds);
+  void cancel();
+  bool done() const;
+  const AutoProgress& progress() const;
+  std::vector<std::string> best_specs() const;
+  // Verifies the best sequence found so far (run_whatif) and measures each rewrite's saving.
+  AutoRewriteResult result() const;
+
+  struct Impl;
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
+
+// Runs the search to its end (or its limits) and returns result().
+AutoRewriteResult auto_rewrite(const Graph& g, const AutoRewriteOptions& options);
+
+// whatif_json(report) plus "auto": {"budget_bytes", "lower_bound_bytes", "budget_met",
+// "max_extra_macs_pct", "extra_macs", "kinds", "search": {...}, "applied": [{"spec",
+// "saving_bytes", "peak_without_bytes", "note"}]}: the `transform --auto --json` contract.
+JsonOut auto_rewrite_json(const AutoRewriteResult& r);
+std::string auto_rewrite_text(const AutoRewriteResult& r);
+// One line for a budget that was not met: by how much and the bound; "" when met.
+std::string auto_budget_shortfall(const AutoRewriteResult& r);
+
+}  // namespace arenaplan

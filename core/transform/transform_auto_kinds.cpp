@@ -1,0 +1,146 @@
+// The table of rewrite kinds the automatic search uses, and the candidate specs of each existing
+// kind. Enumerations are deliberately generous (a superset of the legal specs): legality often
+// depends on the order or on other rewrites (in-place needs its input to die first), so
+// apply_transformation decides, and the lower bound may trust that nothing else is ever touched.
+#include <algorithm>
+
+#include "core/transform/transform_auto.h"
+
+namespace arenaplan {
+
+namespace {
+
+// A name a spec can carry: the spec syntax splits on these characters.
+bool spec_safe(const std::string& name) { return name.find_first_of(",=@:") == std::string::npos && !name.empty(); }
+
+std::vector<TensorId> activation_inputs(const Graph& g, const Op& op) {
+  std::vector<TensorId> acts;
+  for (TensorId t : op.inputs)
+    if (!g.tensors[t].constant && std::find(acts.begin(), acts.end(), t) == acts.end()) acts.push_back(t);
+  return acts;
+}
+
+bool nhwc(const Tensor& t) { return t.dtype && (t.shape.size() == 3 || t.shape.size() == 4); }
+
+}  // namespace
+
+std::vector<std::string> fuse_candidates(const Graph& g) {
+  std::vector<std::string> out;
+  for (const Op& a : g.ops) {
+    if (a.outputs.size() != 1 || !spec_safe(a.name)) continue;
+    const Tensor& y = g.tensors[a.outputs[0]];
+    if (y.consumers.size() != 1) continue;
+    const Op& b = g.ops[y.consumers[0]];
+    // A fused head absorbs elementwise parts only; b already fused can never be absorbed.
+    if (!is_elementwise_kind(b.kind) || !spec_safe(b.name)) continue;
+    out.push_back("fuse:" + a.name + "," + b.name);
+  }
+  return out;
+}
+
+std::vector<std::string> inplace_candidates(const Graph& g) {
+  // Each op whose kernel may overwrite an input (make_in_place's own test, so kernel-level in-place
+  // kinds join by themselves), over each activation input; the order decides the rest.
+  std::vector<std::string> out;
+  for (size_t o = 0; o < g.ops.size(); ++o) {
+    const Op& op = g.ops[o];
+    if (op.outputs.size() != 1 || !op.in_place.empty() || !spec_safe(op.name)) continue;
+    if (!may_run_in_place(g, static_cast<OpId>(o))) continue;
+    const std::vector<TensorId> acts = activation_inputs(g, op);
+    if (acts.size() == 1) out.push_back("inplace:" + op.name);
+    else
+      for (TensorId x : acts)
+        if (spec_safe(g.tensors[x].name)) out.push_back("inplace:" + op.name + "=" + g.tensors[x].name);
+  }
+  return out;
+}
+
+std::vector<std::string> recompute_candidates(const Graph& g) {
+  std::vector<std::string> out;
+  for (const Tensor& t : g.tensors) {
+    if (t.producer < 0 || t.consumers.size() < 2 || !spec_safe(t.name)) continue;
+    if (g.ops[t.producer].outputs.size() != 1) continue;
+    for (OpId c : t.consumers)
+      if (spec_safe(g.ops[c].name)) out.push_back("recompute:" + t.name + "@" + g.ops[c].name);
+  }
+  return out;
+}
+
+std::vector<std::string> patch_candidates(const Graph& g) {
+  // Chains of single-activation-input ops over NHWC tensors (shapes never change under other
+  // rewrites), each intermediate read by the next op only; 2, 4 and 8 row tiles. Longer stages and
+  // finer tiles trade more halo MACs for less memory; these keep the list linear in the graph.
+  std::vector<std::string> out;
+  auto chain_op = [&](OpId o) {
+    const Op& op = g.ops[o];
+    const std::vector<TensorId> acts = activation_inputs(g, op);
+    return op.outputs.size() == 1 && acts.size() == 1 && nhwc(g.tensors[acts[0]]) &&
+           nhwc(g.tensors[op.outputs[0]]) && spec_safe(op.name) &&
+           (is_window_family(op_family(op.kind)) || is_elementwise_kind(op.kind));
+  };
+  for (size_t s = 0; s < g.ops.size(); ++s) {
+    std::vector<OpId> chain{static_cast<OpId>(s)};
+    if (!chain_op(chain[0])) continue;
+    while (chain.size() < 4) {
+      const Tensor& y = g.tensors[g.ops[chain.back()].outputs[0]];
+      if (y.consumers.size() != 1 || g.is_output(g.ops[chain.back()].outputs[0]) || !chain_op(y.consumers[0])) break;
+      chain.push_back(y.consumers[0]);
+      std::string names;
+      for (OpId o : chain) names += (names.empty() ? "" : ",") + g.ops[o].name;
+      for (int tiles : {2, 4, 8}) out.push_back("patch:" + names + "=" + std::to_string(tiles));
+    }
+  }
+  return out;
+}
+
+std::vector<std::string> order_candidates(const Graph& g) {
+  if (g.ops.size() < 2) return {};
+  return {"order:best"};
+}
+
+std::vector<std::string> quantize_candidates(const Graph& g) {
+  std::vector<std::string> out;
+  for (const Tensor& t : g.tensors)
+    if (t.producer >= 0 && !t.constant && t.dtype == DType::kFloat32 && spec_safe(t.name))
+      out.push_back("quantize:" + t.name + "=int8");
+  return out;
+}
+
+// One line per kind. Kernel-level kinds (foldpad, ...) add theirs here.
+const std::vector<RewriteKind>& rewrite_kinds() {
+  static const std::vector<RewriteKind> kinds = {
+      {"fuse", true, false, fuse_candidates, apply_transformation},
+      {"inplace", true, false, inplace_candidates, apply_transformation},
+      {"recompute", true, true, recompute_candidates, apply_transformation},
+      {"patch", true, true, patch_candidates, apply_transformation},
+      {"foldpad", true, false, foldpad_candidates, apply_transformation},
+      {"order", true, false, order_candidates, apply_transformation},
+      {"quantize", false, false, quantize_candidates, apply_transformation},
+  };
+  return kinds;
+}
+
+const RewriteKind* find_rewrite_kind(const std::string& name) {
+  for (const RewriteKind& k : rewrite_kinds())
+    if (name == k.name) return &k;
+  return nullptr;
+}
+
+std::vector<const RewriteKind*> searched_kinds(const AutoRewriteOptions& options) {
+  std::vector<const RewriteKind*> out;
+  for (const std::string& name : options.kinds) {
+    if (find_rewrite_kind(name)) continue;
+    std::string known;
+    for (const RewriteKind& k : rewrite_kinds()) known += (known.empty() ? "" : ", ") + std::string(k.name);
+    throw InputError("--kinds", "unknown rewrite kind \"" + name + "\"; known: " + known);
+  }
+  for (const RewriteKind& k : rewrite_kinds()) {
+    const bool named = std::find(options.kinds.begin(), options.kinds.end(), k.name) != options.kinds.end();
+    if (!options.kinds.empty() && !named) continue;
+    if (!k.bit_exact && !options.allow_value_changes) continue;
+    out.push_back(&k);
+  }
+  return out;
+}
+
+}  // namespace arenaplan
