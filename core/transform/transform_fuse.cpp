@@ -46,6 +46,11 @@ Graph fuse_pair(const Graph& g, OpId a, OpId b, const std::string& where) {
   if (!is_elementwise_kind(B.kind))
     refuse(where, "op " + B.name + " (kind \"" + B.kind + "\") is not elementwise: a fused kernel can only apply "
                   "per-element ops to " + A.name + "'s result as it is written");
+  // The fused kernel rebuilds the vanished intermediate from its size alone; a quantized model
+  // tensor's scale and zero point (the requantization between the two kernels) would be lost.
+  if (Y.quant)
+    refuse(where, "intermediate " + Y.name + " is quantized (its scale and zero point requantize " + A.name +
+                      "'s result), which a fused kernel does not carry; the outputs would differ");
   if (!A.in_place.empty() || !B.in_place.empty())
     refuse(where, "op " + (A.in_place.empty() ? B.name : A.name) +
                       " overwrites an input in place; fuse first, then make the fused op in place");

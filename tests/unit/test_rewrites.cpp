@@ -114,6 +114,25 @@ TEST_CASE("foldpad: every refusal names the op and the reason") {
   CHECK(refusal(g2, "foldpad:pad").find("op pad's input x and output p are quantized differently") != std::string::npos);
 }
 
+TEST_CASE("fuse: a quantized intermediate is refused (the fused kernel would lose its requantization)") {
+  for (bool float32 : {false, true}) {
+    CAPTURE(float32);
+    test::Net n(5);
+    const TensorId x = n.activation("x", {1, 6, 6, 3}, float32);
+    const TensorId c = n.conv("c", x, 4, 1, 1, 0, 0);
+    const TensorId y = n.activation("y", n.dims(c), float32);
+    n.op("r", "relu", {c}, {y});
+    const Graph g = n.finish(x, {y});
+    const std::string why = refusal(g, "fuse:c,r");
+    if (float32) {
+      CHECK(why.empty());  // no quantization to lose: float model tensors fuse
+    } else {
+      CHECK(why.find("intermediate") != std::string::npos);
+      CHECK(why.find("is quantized") != std::string::npos);
+    }
+  }
+}
+
 TEST_CASE("inplace on depthwise and pointwise convs: every refusal names the op and the reason") {
   Net n(3);
   TensorId x = n.activation("x", {1, 6, 6, 4});
