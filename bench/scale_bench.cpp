@@ -127,6 +127,7 @@ int main(int argc, char** argv) {
   int outputs = 2000;
   double timeout = 60;
   long mem_limit_mib = 4096;
+  std::string write_dir;  // --write-graphs DIR: only write the graphs there (to run one command by hand)
   for (int i = 1; i < argc; i += 2) {
     const std::string key = argv[i], value = i + 1 < argc ? argv[i + 1] : "";
     if (key == "--help" || value.empty()) {
@@ -143,6 +144,7 @@ int main(int argc, char** argv) {
     else if (key == "--commands") commands = split(value);
     else if (key == "--timeout") timeout = std::atof(value.c_str());
     else if (key == "--mem-limit-mib") mem_limit_mib = std::atol(value.c_str());
+    else if (key == "--write-graphs") write_dir = value;
     else {
       std::fprintf(stderr, "unknown option %s\n", key.c_str());
       return 2;
@@ -154,7 +156,9 @@ int main(int argc, char** argv) {
       return 2;
     }
   char dir_template[] = "/tmp/arenaplan-scale-XXXXXX";
-  const char* dir = mkdtemp(dir_template);
+  const bool keep = !write_dir.empty();
+  if (keep) commands.clear();
+  const char* dir = keep ? write_dir.c_str() : mkdtemp(dir_template);
   if (!dir) {
     std::perror("mkdtemp");
     return 1;
@@ -188,9 +192,10 @@ int main(int argc, char** argv) {
         previous[c] = r;
       }
       previous_size = n;
-      std::remove(path.c_str());
+      if (keep) std::printf("wrote %s\n", path.c_str());
+      else std::remove(path.c_str());
     }
   }
-  rmdir(dir);
+  if (!keep) rmdir(dir);
   return 0;
 }
