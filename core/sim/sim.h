@@ -67,6 +67,13 @@ struct SimOptions {
   // Per graph input (Graph::inputs order): its raw bytes (exactly the tensor's size), or empty
   // for seeded bytes. The same bytes every run and session.
   std::vector<std::vector<uint8_t>> inputs;
+  // Faults standing in for a kernel bug: right after `op` runs (every run and session), the arena
+  // byte at `offset` of its region is flipped, whatever the plan.
+  struct StrayWrite {
+    OpId op = -1;
+    Bytes offset = 0;
+  };
+  std::vector<StrayWrite> stray_writes;
 };
 
 // A byte range of a simulated region (arena index) touched by an op.
@@ -180,10 +187,14 @@ class ArenaSimulator {
   void finish_session(int session);
   // Oracles (sim_oracles.cpp).
   void check_op(int session, Step t, bool loading);
+  void check_before_writes(int session, Step t, bool loading);
   void check_overwritten(int session, Step t, bool loading, const std::string& doing);
   void check_outside(int session, Step t, const std::vector<ByteRange>& allowed, bool full, const std::string& doing);
   void claim(int session, const std::vector<ByteRange>& allowed);
   bool still_needed(const Claim& c, int exec_session, Step exec_step) const;
+  // Who else may have made a difference a full compare finds: "", " or the op before it", ...
+  std::string ops_before_full_compare() const;
+  void check_run_end(int session, Step t);
   void check_guards();
   void check_flash(int session, Step t, bool full);
   void compare_capture(int session);
@@ -247,7 +258,9 @@ struct SimRequest {
   int runs = 1, sessions = 1;
   bool shared_arena = false;
   uint64_t seed = 1;
-  std::vector<std::string> inject;   // faults: "shift:TENSOR", "shift:TENSOR:BYTES", "ignore-async"
+  // Faults: "shift:TENSOR", "shift:TENSOR:BYTES", "ignore-async", "stray:OP:OFFSET" (a kernel bug:
+  // op OP flips the arena byte at OFFSET).
+  std::vector<std::string> inject;
   // Raw bytes of graph inputs, by tensor name (each exactly the tensor's size); inputs not named
   // get seeded bytes.
   std::map<std::string, std::vector<uint8_t>> input_bytes;

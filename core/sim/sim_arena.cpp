@@ -86,11 +86,7 @@ ArenaLayout reference_layout(const LiveAnalysis& live, Bytes alignment) {
     while ((Bytes{1} << c) < std::max<Bytes>(size, alignment)) ++c;
     return c;
   };
-  struct Lane {
-    int size_class = 0;
-    Step busy_until = 0;  // last step of the buffer it holds
-  };
-  std::vector<Lane> lanes;
+  std::vector<int> lanes;  // per lane: its size class
   std::vector<int> lane_of(n, -1);
   // Per size class, lanes by the step they become free (min-heap).
   std::vector<std::vector<std::pair<Step, int>>> free_at(64);
@@ -106,18 +102,19 @@ ArenaLayout reference_layout(const LiveAnalysis& live, Bytes alignment) {
       heap.pop_back();
     } else {
       lane = static_cast<int>(lanes.size());
-      lanes.push_back({c, 0});
+      lanes.push_back(c);
     }
-    lanes[lane].busy_until = buf.last;
     lane_of[b] = lane;
     heap.push_back({buf.last, lane});
     std::push_heap(heap.begin(), heap.end(), later);
   }
-  std::vector<Bytes> lane_at(lanes.size());
+  // A lane is as wide as the largest buffer it held (never more than one buffer each would take).
+  std::vector<Bytes> lane_bytes(lanes.size(), 0), lane_at(lanes.size());
+  for (size_t b = 0; b < n; ++b) lane_bytes[lane_of[b]] = std::max(lane_bytes[lane_of[b]], live.buffers[b].size);
   Bytes at = 0;
   for (size_t l = 0; l < lanes.size(); ++l) {
     lane_at[l] = at;
-    at = align_up(at + (Bytes{1} << lanes[l].size_class), alignment);
+    at = align_up(at + lane_bytes[l], alignment);
   }
   ArenaLayout out;
   out.planner = "reference lanes";
@@ -164,6 +161,10 @@ ArenaSimulator::ArenaSimulator(const Graph& g, LiveAnalysis live, ArenaLayout la
   memory_.resize(static_cast<size_t>(regions_ * region_bytes_));
   for (int r = 0; r < regions_; ++r)
     for (Bytes i = 0; i < region_bytes_; ++i) memory_[r * region_bytes_ + i] = canary(i);
+  for (const SimOptions::StrayWrite& w : options_.stray_writes)
+    if (w.op < 0 || w.op >= static_cast<OpId>(g_.ops.size()) || w.offset < 0 || w.offset >= region_bytes_)
+      throw InputError("inject stray", "needs an op of the graph and an arena offset in [0, " +
+                                           std::to_string(region_bytes_) + ")");
   if (options_.oracles) {
     expected_ = memory_;
     units_ = (region_bytes_ + kClaimUnit - 1) / kClaimUnit;
@@ -365,6 +366,7 @@ const uint8_t* ArenaSimulator::captured(int run, int session) const {
 }
 
 void ArenaSimulator::load_inputs(int session) {
+  check_before_writes(session, 0, true);
   const uint64_t stream = 1 + (static_cast<uint64_t>(run_) << 8) + static_cast<uint64_t>(session);
   for (size_t i = 0; i < g_.inputs.size(); ++i) {
     const TensorId t = g_.inputs[i];
@@ -385,8 +387,12 @@ void ArenaSimulator::run_op(int session, Step t) {
   const OpId o = live_.order[t];
   const BoundStep& bs = bound_[session][t];
   const std::vector<Operand>& ops = operands_[session];
+  check_before_writes(session, t, false);
   run_kernel(kernels_[o], ops.data() + bs.in_begin, bs.in_end - bs.in_begin, ops.data() + bs.out_begin,
              bs.out_end - bs.out_begin, bs.scratch, implicit_weights_[o]);
+  for (const SimOptions::StrayWrite& w : options_.stray_writes)
+    if (w.op == o)
+      memory_[static_cast<size_t>(options_.shared_arena ? 0 : session) * region_bytes_ + w.offset] ^= 0x5A;
   for (const ByteRange& r : reads_[t]) note_high_water(t, session, r.offset + r.bytes, "reading");
   for (const ByteRange& r : writes_[t]) note_high_water(t, session, r.offset + r.bytes, "writing");
   check_op(session, t, false);
@@ -433,6 +439,7 @@ const StepRecord& ArenaSimulator::step() {
   ++next_step_[session];
   if (t == steps_ - 1) finish_session(session);
   if (++cursor_ == static_cast<int64_t>(S) * steps_) {
+    check_run_end(session, t);
     check_guards();
     ++run_;
     cursor_ = 0;

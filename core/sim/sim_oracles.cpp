@@ -44,6 +44,12 @@ std::string ArenaSimulator::tensor_label(int b, int session) const {
   return s;
 }
 
+std::string ArenaSimulator::ops_before_full_compare() const {
+  if (ops_since_full_ <= 1) return "";
+  if (ops_since_full_ == 2) return " or the op before it";
+  return " or one of the " + std::to_string(ops_since_full_ - 1) + " ops before it (since the last full compare)";
+}
+
 bool ArenaSimulator::still_needed(const Claim& c, int exec_session, Step exec_step) const {
   if (c.run != run_) return false;
   const Step next = c.session == exec_session ? exec_step : next_step_[c.session];
@@ -120,6 +126,30 @@ void ArenaSimulator::check_op(int session, Step t, bool loading) {
   claim(session, allowed);
 }
 
+void ArenaSimulator::check_before_writes(int session, Step t, bool loading) {
+  if (!options_.oracles) return;
+  // The bytes this op is about to overwrite must still hold what the ops before left there: a
+  // stray write into them would otherwise be hidden before any full compare sees it.
+  const std::vector<ByteRange>& allowed = loading ? loads_ : writes_[t];
+  const int region = options_.shared_arena ? 0 : session;
+  const size_t base = static_cast<size_t>(region) * region_bytes_;
+  const std::string& op = g_.ops[live_.order[t]].name;
+  for (const ByteRange& r : allowed) {
+    if (std::memcmp(memory_.data() + base + r.offset, expected_.data() + base + r.offset, static_cast<size_t>(r.bytes)) == 0)
+      continue;
+    Bytes a, b;
+    diff_span(memory_.data() + base + r.offset, expected_.data() + base + r.offset, r.bytes, a, b);
+    const std::string victim = victim_at(region, r.offset + a, session, t);
+    report_write({run_, session, t, live_.order[t], region, r.offset + a, b - a, victim});
+    report({"writes",
+            "an op before " + std::string(loading ? "loading the inputs before op " : "op ") + op +
+                " (since the last full compare) changed " + span_text(r.offset + a, r.offset + b) + " (" + victim +
+                "), outside its outputs and scratch",
+            run_, session, t});
+    std::memcpy(expected_.data() + base + r.offset + a, memory_.data() + base + r.offset + a, static_cast<size_t>(b - a));
+  }
+}
+
 void ArenaSimulator::check_overwritten(int session, Step t, bool loading, const std::string& doing) {
   const std::vector<ByteRange>& allowed = loading ? loads_ : writes_[t];
   const int region = options_.shared_arena ? 0 : session;
@@ -173,10 +203,7 @@ void ArenaSimulator::check_outside(int session, Step t, const std::vector<ByteRa
                                    const std::string& doing) {
   const int region = options_.shared_arena ? 0 : session;
   // Since the last full compare: this op alone, or it and the ops before it.
-  const std::string who = ops_since_full_ <= 1 || !full
-                              ? doing + " changed "
-                              : doing + " or one of the " + std::to_string(ops_since_full_ - 1) +
-                                    " ops before it (since the last full compare) changed ";
+  const std::string who = doing + (full ? ops_before_full_compare() : std::string()) + " changed ";
   auto compare = [&](int reg, Bytes lo, Bytes hi) {
     const size_t base = static_cast<size_t>(reg) * region_bytes_;
     if (hi <= lo || std::memcmp(memory_.data() + base + lo, expected_.data() + base + lo, static_cast<size_t>(hi - lo)) == 0)
@@ -244,13 +271,20 @@ void ArenaSimulator::check_flash(int session, Step t, bool full) {
   if (std::memcmp(flash_.data(), flash_image_.data(), flash_.size()) == 0) return;
   Bytes lo, hi;
   diff_span(flash_.data(), flash_image_.data(), static_cast<Bytes>(flash_.size()), lo, hi);
-  const std::string who = full && ops_since_full_ > 1 ? " or one of the " + std::to_string(ops_since_full_ - 1) +
-                                                            " ops before it (since the last full compare)"
-                                                      : std::string();
+  const std::string who = full ? ops_before_full_compare() : std::string();
   report({"flash",
           "op " + g_.ops[live_.order[t]].name + who + " wrote the read-only constants in flash at " + span_text(lo, hi),
           run_, session, t});
   std::memcpy(flash_.data(), flash_image_.data(), flash_.size());  // restore: report each writer once
+}
+
+void ArenaSimulator::check_run_end(int session, Step t) {
+  // Whatever the ops since the last full compare did is found before the run ends.
+  if (!options_.oracles || ops_since_full_ == 0) return;
+  check_outside(session, t, {}, true, "op " + g_.ops[live_.order[t]].name);
+  check_flash(session, t, true);
+  touched_since_full_ = 0;
+  ops_since_full_ = 0;
 }
 
 void ArenaSimulator::check_guards() {

@@ -3,12 +3,28 @@
 #include <algorithm>
 #include <cstdlib>
 #include <memory>
+#include <optional>
 
 #include "core/layout/pipeline.h"
 #include "core/sim/sim.h"
 
 namespace arenaplan::sim {
 namespace {
+
+// "stray:OP:OFFSET": the op by name, a non-negative arena offset.
+SimOptions::StrayWrite parse_stray_write(const Graph& g, const std::string& fault) {
+  const std::string body = fault.substr(6);
+  const size_t colon = body.rfind(':');
+  if (colon == std::string::npos) throw InputError("inject " + fault, "expected stray:OP:OFFSET");
+  const std::string name = body.substr(0, colon), num = body.substr(colon + 1);
+  const std::optional<OpId> op = g.find_op(name);
+  if (!op) throw InputError("inject " + fault, "unknown op \"" + name + "\"");
+  char* end = nullptr;
+  const long long offset = std::strtoll(num.c_str(), &end, 10);
+  if (num.empty() || *end != '\0' || offset < 0)
+    throw InputError("inject " + fault, "expected a non-negative arena offset after the last ':'");
+  return {*op, static_cast<Bytes>(offset)};
+}
 
 PlanOptions plan_options(const std::string& planner) {
   PlanOptions options;
@@ -79,6 +95,7 @@ std::unique_ptr<ArenaSimulator> reference_simulator(const Graph& g, const LiveAn
   SimOptions ref_options = options;
   ref_options.oracles = false;
   ref_options.shared_arena = false;
+  ref_options.stray_writes.clear();  // the reference is the clean run
   return std::make_unique<ArenaSimulator>(g, live, reference_layout(live, g.alignment), ref_options);
 }
 
@@ -186,8 +203,15 @@ SimSetup prepare_simulation(const Graph& g, const SimRequest& req) {
   ArenaLayout& layout = setup.layout;
   for (const std::string& f : req.inject) {
     if (f == "ignore-async") continue;
+    if (f.rfind("stray:", 0) == 0) {
+      options.stray_writes.push_back(parse_stray_write(g, f));
+      setup.injected.push_back("op " + g.ops[options.stray_writes.back().op].name + " flips arena byte " +
+                               std::to_string(options.stray_writes.back().offset) + " (a kernel bug)");
+      continue;
+    }
     if (f.rfind("shift:", 0) != 0)
-      throw InputError("inject", "unknown fault \"" + f + "\"; expected shift:TENSOR, shift:TENSOR:BYTES or ignore-async");
+      throw InputError("inject", "unknown fault \"" + f +
+                                     "\"; expected shift:TENSOR, shift:TENSOR:BYTES, stray:OP:OFFSET or ignore-async");
     std::string name = f.substr(6);
     Bytes delta = 0;
     if (auto colon = name.rfind(':'); colon != std::string::npos) {
