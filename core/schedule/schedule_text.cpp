@@ -8,16 +8,28 @@
 namespace arenaplan {
 namespace {
 
-std::string live_names(const LiveAnalysis& a, LiveSweep& sweep, size_t step) {
-  std::string s;
-  for (int b : sweep.at(static_cast<Step>(step))) s += (s.empty() ? "" : " ") + a.buffers[b].name;
-  return s;
-}
-
 // Pads or cuts (with "...") to exactly `width` characters.
 std::string fit(std::string s, size_t width) {
   if (s.size() > width) s = s.substr(0, width - 3) + "...";
   return s + std::string(width - s.size(), ' ');
+}
+
+// The names of the buffers live at `step`, cut to `width` characters with the count of those left
+// out: a graph with thousands of outputs has thousands live at every step, and joining them all
+// per step made the view quadratic (and the text gigabytes).
+std::string live_names(const LiveAnalysis& a, LiveSweep& sweep, size_t step, size_t width) {
+  const std::vector<int>& live = sweep.at(static_cast<Step>(step));
+  std::string s;
+  for (size_t i = 0; i < live.size(); ++i) {
+    const std::string& name = a.buffers[live[i]].name;
+    const std::string more = " ... +" + std::to_string(live.size() - i);
+    if (s.size() + 1 + name.size() + (i + 1 < live.size() ? more.size() : 0) > width) {
+      // Cut here: what fits so far, then how many are left.
+      return fit(s.empty() ? "+" + std::to_string(live.size()) + " buffers" : s + more, width);
+    }
+    s += (s.empty() ? "" : " ") + name;
+  }
+  return fit(s, width);
 }
 
 // Per step, each order's op, live bytes and live set.
@@ -35,8 +47,10 @@ void side_by_side(std::ostream& out, const Graph& g, const LiveAnalysis& base, c
         << (static_cast<Step>(s) == a.peak_step ? "*" : " ") << " ";
       return c.str();
     };
-    out << std::setw(4) << s << "  " << cell(base) << fit(live_names(base, base_sweep, s), set_width) << "  "
-        << cell(best) << live_names(best, best_sweep, s) << "\n";
+    std::string best_set = live_names(best, best_sweep, s, 2 * set_width);
+    best_set.erase(best_set.find_last_not_of(' ') + 1);  // the last column: no padding
+    out << std::setw(4) << s << "  " << cell(base) << live_names(base, base_sweep, s, set_width) << "  " << cell(best)
+        << best_set << "\n";
   }
   out << "peak  " << std::string(10, ' ') << std::setw(10) << format_bytes(base.peak_bytes) << "  "
       << std::string(set_width, ' ') << "  " << std::string(10, ' ') << std::setw(10) << format_bytes(best.peak_bytes)
