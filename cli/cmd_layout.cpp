@@ -26,7 +26,7 @@ int run_layout(const Args& args) {
   LayoutProblem problem = load_layout_problem(input, args);
   PlanOptions options;
   options.planner = args.option("planner").value_or("best");
-  options.time_limit_seconds = args.double_option("time-limit", 5.0, 0.0, 86400.0);
+  options.time_limit_seconds = args.time_limit_left("time-limit", 5.0, 86400.0);
   ArenaPlan plan = plan_arena(problem, options);
   if (args.flag("json")) std::cout << layout_json(problem, plan).dump(2) << "\n";
   else std::cout << layout_text(problem, plan, static_cast<int>(args.int_option("width", 64, 8, 400)));
