@@ -1,21 +1,29 @@
-// Scale benchmark (issue 19 item 4): wall time and peak memory of the everyday CLI paths against
-// the graph size, on the two shapes a user with a big exported graph has: a residual-style chain
-// (one input, one output) and a chain with thousands of graph outputs. Each command runs as its own
-// `arenaplan` process (stdout to /dev/null), so the figures are what a user sees, set-up included;
-// the peak memory is the child's maxrss. Each row shows its growth against the previous size: about
-// 10x per 10x ops is linear, about 100x is quadratic.
+// Scale benchmark (issue 19 item 4): wall time, CPU time and peak memory of every CLI command
+// against the graph size, on the two shapes a user with a big exported graph has: a residual-style
+// chain (one input, one output) and a chain with thousands of graph outputs. Each command runs as
+// its own `arenaplan` process (stdout to /dev/null), so the figures are what a user sees, set-up
+// included; the peak memory is the child's maxrss. Each row shows its growth against the previous
+// size: about 10x per 10x ops is linear, about 100x is quadratic. The last column checks the goal
+// at every size: under 10 s and 1 GiB, and a command given --time-limit S done within 1.1 S.
+// On a loaded machine wall time runs ahead of CPU time: both are printed.
 //
 //   bench_scale_bench [--bin build/native/arenaplan] [--sizes 1000,10000,100000] [--outputs 2000]
-//                     [--shapes residual,many] [--commands analyze,analyze-json,schedule,...]
-//                     [--timeout S] [--mem-limit-mib M]
+//                     [--shapes residual,many] [--commands analyze,layout-best,...] [--timeout S]
+//                     [--mem-limit-mib M] [--write-graphs DIR]
+// Commands (default: all): analyze, analyze-json, analyze-explain, schedule, schedule-json,
+// layout-PLANNER for every registered planner, verify, simulate, simulate-json, budget,
+// budget-json, export-FORMAT (c-header, minimalloc-csv, trace, json), check-shape (on a shaped
+// residual chain of the same size: the two shapes carry no tensor shapes).
 // A child is killed after --timeout seconds (default 60) and limited to --mem-limit-mib of address
 // space (default 4096), so an unfixed quadratic path cannot take the shared machine down.
+// --write-graphs DIR only writes the graphs there, to run one command by hand.
 #include <signal.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <fcntl.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -27,6 +35,7 @@
 #include <vector>
 
 #include "core/graph/graph_json.h"
+#include "core/layout/planner.h"
 #include "core/schedule/schedule_generators.h"
 
 using namespace arenaplan;
@@ -49,36 +58,77 @@ std::vector<std::string> split(const std::string& s) {
   return out;
 }
 
-// The command paths measured: name -> arguments after the graph file.
-const std::map<std::string, std::vector<std::string>>& command_table() {
-  static const std::map<std::string, std::vector<std::string>> table = {
-      {"analyze", {"analyze"}},
-      {"analyze-json", {"analyze", "--json"}},
-      {"schedule", {"schedule", "--time-limit", "10"}},
-      {"schedule-json", {"schedule", "--time-limit", "10", "--json"}},
-      {"simulate", {"simulate"}},
-      {"layout", {"layout"}},
-      {"export-h", {"export", "--format", "c-header"}},
-  };
+// One command path measured: its arguments, with GRAPH, SHAPED and PLAN standing for the files.
+struct CommandPath {
+  std::vector<std::string> args;
+  double time_limit = 0;  // the --time-limit it passes (0: none)
+};
+
+// The command paths measured, by name; layout once per registered planner.
+const std::map<std::string, CommandPath>& command_table() {
+  static const std::map<std::string, CommandPath> table = [] {
+    std::map<std::string, CommandPath> t = {
+        {"analyze", {{"analyze", "GRAPH"}}},
+        {"analyze-json", {{"analyze", "GRAPH", "--json"}}},
+        {"analyze-explain", {{"analyze", "GRAPH", "--explain"}}},
+        {"schedule", {{"schedule", "GRAPH", "--time-limit", "10"}, 10}},
+        {"schedule-json", {{"schedule", "GRAPH", "--time-limit", "10", "--json"}, 10}},
+        {"verify", {{"verify", "GRAPH", "PLAN"}}},
+        {"simulate", {{"simulate", "GRAPH"}}},
+        {"simulate-json", {{"simulate", "GRAPH", "--json"}}},
+        {"budget", {{"budget", "GRAPH", "--board", "esp32s3_psram8", "--time-limit", "5"}, 5}},
+        {"budget-json", {{"budget", "GRAPH", "--board", "esp32s3_psram8", "--time-limit", "5", "--json"}, 5}},
+        {"check-shape", {{"check-shape", "SHAPED", "--input", "x=2x16x16x8", "--range", "N=1..8"}}},
+    };
+    for (const char* format : {"c-header", "minimalloc-csv", "trace", "json"})
+      t[std::string("export-") + format] = {{"export", "GRAPH", "--format", format, "--time-limit", "5"}, 5};
+    for (const Planner& p : planners())
+      t["layout-" + p.name] = {{"layout", "GRAPH", "--planner", p.name, "--time-limit", "5"}, p.start_search ? 5.0 : 0.0};
+    return t;
+  }();
   return table;
+}
+
+// A residual chain with tensor shapes (x: [N, 16, 16, 8]; conv2d and add keep the shape), so that
+// check-shape has something to propagate: the benchmark's two shapes carry only byte sizes.
+std::string shaped_chain_json(int ops) {
+  std::string tensors = "\"x\":{\"shape\":[\"N\",16,16,8],\"dtype\":\"int8\"}", list;
+  std::string previous = "x", before = "x";
+  for (int i = 0; i < ops; ++i) {
+    const std::string out = "t" + std::to_string(i);
+    tensors += ",\"" + out + "\":{\"shape\":[\"N\",16,16,8],\"dtype\":\"int8\"}";
+    list += std::string(i ? "," : "") + "{\"name\":\"op" + std::to_string(i) + "\",";
+    if (i % 2 == 0)
+      list += "\"kind\":\"conv2d\",\"inputs\":[\"" + previous +
+              "\"],\"attrs\":{\"kernel\":3,\"stride\":1,\"padding\":1,\"filters\":8},";
+    else
+      list += "\"kind\":\"add\",\"inputs\":[\"" + previous + "\",\"" + before + "\"],";
+    list += "\"outputs\":[\"" + out + "\"]}";
+    before = previous;
+    previous = out;
+  }
+  return "{\"format\":\"arenaplan-graph\",\"version\":1,\"name\":\"shaped-chain\",\"alignment\":16,"
+         "\"dims\":{\"N\":{\"min\":1,\"max\":8}},\"tensors\":{" +
+         tensors + "},\"ops\":[" + list + "],\"inputs\":[\"x\"],\"outputs\":[\"" + previous + "\"]}";
 }
 
 struct Run {
   double seconds = 0;
+  double cpu_seconds = 0;
   double peak_mib = 0;
   std::string status = "ok";
 };
 
-Run run_child(const std::string& bin, const std::string& command, const std::string& graph, double timeout,
-              long mem_limit_mib) {
-  const std::vector<std::string>& rest = command_table().at(command);
-  std::vector<std::string> args = {bin, rest[0], graph};
-  args.insert(args.end(), rest.begin() + 1, rest.end());
+Run run_child(const std::string& bin, const std::vector<std::string>& rest, const std::map<std::string, std::string>& files,
+              double timeout, long mem_limit_mib, const std::string& stdout_path = "/dev/null") {
+  std::vector<std::string> args = {bin};
+  for (const std::string& a : rest) args.push_back(files.count(a) ? files.at(a) : a);
   const double t0 = now();
   const pid_t pid = fork();
   if (pid == 0) {
+    const int out = open(stdout_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
     const int devnull = open("/dev/null", O_WRONLY);
-    dup2(devnull, 1);
+    dup2(out, 1);
     dup2(devnull, 2);
     rlimit limit{};
     limit.rlim_cur = limit.rlim_max = static_cast<rlim_t>(mem_limit_mib) << 20;
@@ -105,6 +155,8 @@ Run run_child(const std::string& bin, const std::string& command, const std::str
   }
   r.seconds = now() - t0;
   r.peak_mib = static_cast<double>(usage.ru_maxrss) / 1024.0;
+  r.cpu_seconds = static_cast<double>(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) +
+                  static_cast<double>(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6;
   if (r.status == "ok") {
     if (WIFSIGNALED(status)) r.status = "signal " + std::to_string(WTERMSIG(status));
     else if (WEXITSTATUS(status) != 0) r.status = "exit " + std::to_string(WEXITSTATUS(status));
@@ -123,15 +175,18 @@ int main(int argc, char** argv) {
   }
   std::vector<int> sizes = {1000, 10000, 100000};
   std::vector<std::string> shapes = {"residual", "many"};
-  std::vector<std::string> commands = {"analyze", "analyze-json", "schedule", "simulate", "layout"};
+  std::vector<std::string> commands;
+  for (const auto& [name, path] : command_table()) commands.push_back(name);
   int outputs = 2000;
   double timeout = 60;
   long mem_limit_mib = 4096;
+  std::string write_dir;  // --write-graphs DIR: only write the graphs there (to run one command by hand)
   for (int i = 1; i < argc; i += 2) {
     const std::string key = argv[i], value = i + 1 < argc ? argv[i + 1] : "";
     if (key == "--help" || value.empty()) {
       std::fprintf(stderr, "usage: bench_scale_bench [--bin PATH] [--sizes 1000,10000,100000] [--outputs N] "
-                           "[--shapes residual,many] [--commands analyze,...] [--timeout S] [--mem-limit-mib M]\n");
+                           "[--shapes residual,many] [--commands analyze,...] [--timeout S] [--mem-limit-mib M] "
+                           "[--write-graphs DIR]\n");
       return 2;
     }
     if (key == "--bin") bin = value;
@@ -143,6 +198,7 @@ int main(int argc, char** argv) {
     else if (key == "--commands") commands = split(value);
     else if (key == "--timeout") timeout = std::atof(value.c_str());
     else if (key == "--mem-limit-mib") mem_limit_mib = std::atol(value.c_str());
+    else if (key == "--write-graphs") write_dir = value;
     else {
       std::fprintf(stderr, "unknown option %s\n", key.c_str());
       return 2;
@@ -150,47 +206,75 @@ int main(int argc, char** argv) {
   }
   for (const std::string& c : commands)
     if (!command_table().count(c)) {
-      std::fprintf(stderr, "unknown command path %s\n", c.c_str());
+      std::string known;
+      for (const auto& [name, path] : command_table()) known += " " + name;
+      std::fprintf(stderr, "unknown command path %s (known:%s)\n", c.c_str(), known.c_str());
       return 2;
     }
   char dir_template[] = "/tmp/arenaplan-scale-XXXXXX";
-  const char* dir = mkdtemp(dir_template);
+  const bool keep = !write_dir.empty();
+  if (keep) commands.clear();
+  const char* dir = keep ? write_dir.c_str() : mkdtemp(dir_template);
   if (!dir) {
     std::perror("mkdtemp");
     return 1;
   }
   std::printf("binary %s; many-outputs graphs have min(%d, ops/2) graph outputs\n", bin.c_str(), outputs);
-  std::printf("%-9s %7s  %-13s %9s %10s  %-8s %12s\n", "shape", "ops", "command", "seconds", "peak MiB", "status",
-              "growth t/mem");
+  std::printf("%-9s %7s  %-22s %8s %8s %9s  %-8s %-22s %s\n", "shape", "ops", "command", "wall s", "cpu s", "peak MiB",
+              "status", "growth wall/cpu/mem", "goal (<10 s, <1 GiB, limit +10 %)");
+  int misses = 0, rows = 0;
   for (const std::string& shape : shapes) {
     std::map<std::string, Run> previous;
     int previous_size = 0;
     for (int n : sizes) {
-      const std::string path = std::string(dir) + "/" + shape + "-" + std::to_string(n) + ".json";
+      const std::string stem = std::string(dir) + "/" + shape + "-" + std::to_string(n);
+      const std::map<std::string, std::string> files = {
+          {"GRAPH", stem + ".json"}, {"SHAPED", stem + "-shaped.json"}, {"PLAN", stem + "-plan.json"}};
       // Generated in a child: Linux carries a process's peak RSS across fork and exec, so the
       // bench itself must stay small for the children's figures to be theirs.
       if (const pid_t gen = fork(); gen == 0) {
         const Graph g = shape == "many" ? many_outputs_chain_graph(n, outputs, 1) : long_residual_chain_graph(n, 1);
-        std::ofstream(path) << graph_to_json(g);
+        std::ofstream(files.at("GRAPH")) << graph_to_json(g);
+        std::ofstream(files.at("SHAPED")) << shaped_chain_json(n);
         _exit(0);
       } else {
         waitpid(gen, nullptr, 0);
       }
+      // The plan `verify` checks: what `layout --json` writes.
+      if (std::find(commands.begin(), commands.end(), "verify") != commands.end())
+        run_child(bin, {"layout", "GRAPH", "--planner", "portfolio", "--json"}, files, timeout, mem_limit_mib,
+                  files.at("PLAN"));
       for (const std::string& c : commands) {
-        const Run r = run_child(bin, c, path, timeout, mem_limit_mib);
+        const CommandPath& path = command_table().at(c);
+        const Run r = run_child(bin, path.args, files, timeout, mem_limit_mib);
         char growth[64] = "";
-        if (previous.count(c) && previous[c].seconds > 0 && previous[c].peak_mib > 0)
-          std::snprintf(growth, sizeof growth, "%.1fx/%.1fx (%dx ops)", r.seconds / previous[c].seconds,
-                        r.peak_mib / previous[c].peak_mib, n / std::max(1, previous_size));
-        std::printf("%-9s %7d  %-13s %9.2f %10.1f  %-8s %s\n", shape.c_str(), n, c.c_str(), r.seconds, r.peak_mib,
-                    r.status.c_str(), growth);
+        if (previous.count(c) && previous[c].seconds > 0 && previous[c].cpu_seconds > 0 && previous[c].peak_mib > 0)
+          std::snprintf(growth, sizeof growth, "%.1fx/%.1fx/%.1fx (%dx)", r.seconds / previous[c].seconds,
+                        r.cpu_seconds / previous[c].cpu_seconds, r.peak_mib / previous[c].peak_mib,
+                        n / std::max(1, previous_size));
+        std::string goal = "ok";
+        // Exit 1 is an answer (a check failed: the plan does not fit the board), not an error.
+        if (r.status != "ok" && r.status != "exit 1") goal = "FAILED (" + r.status + ")";
+        else if (r.seconds >= 10 || r.peak_mib >= 1024) goal = "MISSED (time or memory)";
+        if (path.time_limit > 0 && r.seconds > 1.1 * path.time_limit) goal += ", limit " + std::to_string(path.time_limit).substr(0, 4) + " s overrun";
+        misses += goal != "ok";
+        ++rows;
+        std::printf("%-9s %7d  %-22s %8.2f %8.2f %9.1f  %-8s %-22s %s\n", shape.c_str(), n, c.c_str(), r.seconds,
+                    r.cpu_seconds, r.peak_mib, r.status.c_str(), growth, goal.c_str());
         std::fflush(stdout);
         previous[c] = r;
       }
       previous_size = n;
-      std::remove(path.c_str());
+      if (keep) {
+        std::printf("wrote %s.json and %s-shaped.json\n", stem.c_str(), stem.c_str());
+      } else {
+        for (const auto& [key, file] : files) std::remove(file.c_str());
+      }
     }
   }
-  rmdir(dir);
+  if (!keep) {
+    rmdir(dir);
+    std::printf("%d of %d rows miss the goal (wall time on a loaded machine runs ahead of cpu time)\n", misses, rows);
+  }
   return 0;
 }

@@ -27,7 +27,7 @@ int run_layout(const Args& args) {
   LayoutProblem problem = load_layout_problem(input, args);
   PlanOptions options;
   options.planner = args.option("planner").value_or("best");
-  options.time_limit_seconds = args.double_option("time-limit", 5.0, 0.0, 86400.0);
+  options.time_limit_seconds = args.time_limit_left("time-limit", 5.0, 86400.0);
   ArenaPlan plan = plan_arena(problem, options);
   if (args.flag("explain")) {  // one sentence per placed buffer (core/teach/explain.h), as the page steps
     const std::vector<PlacementExplanation> steps = explain_layout(problem, plan.offsets);

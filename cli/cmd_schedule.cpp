@@ -18,7 +18,7 @@ int run_enumerate(const Graph& g, const Args& args) {
 }
 
 int run_optimize(const Graph& g, const Args& args) {
-  const double limit = args.double_option("time-limit", 10.0, 0.0, 1e6);
+  const double limit = args.time_limit_left("time-limit", 10.0, 1e6);
   ScheduleOptions options;
   options.memory_cap_bytes = args.int_option("memory-cap-mib", options.memory_cap_bytes >> 20, 1, 1 << 20) << 20;
   ScheduleResult r = optimize_schedule(g, limit, options);

@@ -120,7 +120,7 @@ int run_simulate(const Args& args) {
 
 ARENAPLAN_COMMAND("simulate",
                   "simulate GRAPH [--order A,B,...] [--planner NAME] [--profile cortex-m0plus|cortex-m4|cortex-m7] "
-                  "[--runs N] [--sessions N [--shared-arena]] [--seed N] [--inject shift:TENSOR[:BYTES]|ignore-async]... "
+                  "[--runs N] [--sessions N [--shared-arena]] [--seed N] [--inject shift:TENSOR[:BYTES]|stray:OP:OFFSET|ignore-async]... "
                   "[--input-file NAME=PATH]... [--output-dir DIR] [--json]",
                   {"json", "shared-arena"},
                   {"order", "planner", "profile", "runs", "sessions", "seed", "inject", "input-file", "output-dir"},

@@ -2,6 +2,7 @@
 // so adding a command never touches main.cpp. Errors in user input are InputError (exit 2).
 #pragma once
 
+#include <chrono>
 #include <map>
 #include <optional>
 #include <string>
@@ -20,7 +21,13 @@ class Args {
   std::vector<std::string> options(const std::string& name) const;  // repeated options, in order
   int64_t int_option(const std::string& name, int64_t fallback, int64_t min, int64_t max) const;
   double double_option(const std::string& name, double fallback, double min, double max) const;
+  // --NAME (seconds, in [0, max]) as a limit on the whole command, set-up included: what is left
+  // of it now that the input is read and analysed, at least 0. When nothing is left it says so on
+  // stderr (the search then returns its first plan at once).
+  double time_limit_left(const std::string& name, double fallback, double max) const;
   const std::string& positional_at(size_t i, const char* what) const;
+
+  std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();  // when parsed
 
   std::map<std::string, bool> flags_;
   std::multimap<std::string, std::string> options_;

@@ -51,6 +51,18 @@ double Args::double_option(const std::string& name, double fallback, double min,
                                     std::to_string(max) + "], found \"" + *v + "\"");
 }
 
+double Args::time_limit_left(const std::string& name, double fallback, double max) const {
+  const double limit = double_option(name, fallback, 0.0, max);
+  const double spent = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  if (spent >= limit && limit > 0) {
+    char note[200];
+    std::snprintf(note, sizeof note, "reading and analysing the input took %.2f s of the %g s --%s", spent, limit,
+                  name.c_str());
+    std::cerr << "arenaplan: note: " << note << "; the search gets no time and returns its first plan\n";
+  }
+  return std::max(0.0, limit - spent);
+}
+
 const std::string& Args::positional_at(size_t i, const char* what) const {
   if (i >= positional.size()) throw InputError("arguments", std::string("missing ") + what);
   return positional[i];

@@ -30,12 +30,17 @@ std::vector<Hole> holes_at(const LayoutProblem& p, const std::vector<Bytes>& off
   return free_ranges(std::move(used), arena);
 }
 
-FragmentationReport fragmentation_report(const LayoutProblem& p, const std::vector<Bytes>& offsets, Bytes arena) {
+FragmentationReport fragmentation_summary(const LayoutProblem& p, Bytes arena) {
   FragmentationReport r;
   r.arena_bytes = arena;
   r.lower_bound_bytes = layout_lower_bound(p);
   r.excess_bytes = arena - r.lower_bound_bytes;
   r.excess_percent = r.lower_bound_bytes > 0 ? 100.0 * static_cast<double>(r.excess_bytes) / r.lower_bound_bytes : 0.0;
+  return r;
+}
+
+FragmentationReport fragmentation_report(const LayoutProblem& p, const std::vector<Bytes>& offsets, Bytes arena) {
+  FragmentationReport r = fragmentation_summary(p, arena);
   planner::TimeAxis axis = planner::build_time_axis(p);
   // Buffers starting in each section; a sweep keeps the live set.
   std::vector<std::vector<int>> starting(axis.sections());

@@ -14,7 +14,7 @@ std::string layout_text(const LayoutProblem& problem, const ArenaPlan& plan, int
       << plan.lower_bound_bytes << " B)" << (plan.proven_optimal ? ", optimal" : "") << ", verified, " << plan.seconds
       << " s\n\n";
   out << "time down, address across:\n" << plan_picture(problem, plan.offsets, width);
-  const FragmentationReport frag = fragmentation_report(problem, plan.offsets, plan.arena_bytes);
+  const FragmentationReport frag = fragmentation_summary(problem, plan.arena_bytes);
   out << "\nabove the bound: " << frag.excess_bytes << " B (" << frag.excess_percent << " %)\n";
   for (const CategoryUsage& u : category_usage(problem, plan.offsets))
     if (u.buffers > 0)

@@ -1,6 +1,8 @@
 // The text views of schedule results (`arenaplan schedule` without --json): every order with its
 // peak, and the chosen order beside the file order step by step (the article's table).
+#include <algorithm>
 #include <iomanip>
+#include <set>
 #include <sstream>
 
 #include "core/schedule/schedule_json.h"
@@ -8,17 +10,50 @@
 namespace arenaplan {
 namespace {
 
-std::string live_names(const LiveAnalysis& a, LiveSweep& sweep, size_t step) {
-  std::string s;
-  for (int b : sweep.at(static_cast<Step>(step))) s += (s.empty() ? "" : " ") + a.buffers[b].name;
-  return s;
-}
-
 // Pads or cuts (with "...") to exactly `width` characters.
 std::string fit(std::string s, size_t width) {
   if (s.size() > width) s = s.substr(0, width - 3) + "...";
   return s + std::string(width - s.size(), ' ');
 }
+
+// The buffers live at each step in ascending order, visited step by step in O(log buffers) per
+// start and end: a view that shows only the first few names of each live set never pays for the
+// whole set (LiveSweep hands over every live set, O(live) per step; with thousands of graph
+// outputs live at every step that made the view quadratic).
+class LiveNames {
+ public:
+  explicit LiveNames(const LiveAnalysis& a) : a_(a), by_first_(a.buffers.size()), by_last_(a.buffers.size()) {
+    for (size_t b = 0; b < a.buffers.size(); ++b) by_first_[b] = by_last_[b] = static_cast<int>(b);
+    std::stable_sort(by_first_.begin(), by_first_.end(), [&](int x, int y) { return a.buffers[x].first < a.buffers[y].first; });
+    std::stable_sort(by_last_.begin(), by_last_.end(), [&](int x, int y) { return a.buffers[x].last < a.buffers[y].last; });
+  }
+
+  // The names live at `step` (>= the previous call's), cut to `width` characters with the count
+  // of those left out.
+  std::string at(Step step, size_t width) {
+    for (; started_ < by_first_.size() && a_.buffers[by_first_[started_]].first <= step; ++started_)
+      if (a_.buffers[by_first_[started_]].last >= step) live_.insert(by_first_[started_]);
+    for (; ended_ < by_last_.size() && a_.buffers[by_last_[ended_]].last < step; ++ended_) live_.erase(by_last_[ended_]);
+    std::string s;
+    size_t shown = 0;
+    for (int b : live_) {
+      const std::string& name = a_.buffers[b].name;
+      const size_t left = live_.size() - shown;
+      const std::string more = " ... +" + std::to_string(left);
+      if (s.size() + 1 + name.size() + (left > 1 ? more.size() : 0) > width)
+        return fit(s.empty() ? "+" + std::to_string(live_.size()) + " buffers" : s + more, width);
+      s += (s.empty() ? "" : " ") + name;
+      ++shown;
+    }
+    return fit(s, width);
+  }
+
+ private:
+  const LiveAnalysis& a_;
+  std::vector<int> by_first_, by_last_;
+  size_t started_ = 0, ended_ = 0;
+  std::set<int> live_;
+};
 
 // Per step, each order's op, live bytes and live set.
 void side_by_side(std::ostream& out, const Graph& g, const LiveAnalysis& base, const LiveAnalysis& best,
@@ -27,7 +62,7 @@ void side_by_side(std::ostream& out, const Graph& g, const LiveAnalysis& base, c
   out << "      " << fit("baseline: file order", 16 + set_width + 4) << best_title << "\n";
   out << "step  " << fit("op", 10) << std::setw(10) << "live" << "  " << fit("live set", set_width) << "  "
       << fit("op", 10) << std::setw(10) << "live" << "  live set\n";
-  LiveSweep base_sweep(base), best_sweep(best);  // live sets step by step, never all held at once
+  LiveNames base_names(base), best_names(best);  // live sets step by step, never all held at once
   for (size_t s = 0; s < base.steps.size(); ++s) {
     auto cell = [&](const LiveAnalysis& a) {
       std::ostringstream c;
@@ -35,8 +70,10 @@ void side_by_side(std::ostream& out, const Graph& g, const LiveAnalysis& base, c
         << (static_cast<Step>(s) == a.peak_step ? "*" : " ") << " ";
       return c.str();
     };
-    out << std::setw(4) << s << "  " << cell(base) << fit(live_names(base, base_sweep, s), set_width) << "  "
-        << cell(best) << live_names(best, best_sweep, s) << "\n";
+    std::string best_set = best_names.at(static_cast<Step>(s), 2 * set_width);
+    best_set.erase(best_set.find_last_not_of(' ') + 1);  // the last column: no padding
+    out << std::setw(4) << s << "  " << cell(base) << base_names.at(static_cast<Step>(s), set_width) << "  " << cell(best)
+        << best_set << "\n";
   }
   out << "peak  " << std::string(10, ' ') << std::setw(10) << format_bytes(base.peak_bytes) << "  "
       << std::string(set_width, ' ') << "  " << std::string(10, ' ') << std::setw(10) << format_bytes(best.peak_bytes)

@@ -2,11 +2,15 @@
 // cycles with a per-MCU model, and checks with independent oracles that the plan is safe.
 //
 //   Oracle 1 "outputs":    the graph outputs (and every DMA transfer) equal a reference run in
-//                          which every buffer has its own bytes, bit for bit.
+//                          which no two buffers live at the same time share a byte, bit for bit.
 //   Oracle 2 "writes":     after each op, no byte changed except that op's outputs and scratch:
-//                          every buffer that still holds needed data (of any session) is compared
-//                          with a snapshot taken before the op, every other byte too, writes past
-//                          the arena end are refused and canaries past the end are checked.
+//                          every buffer that still holds needed data (of any session) and lies
+//                          under the bytes the op wrote is compared with what it held before, the
+//                          bytes around the op's writes too, writes past the arena end are refused
+//                          and canaries past the end are checked. Every other byte is compared
+//                          with the expected image whenever the ops since the last full compare
+//                          touched as many bytes as the arena holds (every op on small arenas), so
+//                          the work per op follows what the op touched, not the arena size.
 //   Oracle 3 "high_water": the highest arena byte any op touched never exceeds the planned arena.
 //   Oracle 4 "flash":      no op writes the read-only constants (weights, biases) in flash.
 //
@@ -18,7 +22,8 @@
 //   ArenaSimulator sim(g, live, layout, options);
 //   while (!sim.done()) { const StepRecord& r = sim.step(); /* r.reads, r.writes, sim.region_data(r.region) */ }
 //
-// Nothing is allocated while ops run: arena, snapshot, flash, captures are sized at construction.
+// Nothing is allocated while ops run except the owner lists of the write oracle (a few entries per
+// arena unit): arena, expected image, flash, captures are sized at construction.
 #pragma once
 
 #include <cstdint>
@@ -31,19 +36,25 @@
 #include "core/graph/graph.h"
 #include "core/graph/lifetime.h"
 #include "core/graph/report.h"
+#include "core/layout/layout.h"
 #include "core/sim/sim_cycles.h"
 #include "core/sim/sim_kernels.h"
 
 namespace arenaplan::sim {
 
-// Where each LiveAnalysis buffer sits and how big the firmware's tensor_arena[] is.
-struct ArenaLayout {
-  std::vector<Bytes> offsets;  // per live.buffers[i]
-  Bytes arena_bytes = 0;       // the planned arena size
-};
+// Where each LiveAnalysis buffer sits (offsets[i] for live.buffers[i]) and how big the firmware's
+// tensor_arena[] is (arena_bytes): the planner's plan as plan_graph returns it, run as is. Faults
+// (shift_buffer, a smaller arena_bytes) edit a copy; the simulator reads only offsets and arena_bytes.
+using ArenaLayout = ArenaPlan;
 
-// Every buffer at its own bytes, one after another: the reference run's layout.
+// Every buffer at its own bytes, one after another (the old reference layout: the arena is the
+// sum of all buffers, ~3.5 GB on a 100,000-op graph). Kept to check reference_layout against.
 ArenaLayout separate_layout(const LiveAnalysis& live, Bytes alignment);
+// The reference run's layout: no two buffers live at the same time share a byte, by construction
+// and without any planner: each buffer takes a free lane of its power-of-two size class (a lane is
+// free once its last buffer's last step has passed), lanes sit one after another. The arena is at
+// most about twice the peak per size class, so the reference allocates only what is live.
+ArenaLayout reference_layout(const LiveAnalysis& live, Bytes alignment);
 
 struct SimOptions {
   McuProfile profile = find_mcu_profile("cortex-m4");
@@ -56,6 +67,13 @@ struct SimOptions {
   // Per graph input (Graph::inputs order): its raw bytes (exactly the tensor's size), or empty
   // for seeded bytes. The same bytes every run and session.
   std::vector<std::vector<uint8_t>> inputs;
+  // Faults standing in for a kernel bug: right after `op` runs (every run and session), the arena
+  // byte at `offset` of its region is flipped, whatever the plan.
+  struct StrayWrite {
+    OpId op = -1;
+    Bytes offset = 0;
+  };
+  std::vector<StrayWrite> stray_writes;
 };
 
 // A byte range of a simulated region (arena index) touched by an op.
@@ -150,6 +168,18 @@ class ArenaSimulator {
     Bytes capture_offset = 0;
   };
 
+  // The write oracle's index: per arena unit of kClaimUnit bytes, the buffers written there that
+  // may still hold needed data, so an op's writes are checked against those buffers only.
+  static constexpr Bytes kClaimUnit = 64;
+  // Bytes an overrun or underrun of an op's writes is looked for right away, on each side.
+  static constexpr Bytes kGuardBytes = 64;
+  // Bytes of full compare each op earns besides what it touched: arenas up to this size are
+  // compared whole after every op.
+  static constexpr Bytes kFullCompareAllowance = 16 * 1024;
+  struct Claim {
+    int run = 0, session = 0, buffer = -1;
+  };
+
   void bind();
   void compute_stats();
   void load_inputs(int session);
@@ -157,8 +187,16 @@ class ArenaSimulator {
   void finish_session(int session);
   // Oracles (sim_oracles.cpp).
   void check_op(int session, Step t, bool loading);
+  void check_before_writes(int session, Step t, bool loading);
+  void check_overwritten(int session, Step t, bool loading, const std::string& doing);
+  void check_outside(int session, Step t, const std::vector<ByteRange>& allowed, bool full, const std::string& doing);
+  void claim(int session, const std::vector<ByteRange>& allowed);
+  bool still_needed(const Claim& c, int exec_session, Step exec_step) const;
+  // Who else may have made a difference a full compare finds: "", " or the op before it", ...
+  std::string ops_before_full_compare() const;
+  void check_run_end(int session, Step t);
   void check_guards();
-  void check_flash(int session, Step t);
+  void check_flash(int session, Step t, bool full);
   void compare_capture(int session);
   void note_high_water(Step t, int session, Bytes end, const char* what);
   void report(Violation v);
@@ -175,17 +213,25 @@ class ArenaSimulator {
   Step steps_ = 0;
   int regions_ = 1;
   Bytes region_bytes_ = 0;
-  std::vector<uint8_t> memory_, snapshot_, flash_, caller_;
+  std::vector<uint8_t> memory_, flash_, caller_;
+  // What the arena should hold: synced with the op's outputs and scratch after each op, so any
+  // other difference from memory_ is a write outside them (the write oracle compares the two).
+  std::vector<uint8_t> expected_;
   std::vector<uint8_t> flash_image_;  // flash as loaded: the flash oracle's reference
   std::vector<std::vector<uint8_t*>> tensor_ptr_;  // [session][tensor]
   std::vector<std::vector<Operand>> operands_;     // [session]
   std::vector<std::vector<BoundStep>> bound_;      // [session][step]
   std::vector<std::vector<ByteRange>> reads_, writes_;  // [step]; writes_ of step 0 exclude loads
   std::vector<ByteRange> loads_;                        // inputs and state written before step 0
-  std::vector<std::vector<int>> keep_;                  // [step] buffers holding needed data before it runs
+  std::vector<Step> kept_from_;                         // per buffer: first step before which it holds needed data
   std::vector<std::vector<int>> written_;               // [step] buffers the op writes
+  std::vector<std::vector<Claim>> claims_;              // [region * units + unit]: who wrote it and may need it
+  Bytes units_ = 0;                                     // claim units per region
+  Bytes touched_since_full_ = 0;                        // bytes the ops touched since the last full compare
+  int64_t ops_since_full_ = 0;                          // ops run since then (1: only the current one)
+  std::vector<std::pair<int, int>> victims_;            // scratch of check_overwritten: (session, buffer)
   std::vector<Bytes> data_bytes_;                       // per buffer: bytes that carry data
-  std::vector<DmaRead> dma_;
+  std::vector<DmaRead> dma_;                           // by completion step
   std::vector<OpStats> stats_;
   Bytes capture_bytes_ = 0;
   std::vector<uint8_t> captures_;  // [run][session] capture_bytes_ each
@@ -212,7 +258,9 @@ struct SimRequest {
   int runs = 1, sessions = 1;
   bool shared_arena = false;
   uint64_t seed = 1;
-  std::vector<std::string> inject;   // faults: "shift:TENSOR", "shift:TENSOR:BYTES", "ignore-async"
+  // Faults: "shift:TENSOR", "shift:TENSOR:BYTES", "ignore-async", "stray:OP:OFFSET" (a kernel bug:
+  // op OP flips the arena byte at OFFSET).
+  std::vector<std::string> inject;
   // Raw bytes of graph inputs, by tensor name (each exactly the tensor's size); inputs not named
   // get seeded bytes.
   std::map<std::string, std::vector<uint8_t>> input_bytes;

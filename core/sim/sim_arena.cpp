@@ -62,6 +62,7 @@ void initial_state(const Tensor& t, uint64_t seed, uint8_t* data) {
 
 ArenaLayout separate_layout(const LiveAnalysis& live, Bytes alignment) {
   ArenaLayout l;
+  l.planner = "separate";
   Bytes at = 0;
   for (const LiveBuffer& b : live.buffers) {
     l.offsets.push_back(at);
@@ -69,6 +70,58 @@ ArenaLayout separate_layout(const LiveAnalysis& live, Bytes alignment) {
   }
   l.arena_bytes = at;
   return l;
+}
+
+ArenaLayout reference_layout(const LiveAnalysis& live, Bytes alignment) {
+  // Lanes: a lane holds one buffer at a time, so buffers sharing a lane never overlap in time, and
+  // lanes never share bytes. A buffer goes to a lane of its size class that is free at its first
+  // step (its last buffer ended before), else a new lane.
+  const size_t n = live.buffers.size();
+  std::vector<int> by_first(n);
+  for (size_t i = 0; i < n; ++i) by_first[i] = static_cast<int>(i);
+  std::stable_sort(by_first.begin(), by_first.end(),
+                   [&](int a, int b) { return live.buffers[a].first < live.buffers[b].first; });
+  auto size_class = [&](Bytes size) {
+    int c = 0;
+    while ((Bytes{1} << c) < std::max<Bytes>(size, alignment)) ++c;
+    return c;
+  };
+  std::vector<int> lanes;  // per lane: its size class
+  std::vector<int> lane_of(n, -1);
+  // Per size class, lanes by the step they become free (min-heap).
+  std::vector<std::vector<std::pair<Step, int>>> free_at(64);
+  auto later = [](const std::pair<Step, int>& a, const std::pair<Step, int>& b) { return a > b; };
+  for (int b : by_first) {
+    const LiveBuffer& buf = live.buffers[b];
+    const int c = size_class(buf.size);
+    auto& heap = free_at[c];
+    int lane = -1;
+    if (!heap.empty() && heap.front().first < buf.first) {
+      std::pop_heap(heap.begin(), heap.end(), later);
+      lane = heap.back().second;
+      heap.pop_back();
+    } else {
+      lane = static_cast<int>(lanes.size());
+      lanes.push_back(c);
+    }
+    lane_of[b] = lane;
+    heap.push_back({buf.last, lane});
+    std::push_heap(heap.begin(), heap.end(), later);
+  }
+  // A lane is as wide as the largest buffer it held (never more than one buffer each would take).
+  std::vector<Bytes> lane_bytes(lanes.size(), 0), lane_at(lanes.size());
+  for (size_t b = 0; b < n; ++b) lane_bytes[lane_of[b]] = std::max(lane_bytes[lane_of[b]], live.buffers[b].size);
+  Bytes at = 0;
+  for (size_t l = 0; l < lanes.size(); ++l) {
+    lane_at[l] = at;
+    at = align_up(at + lane_bytes[l], alignment);
+  }
+  ArenaLayout out;
+  out.planner = "reference lanes";
+  out.offsets.resize(n);
+  for (size_t b = 0; b < n; ++b) out.offsets[b] = lane_at[lane_of[b]];
+  out.arena_bytes = at;
+  return out;
 }
 
 ArenaSimulator::ArenaSimulator(const Graph& g, LiveAnalysis live, ArenaLayout layout, SimOptions options)
@@ -108,7 +161,15 @@ ArenaSimulator::ArenaSimulator(const Graph& g, LiveAnalysis live, ArenaLayout la
   memory_.resize(static_cast<size_t>(regions_ * region_bytes_));
   for (int r = 0; r < regions_; ++r)
     for (Bytes i = 0; i < region_bytes_; ++i) memory_[r * region_bytes_ + i] = canary(i);
-  if (options_.oracles) snapshot_.resize(memory_.size());
+  for (const SimOptions::StrayWrite& w : options_.stray_writes)
+    if (w.op < 0 || w.op >= static_cast<OpId>(g_.ops.size()) || w.offset < 0 || w.offset >= region_bytes_)
+      throw InputError("inject stray", "needs an op of the graph and an arena offset in [0, " +
+                                           std::to_string(region_bytes_) + ")");
+  if (options_.oracles) {
+    expected_ = memory_;
+    units_ = (region_bytes_ + kClaimUnit - 1) / kClaimUnit;
+    claims_.resize(static_cast<size_t>(regions_ * units_));
+  }
 
   bind();
   compute_stats();
@@ -189,11 +250,13 @@ void ArenaSimulator::bind() {
 
   reads_.resize(steps_);
   writes_.resize(steps_);
-  keep_.resize(steps_);
   written_.resize(steps_);
   operands_.assign(S, {});
   bound_.assign(S, std::vector<BoundStep>(steps_));
-  LiveSweep sweep(live_);
+  // A buffer holds needed data from the step after it is written (from step 0 when loaded before).
+  kept_from_.resize(live_.buffers.size());
+  for (size_t b = 0; b < live_.buffers.size(); ++b)
+    kept_from_[b] = preloaded[b] ? live_.buffers[b].first : live_.buffers[b].first + 1;
   for (Step t = 0; t < steps_; ++t) {
     const OpId o = live_.order[t];
     const Op& op = g_.ops[o];
@@ -209,8 +272,6 @@ void ArenaSimulator::bind() {
       written_[t].push_back(b);
       if (kernels_[o].kind == KernelKind::kMix) reads_[t].push_back(range(b, -1));
     }
-    for (int b : sweep.at(t))  // the live set by a sweep: a scan of every buffer per step was quadratic
-      if (live_.buffers[b].first < t || preloaded[b]) keep_[t].push_back(b);
     for (const AsyncRead& a : op.async_reads) {
       DmaRead d;
       d.tensor = a.tensor;
@@ -242,6 +303,7 @@ void ArenaSimulator::bind() {
   for (auto& w : writes_) std::sort(w.begin(), w.end(), by_offset);
   std::sort(loads_.begin(), loads_.end(), by_offset);
   for (TensorId y : g_.outputs) capture_bytes_ += g_.tensors[y].bytes;
+  std::stable_sort(dma_.begin(), dma_.end(), [](const DmaRead& a, const DmaRead& b) { return a.completes < b.completes; });
   for (DmaRead& d : dma_) {
     d.capture_offset = capture_bytes_;
     capture_bytes_ += g_.tensors[d.tensor].bytes;
@@ -305,7 +367,7 @@ const uint8_t* ArenaSimulator::captured(int run, int session) const {
 }
 
 void ArenaSimulator::load_inputs(int session) {
-  if (options_.oracles) std::memcpy(snapshot_.data(), memory_.data(), memory_.size());
+  check_before_writes(session, 0, true);
   const uint64_t stream = 1 + (static_cast<uint64_t>(run_) << 8) + static_cast<uint64_t>(session);
   for (size_t i = 0; i < g_.inputs.size(); ++i) {
     const TensorId t = g_.inputs[i];
@@ -326,16 +388,20 @@ void ArenaSimulator::run_op(int session, Step t) {
   const OpId o = live_.order[t];
   const BoundStep& bs = bound_[session][t];
   const std::vector<Operand>& ops = operands_[session];
-  if (options_.oracles) std::memcpy(snapshot_.data(), memory_.data(), memory_.size());
+  check_before_writes(session, t, false);
   run_kernel(kernels_[o], ops.data() + bs.in_begin, bs.in_end - bs.in_begin, ops.data() + bs.out_begin,
              bs.out_end - bs.out_begin, bs.scratch, implicit_weights_[o]);
+  for (const SimOptions::StrayWrite& w : options_.stray_writes)
+    if (w.op == o)
+      memory_[static_cast<size_t>(options_.shared_arena ? 0 : session) * region_bytes_ + w.offset] ^= 0x5A;
   for (const ByteRange& r : reads_[t]) note_high_water(t, session, r.offset + r.bytes, "reading");
   for (const ByteRange& r : writes_[t]) note_high_water(t, session, r.offset + r.bytes, "writing");
   check_op(session, t, false);
-  check_flash(session, t);
   // DMA reads complete at the end of their completion step: what they deliver is what is there now.
-  for (const DmaRead& d : dma_) {
-    if (d.completes != t) continue;
+  const auto first_done = std::lower_bound(dma_.begin(), dma_.end(), t,
+                                           [](const DmaRead& d, Step step) { return d.completes < step; });
+  for (auto it = first_done; it != dma_.end() && it->completes == t; ++it) {
+    const DmaRead& d = *it;
     const Tensor& x = g_.tensors[d.tensor];
     std::memcpy(captures_.data() + (static_cast<size_t>(run_) * options_.sessions + session) * capture_bytes_ +
                     d.capture_offset,
@@ -374,6 +440,7 @@ const StepRecord& ArenaSimulator::step() {
   ++next_step_[session];
   if (t == steps_ - 1) finish_session(session);
   if (++cursor_ == static_cast<int64_t>(S) * steps_) {
+    check_run_end(session, t);
     check_guards();
     ++run_;
     cursor_ = 0;

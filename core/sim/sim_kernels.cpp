@@ -239,7 +239,22 @@ inline uint64_t splitmix(uint64_t x) {
 uint64_t mix_seed(uint64_t salt) { return 0xcbf29ce484222325ull ^ salt; }
 
 uint64_t mix_digest(uint64_t h, const uint8_t* data, int64_t bytes) {
-  for (int64_t i = 0; i < bytes; ++i) h = (h ^ data[i]) * 0x100000001b3ull;  // FNV-1a
+  // Four independent lanes of 8-byte words (each step x -> (x ^ word) * odd, x ^= x >> 29 is a
+  // bijection of the lane, so every word changes it), then FNV-1a over the tail: every input byte
+  // counts, at memory speed rather than a multiply per byte (the stand-in reads all of a 100,000-op
+  // graph's bytes twice per simulation).
+  constexpr uint64_t kOdd = 0x9E3779B97F4A7C15ull;
+  uint64_t lane[4] = {h, h ^ 0xBF58476D1CE4E5B9ull, h ^ 0x94D049BB133111EBull, h ^ 0xD1B54A32D192ED03ull};
+  int64_t i = 0;
+  for (; i + 32 <= bytes; i += 32)
+    for (int k = 0; k < 4; ++k) {
+      uint64_t word;
+      std::memcpy(&word, data + i + 8 * k, 8);
+      lane[k] = (lane[k] ^ word) * kOdd;
+      lane[k] ^= lane[k] >> 29;
+    }
+  for (int k = 0; k < 4; ++k) h = (h ^ lane[k]) * kOdd, h ^= h >> 32;
+  for (; i < bytes; ++i) h = (h ^ data[i]) * 0x100000001b3ull;  // FNV-1a
   return h;
 }
 

@@ -44,14 +44,25 @@ std::string ArenaSimulator::tensor_label(int b, int session) const {
   return s;
 }
 
+std::string ArenaSimulator::ops_before_full_compare() const {
+  if (ops_since_full_ <= 1) return "";
+  if (ops_since_full_ == 2) return " or the op before it";
+  return " or one of the " + std::to_string(ops_since_full_ - 1) + " ops before it (since the last full compare)";
+}
+
+bool ArenaSimulator::still_needed(const Claim& c, int exec_session, Step exec_step) const {
+  if (c.run != run_) return false;
+  const Step next = c.session == exec_session ? exec_step : next_step_[c.session];
+  if (c.session != exec_session && (next == 0 || next >= steps_)) return false;  // not started / finished
+  return kept_from_[c.buffer] <= next && next <= live_.buffers[c.buffer].last;
+}
+
 std::string ArenaSimulator::victim_at(int region, Bytes offset, int exec_session, Step exec_step) const {
-  for (int s = 0; s < options_.sessions; ++s) {
-    if ((options_.shared_arena ? 0 : s) != region) continue;
-    const Step next = s == exec_session ? exec_step : next_step_[s];
-    if (next >= steps_ || (s != exec_session && next == 0)) continue;
-    for (int b : keep_[next])
-      if (layout_.offsets[b] <= offset && offset < layout_.offsets[b] + data_bytes_[b]) return tensor_label(b, s);
-  }
+  if (offset / kClaimUnit < units_)
+    for (const Claim& c : claims_[static_cast<size_t>(region * units_ + offset / kClaimUnit)])
+      if (still_needed(c, exec_session, exec_step) && layout_.offsets[c.buffer] <= offset &&
+          offset < layout_.offsets[c.buffer] + data_bytes_[c.buffer])
+        return tensor_label(c.buffer, c.session);
   return offset >= layout_.arena_bytes ? "guard zone past the arena end" : "free bytes";
 }
 
@@ -69,42 +80,24 @@ void ArenaSimulator::check_op(int session, Step t, bool loading) {
   if (!options_.oracles) return;
   const std::string& op = g_.ops[live_.order[t]].name;
   const std::string doing = loading ? "loading the inputs before op " + op : "op " + op;
-  size_t before = violation_count_;
-
-  // 1. Buffers holding data someone still needs (every session sharing memory) must not change.
-  for (int s = 0; s < options_.sessions; ++s) {
-    const Step next = s == session ? t : next_step_[s];
-    if (s != session && (next == 0 || next >= steps_)) continue;  // not started / finished
-    const int region = options_.shared_arena ? 0 : s;
-    const size_t base = static_cast<size_t>(region) * region_bytes_;
-    for (int b : keep_[next]) {
-      if (s == session) {
-        if (loading) continue;  // step 0's kept buffers are exactly what is being loaded
-        if (std::find(written_[t].begin(), written_[t].end(), b) != written_[t].end()) continue;
-      }
-      const Bytes off = layout_.offsets[b], n = data_bytes_[b];
-      if (n <= 0 || std::memcmp(memory_.data() + base + off, snapshot_.data() + base + off, static_cast<size_t>(n)) == 0)
-        continue;
-      Bytes lo, hi;
-      diff_span(memory_.data() + base + off, snapshot_.data() + base + off, n, lo, hi);
-      const LiveBuffer& victim = live_.buffers[b];
-      std::string until = "op " + g_.ops[live_.order[victim.last]].name;
-      for (const DmaRead& d : dma_)
-        if (d.completes == victim.last && d.issued < victim.last &&
-            std::find(victim.tensors.begin(), victim.tensors.end(), d.tensor) != victim.tensors.end())
-          until = "the asynchronous read by op " + g_.ops[d.op].name + " completes then";
-      report_write({run_, session, t, live_.order[t], region, off + lo, hi - lo, tensor_label(b, s)});
-      report({"writes",
-              doing + (options_.sessions > 1 ? " (session " + std::to_string(session) + ")" : "") + " changed " +
-                  span_text(off + lo, off + hi) + " of " + tensor_label(b, s) + ", which is still needed until step " +
-                  std::to_string(victim.last) + " (" + until + ")",
-              run_, session, t});
-    }
-  }
-
-  // 2. Writes past the arena end: the op's own outputs placed (partly) outside the planned arena.
   const std::vector<ByteRange>& allowed = loading ? loads_ : writes_[t];
   const int region = options_.shared_arena ? 0 : session;
+  const size_t base = static_cast<size_t>(region) * region_bytes_;
+  const size_t before = violation_count_;
+
+  // The whole arena and flash are compared once the ops since the last full compare touched as
+  // many bytes: the oracle's work stays proportional to the simulation's.
+  ++ops_since_full_;
+  touched_since_full_ += kFullCompareAllowance;
+  for (const ByteRange& r : allowed) touched_since_full_ += r.bytes;
+  if (!loading)
+    for (const ByteRange& r : reads_[t]) touched_since_full_ += r.bytes;
+  const bool full = touched_since_full_ >= regions_ * region_bytes_ + static_cast<Bytes>(flash_.size());
+
+  // 1. Buffers holding data someone still needs (every session sharing memory) must not change.
+  check_overwritten(session, t, loading, doing);
+
+  // 2. Writes past the arena end: the op's own outputs placed (partly) outside the planned arena.
   for (const ByteRange& r : allowed) {
     if (r.offset + r.bytes <= layout_.arena_bytes) continue;
     const Bytes lo = std::max(r.offset, layout_.arena_bytes);
@@ -117,39 +110,181 @@ void ArenaSimulator::check_op(int session, Step t, bool loading) {
   }
 
   // 3. Every other byte: nothing outside the op's outputs and scratch may change (kernel bugs,
-  //    writes into free bytes or the guard zone). Skipped when 1 already named the damage.
-  if (violation_count_ != before) return;
-  for (int reg = 0; reg < regions_; ++reg) {
-    const size_t base = static_cast<size_t>(reg) * region_bytes_;
-    Bytes at = 0;
-    auto compare_gap = [&](Bytes lo, Bytes hi) {
-      if (hi <= lo || std::memcmp(memory_.data() + base + lo, snapshot_.data() + base + lo, static_cast<size_t>(hi - lo)) == 0)
-        return;
-      Bytes a, b;
-      diff_span(memory_.data() + base + lo, snapshot_.data() + base + lo, hi - lo, a, b);
-      std::string victim = victim_at(reg, lo + a, session, t);
-      report_write({run_, session, t, live_.order[t], reg, lo + a, b - a, victim});
-      report({"writes", doing + " changed " + span_text(lo + a, lo + b) + " (" + victim + "), outside its outputs and scratch",
-              run_, session, t});
-    };
-    if (reg == region)
-      for (const ByteRange& r : allowed) {  // sorted by offset (bind)
-        compare_gap(at, r.offset);
-        at = std::max(at, r.offset + r.bytes);
-      }
-    compare_gap(at, region_bytes_);
+  //    writes into free bytes or the guard zone). Skipped when 1 already named the damage; what
+  //    changed is then taken as the new expected state, as the damage is reported once.
+  if (violation_count_ == before) check_outside(session, t, allowed, full, doing);
+  else std::memcpy(expected_.data(), memory_.data(), memory_.size());
+  if (!loading) check_flash(session, t, full);
+  if (full) {
+    touched_since_full_ = 0;
+    ops_since_full_ = 0;
+  }
+
+  // The op's outputs and scratch are what the arena should now hold there, and whose they are.
+  for (const ByteRange& r : allowed)
+    std::memcpy(expected_.data() + base + r.offset, memory_.data() + base + r.offset, static_cast<size_t>(r.bytes));
+  claim(session, allowed);
+}
+
+void ArenaSimulator::check_before_writes(int session, Step t, bool loading) {
+  if (!options_.oracles) return;
+  // The bytes this op is about to overwrite must still hold what the ops before left there: a
+  // stray write into them would otherwise be hidden before any full compare sees it.
+  const std::vector<ByteRange>& allowed = loading ? loads_ : writes_[t];
+  const int region = options_.shared_arena ? 0 : session;
+  const size_t base = static_cast<size_t>(region) * region_bytes_;
+  const std::string& op = g_.ops[live_.order[t]].name;
+  for (const ByteRange& r : allowed) {
+    if (std::memcmp(memory_.data() + base + r.offset, expected_.data() + base + r.offset, static_cast<size_t>(r.bytes)) == 0)
+      continue;
+    Bytes a, b;
+    diff_span(memory_.data() + base + r.offset, expected_.data() + base + r.offset, r.bytes, a, b);
+    const std::string victim = victim_at(region, r.offset + a, session, t);
+    report_write({run_, session, t, live_.order[t], region, r.offset + a, b - a, victim});
+    report({"writes",
+            "an op before " + std::string(loading ? "loading the inputs before op " : "op ") + op +
+                " (since the last full compare) changed " + span_text(r.offset + a, r.offset + b) + " (" + victim +
+                "), outside its outputs and scratch",
+            run_, session, t});
+    std::memcpy(expected_.data() + base + r.offset + a, memory_.data() + base + r.offset + a, static_cast<size_t>(b - a));
   }
 }
 
-void ArenaSimulator::check_flash(int session, Step t) {
+void ArenaSimulator::check_overwritten(int session, Step t, bool loading, const std::string& doing) {
+  const std::vector<ByteRange>& allowed = loading ? loads_ : writes_[t];
+  const int region = options_.shared_arena ? 0 : session;
+  const size_t base = static_cast<size_t>(region) * region_bytes_;
+  // The buffers still needed that were written under the bytes this op wrote: the only bytes an
+  // op may legitimately change, so the only place a bad plan lets it hit another buffer (writes
+  // anywhere else are the outside check's).
+  victims_.clear();
+  for (const ByteRange& r : allowed) {
+    if (r.bytes <= 0) continue;
+    for (Bytes u = r.offset / kClaimUnit; u <= (r.offset + r.bytes - 1) / kClaimUnit; ++u)
+      for (const Claim& c : claims_[static_cast<size_t>(region * units_ + u)]) {
+        if (c.session == session &&
+            (loading || std::find(written_[t].begin(), written_[t].end(), c.buffer) != written_[t].end()))
+          continue;  // step 0's kept buffers are exactly what is being loaded; its own outputs
+        if (!still_needed(c, session, t)) continue;
+        const std::pair<int, int> v{c.session, c.buffer};
+        if (std::find(victims_.begin(), victims_.end(), v) == victims_.end()) victims_.push_back(v);
+      }
+  }
+  std::sort(victims_.begin(), victims_.end());
+  for (const auto& [s, b] : victims_) {
+    const Bytes off = layout_.offsets[b], end = off + data_bytes_[b];
+    Bytes lo = end, hi = off;  // the changed span of b, in arena bytes
+    for (const ByteRange& r : allowed) {
+      const Bytes a = std::max(off, r.offset), z = std::min(end, r.offset + r.bytes);
+      if (a >= z || std::memcmp(memory_.data() + base + a, expected_.data() + base + a, static_cast<size_t>(z - a)) == 0)
+        continue;
+      Bytes d_lo, d_hi;
+      diff_span(memory_.data() + base + a, expected_.data() + base + a, z - a, d_lo, d_hi);
+      lo = std::min(lo, a + d_lo);
+      hi = std::max(hi, a + d_hi);
+    }
+    if (hi <= lo) continue;  // written over with the same bytes: nothing lost
+    const LiveBuffer& victim = live_.buffers[b];
+    std::string until = "op " + g_.ops[live_.order[victim.last]].name;
+    for (const DmaRead& d : dma_)
+      if (d.completes == victim.last && d.issued < victim.last &&
+          std::find(victim.tensors.begin(), victim.tensors.end(), d.tensor) != victim.tensors.end())
+        until = "the asynchronous read by op " + g_.ops[d.op].name + " completes then";
+    report_write({run_, session, t, live_.order[t], region, lo, hi - lo, tensor_label(b, s)});
+    report({"writes",
+            doing + (options_.sessions > 1 ? " (session " + std::to_string(session) + ")" : "") + " changed " +
+                span_text(lo, hi) + " of " + tensor_label(b, s) + ", which is still needed until step " +
+                std::to_string(victim.last) + " (" + until + ")",
+            run_, session, t});
+  }
+}
+
+void ArenaSimulator::check_outside(int session, Step t, const std::vector<ByteRange>& allowed, bool full,
+                                   const std::string& doing) {
+  const int region = options_.shared_arena ? 0 : session;
+  // Since the last full compare: this op alone, or it and the ops before it.
+  const std::string who = doing + (full ? ops_before_full_compare() : std::string()) + " changed ";
+  auto compare = [&](int reg, Bytes lo, Bytes hi) {
+    const size_t base = static_cast<size_t>(reg) * region_bytes_;
+    if (hi <= lo || std::memcmp(memory_.data() + base + lo, expected_.data() + base + lo, static_cast<size_t>(hi - lo)) == 0)
+      return;
+    Bytes a, b;
+    diff_span(memory_.data() + base + lo, expected_.data() + base + lo, hi - lo, a, b);
+    std::string victim = victim_at(reg, lo + a, session, t);
+    report_write({run_, session, t, live_.order[t], reg, lo + a, b - a, victim});
+    report({"writes", who + span_text(lo + a, lo + b) + " (" + victim + "), outside its outputs and scratch", run_, session, t});
+    std::memcpy(expected_.data() + base + lo + a, memory_.data() + base + lo + a, static_cast<size_t>(b - a));  // once
+  };
+  // The gaps between the op's writes (sorted by offset in bind): whole when full, else the
+  // kGuardBytes at each end, where an overrun or underrun lands first.
+  auto compare_gap = [&](int reg, Bytes lo, Bytes hi) {
+    if (full || hi - lo <= 2 * kGuardBytes) return compare(reg, lo, hi);
+    compare(reg, lo, lo + kGuardBytes);
+    compare(reg, hi - kGuardBytes, hi);
+  };
+  for (int reg = 0; reg < regions_; ++reg) {
+    if (reg != region && !full) continue;
+    Bytes at = 0;
+    if (reg == region)
+      for (const ByteRange& r : allowed) {
+        compare_gap(reg, at, r.offset);
+        at = std::max(at, r.offset + r.bytes);
+      }
+    compare_gap(reg, at, region_bytes_);
+  }
+}
+
+void ArenaSimulator::claim(int session, const std::vector<ByteRange>& allowed) {
+  const int region = options_.shared_arena ? 0 : session;
+  for (const ByteRange& r : allowed) {
+    const int b = r.buffer;
+    const Bytes off = layout_.offsets[b], end = off + std::max<Bytes>(data_bytes_[b], 1);
+    for (Bytes u = off / kClaimUnit; u <= (end - 1) / kClaimUnit; ++u) {
+      std::vector<Claim>& here = claims_[static_cast<size_t>(region * units_ + u)];
+      // Drop what no longer holds needed data (an earlier run, a buffer past its last step).
+      here.erase(std::remove_if(here.begin(), here.end(),
+                                [&](const Claim& c) {
+                                  return c.run != run_ || (c.session == session && c.buffer == b) ||
+                                         live_.buffers[c.buffer].last < next_step_[c.session];
+                                }),
+                 here.end());
+      here.push_back({run_, session, b});
+    }
+  }
+}
+
+void ArenaSimulator::check_flash(int session, Step t, bool full) {
   if (!options_.oracles || flash_.empty()) return;
+  if (!full) {
+    // A kernel that writes flash writes what it was handed: this op's constants and weights.
+    const OpId o = live_.order[t];
+    bool changed = false;
+    auto differs = [&](const uint8_t* p, Bytes n) {
+      const size_t at = static_cast<size_t>(p - flash_.data());
+      changed = changed || std::memcmp(p, flash_image_.data() + at, static_cast<size_t>(n)) != 0;
+    };
+    for (TensorId x : g_.ops[o].inputs)
+      if (g_.tensors[x].constant) differs(tensor_ptr_[session][x], g_.tensors[x].bytes);
+    if (implicit_weights_[o]) differs(implicit_weights_[o], kernels_[o].implicit_weight_bytes);
+    if (!changed) return;
+  }
   if (std::memcmp(flash_.data(), flash_image_.data(), flash_.size()) == 0) return;
   Bytes lo, hi;
   diff_span(flash_.data(), flash_image_.data(), static_cast<Bytes>(flash_.size()), lo, hi);
+  const std::string who = full ? ops_before_full_compare() : std::string();
   report({"flash",
-          "op " + g_.ops[live_.order[t]].name + " wrote the read-only constants in flash at " + span_text(lo, hi),
+          "op " + g_.ops[live_.order[t]].name + who + " wrote the read-only constants in flash at " + span_text(lo, hi),
           run_, session, t});
   std::memcpy(flash_.data(), flash_image_.data(), flash_.size());  // restore: report each writer once
+}
+
+void ArenaSimulator::check_run_end(int session, Step t) {
+  // Whatever the ops since the last full compare did is found before the run ends.
+  if (!options_.oracles || ops_since_full_ == 0) return;
+  check_outside(session, t, {}, true, "op " + g_.ops[live_.order[t]].name);
+  check_flash(session, t, true);
+  touched_since_full_ = 0;
+  ops_since_full_ = 0;
 }
 
 void ArenaSimulator::check_guards() {
@@ -162,6 +297,7 @@ void ArenaSimulator::check_guards() {
         if (lo < 0) lo = i;
         hi = i + 1;
         base[i] = canary(i);  // re-arm for the next run
+        expected_[static_cast<size_t>(r) * region_bytes_ + i] = canary(i);
       }
     if (lo < 0) continue;
     report({"writes",

@@ -3,18 +3,40 @@
 #include <algorithm>
 #include <cstdlib>
 #include <memory>
+#include <optional>
 
-#include "core/layout/layout.h"
+#include "core/layout/pipeline.h"
 #include "core/sim/sim.h"
 
 namespace arenaplan::sim {
+namespace {
 
-ArenaLayout plan_layout(const Graph& g, const LiveAnalysis& live, const std::string& planner) {
+// "stray:OP:OFFSET": the op by name, a non-negative arena offset.
+SimOptions::StrayWrite parse_stray_write(const Graph& g, const std::string& fault) {
+  const std::string body = fault.substr(6);
+  const size_t colon = body.rfind(':');
+  if (colon == std::string::npos) throw InputError("inject " + fault, "expected stray:OP:OFFSET");
+  const std::string name = body.substr(0, colon), num = body.substr(colon + 1);
+  const std::optional<OpId> op = g.find_op(name);
+  if (!op) throw InputError("inject " + fault, "unknown op \"" + name + "\"");
+  char* end = nullptr;
+  const long long offset = std::strtoll(num.c_str(), &end, 10);
+  if (num.empty() || *end != '\0' || offset < 0)
+    throw InputError("inject " + fault, "expected a non-negative arena offset after the last ':'");
+  return {*op, static_cast<Bytes>(offset)};
+}
+
+PlanOptions plan_options(const std::string& planner) {
   PlanOptions options;
   options.planner = planner;
   options.time_limit_seconds = 2.0;
-  ArenaPlan plan = plan_arena(layout_problem(g, live), options);
-  return {plan.offsets, plan.arena_bytes};
+  return options;
+}
+
+}  // namespace
+
+ArenaLayout plan_layout(const Graph& g, const LiveAnalysis& live, const std::string& planner) {
+  return plan_arena(layout_problem(g, live), plan_options(planner));
 }
 
 ArenaLayout plan_ignoring_async(const Graph& g, const Schedule& order, const std::string& planner) {
@@ -29,7 +51,9 @@ ArenaLayout plan_ignoring_async(const Graph& g, const Schedule& order, const std
   LiveAnalysis blind_live = analyze_lifetimes(blind, order);
   ArenaLayout blind_layout = plan_layout(blind, blind_live, planner);
   // Same tensors, same in-place groups: the buffers correspond one to one, only lifetimes differ.
-  ArenaLayout out{std::vector<Bytes>(truth.buffers.size(), 0), blind_layout.arena_bytes};
+  ArenaLayout out = blind_layout;
+  out.verified = false;  // verified for the blind lifetimes, not the true ones
+  out.offsets.assign(truth.buffers.size(), 0);
   for (size_t b = 0; b < truth.buffers.size(); ++b) {
     if (b >= blind_live.buffers.size() || blind_live.buffers[b].name != truth.buffers[b].name)
       throw std::logic_error("plan_ignoring_async: buffers do not correspond");
@@ -63,6 +87,7 @@ ArenaLayout shift_buffer(const Graph& g, const LiveAnalysis& live, ArenaLayout l
   if (layout.offsets[b] + delta < 0)
     throw InputError(where, "would move " + tensor + " to a negative offset " + std::to_string(layout.offsets[b] + delta));
   layout.offsets[b] += delta;
+  layout.verified = false;  // no longer the planner's verified plan
   return layout;
 }
 
@@ -70,7 +95,8 @@ std::unique_ptr<ArenaSimulator> reference_simulator(const Graph& g, const LiveAn
   SimOptions ref_options = options;
   ref_options.oracles = false;
   ref_options.shared_arena = false;
-  return std::make_unique<ArenaSimulator>(g, live, separate_layout(live, g.alignment), ref_options);
+  ref_options.stray_writes.clear();  // the reference is the clean run
+  return std::make_unique<ArenaSimulator>(g, live, reference_layout(live, g.alignment), ref_options);
 }
 
 namespace {
@@ -155,7 +181,6 @@ SimSetup prepare_simulation(const Graph& g, const SimRequest& req) {
   SimSetup setup;
   const Schedule order = req.order.empty() ? g.file_order() : req.order;
   setup.live = analyze_lifetimes(g, order);
-  const LiveAnalysis& live = setup.live;
   SimOptions& options = setup.options;
   options.profile = find_mcu_profile(req.profile);
   options.runs = req.runs;
@@ -165,16 +190,28 @@ SimSetup prepare_simulation(const Graph& g, const SimRequest& req) {
   options.inputs = input_buffers(g, req.input_bytes);
   if (req.shared_arena && req.sessions < 2) throw InputError("shared-arena", "needs --sessions 2 or more");
 
-  bool ignore_async = false;
-  for (const std::string& f : req.inject)
-    if (f == "ignore-async") ignore_async = true;
+  const bool ignore_async = std::find(req.inject.begin(), req.inject.end(), "ignore-async") != req.inject.end();
+  if (ignore_async) {
+    setup.layout = plan_ignoring_async(g, order, req.planner);
+    setup.injected.push_back("plan made as if asynchronous reads finished when their op runs");
+  } else {
+    GraphPlan plan = plan_graph(g, std::move(setup.live), plan_options(req.planner));
+    setup.live = std::move(plan.live);
+    setup.layout = std::move(plan.plan);  // the planner's verified plan, run as is
+  }
+  const LiveAnalysis& live = setup.live;
   ArenaLayout& layout = setup.layout;
-  layout = ignore_async ? plan_ignoring_async(g, order, req.planner) : plan_layout(g, live, req.planner);
-  if (ignore_async) setup.injected.push_back("plan made as if asynchronous reads finished when their op runs");
   for (const std::string& f : req.inject) {
     if (f == "ignore-async") continue;
+    if (f.rfind("stray:", 0) == 0) {
+      options.stray_writes.push_back(parse_stray_write(g, f));
+      setup.injected.push_back("op " + g.ops[options.stray_writes.back().op].name + " flips arena byte " +
+                               std::to_string(options.stray_writes.back().offset) + " (a kernel bug)");
+      continue;
+    }
     if (f.rfind("shift:", 0) != 0)
-      throw InputError("inject", "unknown fault \"" + f + "\"; expected shift:TENSOR, shift:TENSOR:BYTES or ignore-async");
+      throw InputError("inject", "unknown fault \"" + f +
+                                     "\"; expected shift:TENSOR, shift:TENSOR:BYTES, stray:OP:OFFSET or ignore-async");
     std::string name = f.substr(6);
     Bytes delta = 0;
     if (auto colon = name.rfind(':'); colon != std::string::npos) {

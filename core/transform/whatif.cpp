@@ -79,7 +79,7 @@ PlanFigures measure_graph(const Graph& g, const WhatIfOptions& options) {
     sim::SimOptions so;
     so.profile = sim::find_mcu_profile(options.profile);
     so.seed = options.seed;
-    sim::SimReport rep = sim::simulate_layout(g, live, {plan.offsets, plan.arena_bytes}, so);
+    sim::SimReport rep = sim::simulate_layout(g, live, plan, so);
     correct_cycles(g, so.profile, rep.per_op);
     f.cycles = 0;
     for (const sim::OpStats& st : rep.per_op) f.cycles += st.cycles, f.macs += st.macs;

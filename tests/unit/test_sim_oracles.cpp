@@ -5,6 +5,7 @@
 #include <cstring>
 #include <nlohmann/json.hpp>
 
+#include "core/schedule/schedule_generators.h"
 #include "core/sim/sim.h"
 #include "tests/unit/test_support.h"
 
@@ -279,4 +280,113 @@ TEST_CASE("fault injection requests are checked") {
   sim::SimReport r = sim::simulate(g, req);
   CHECK(first_message(r, "writes").find("past the arena end") != std::string::npos);
   CHECK(count_oracle(r, "high_water") == 1);
+}
+
+TEST_CASE("the reference layout never lets two buffers live at once share a byte, and is smaller than one buffer each") {
+  std::vector<Graph> graphs;
+  for (const Example& e : builtin_examples())
+    if (is_graph(e.json)) graphs.push_back(parse_graph_json(e.json));
+  graphs.push_back(long_residual_chain_graph(1000, 3));
+  graphs.push_back(many_outputs_chain_graph(1000, 200, 3));
+  for (const Graph& g : graphs) {
+    CAPTURE(g.name);
+    const LiveAnalysis live = analyze_lifetimes(g, g.file_order());
+    const sim::ArenaLayout reference = sim::reference_layout(live, g.alignment);
+    // Checked by the independent verifier, not by the lanes' own logic.
+    const VerifyResult check = verify_plan(layout_problem(g, live), reference.offsets, reference.arena_bytes);
+    CHECK_MESSAGE(check.ok(), check.message);
+    CHECK(reference.arena_bytes <= sim::separate_layout(live, g.alignment).arena_bytes);
+    CHECK(reference.arena_bytes >= live.peak_bytes);
+  }
+  // On a long chain the lanes hold what is live at once, not the sum of all buffers.
+  const Graph& chain = graphs[graphs.size() - 2];
+  const LiveAnalysis live = analyze_lifetimes(chain, chain.file_order());
+  CHECK(sim::reference_layout(live, chain.alignment).arena_bytes * 20 < sim::separate_layout(live, chain.alignment).arena_bytes);
+}
+
+TEST_CASE("the reference run gives the same outputs as one buffer each, on every example, runs and sessions") {
+  for (const Example& e : builtin_examples()) {
+    if (!is_graph(e.json)) continue;
+    CAPTURE(e.name);
+    Graph g = parse_graph_json(e.json);
+    const LiveAnalysis live = analyze_lifetimes(g, g.file_order());
+    sim::SimOptions options;
+    options.oracles = false;
+    options.runs = 2;
+    options.sessions = 2;
+    sim::ArenaSimulator separate(g, live, sim::separate_layout(live, g.alignment), options);
+    sim::ArenaSimulator lanes(g, live, sim::reference_layout(live, g.alignment), options);
+    separate.run_all();
+    lanes.run_all();
+    REQUIRE(separate.capture_bytes() == lanes.capture_bytes());
+    REQUIRE(lanes.capture_bytes() > 0);
+    for (int run = 0; run < 2; ++run)
+      for (int session = 0; session < 2; ++session)
+        CHECK(std::memcmp(separate.captured(run, session), lanes.captured(run, session),
+                          static_cast<size_t>(lanes.capture_bytes())) == 0);
+  }
+}
+
+TEST_CASE("fault: a kernel's stray write is caught wherever it lands, and named") {
+  Graph g = example_graph("two_branch");
+  sim::SimRequest req;
+  req.order = parse_order(g, "A,B,C,D,E,F");
+  const sim::SimReport clean = sim::simulate(g, req);
+  REQUIRE(clean.ok());
+  const LiveAnalysis live = analyze_lifetimes(g, req.order);
+  const sim::ArenaLayout plan = sim::plan_layout(g, live, "best");
+  const int b = live.buffer_of_tensor[*g.find_tensor("B")];
+
+  // Right next to C's own output: the guard bytes catch it at C, naming the buffer still needed.
+  const int c = live.buffer_of_tensor[*g.find_tensor("C")];
+  const Bytes past_c = plan.offsets[c] + g.tensors[*g.find_tensor("C")].bytes;
+  req.inject = {"stray:C:" + std::to_string(past_c)};
+  sim::SimReport r = sim::simulate(g, req);
+  CHECK_FALSE(r.ok());
+  CHECK(first_message(r, "writes").find("op C changed bytes " + std::to_string(past_c)) == 0);
+  CHECK(first_message(r, "writes").find("outside its outputs and scratch") != std::string::npos);
+
+  // Into B's bytes, away from C's writes: caught at C or at a later compare, never missed.
+  req.inject = {"stray:C:" + std::to_string(plan.offsets[b] + 100)};
+  r = sim::simulate(g, req);
+  CHECK_FALSE(r.ok());
+  REQUIRE(count_oracle(r, "writes") == 1);
+  CHECK(first_message(r, "writes").find("outside its outputs and scratch") != std::string::npos);
+  CHECK(r.violations.front().step >= 2);  // not before C (step 2) ran
+
+  // Into the guard zone past the arena end: the writes oracle names it.
+  req.inject = {"stray:A:" + std::to_string(plan.arena_bytes + 3)};
+  r = sim::simulate(g, req);
+  CHECK(first_message(r, "writes").find("guard zone past the arena end") != std::string::npos);
+
+  // Into free bytes of a large arena in a graph whose ops touch little: found at a later full
+  // compare, which says which ops may have done it.
+  Graph chain = long_residual_chain_graph(300, 5);
+  const LiveAnalysis chain_live = analyze_lifetimes(chain, chain.file_order());
+  sim::ArenaLayout roomy = sim::plan_layout(chain, chain_live, "best");
+  const Bytes free_at = roomy.arena_bytes;
+  roomy.arena_bytes += 4 << 20;  // 4 MiB of free bytes past every buffer
+  sim::SimOptions options;
+  options.stray_writes = {{chain_live.order[10], free_at + (2 << 20)}};
+  r = sim::simulate_layout(chain, chain_live, roomy, options);
+  REQUIRE(count_oracle(r, "writes") >= 1);
+  CHECK(first_message(r, "writes").find("(free bytes), outside its outputs and scratch") != std::string::npos);
+  CHECK(first_message(r, "writes").find("ops before it (since the last full compare)") != std::string::npos);
+  for (const sim::Violation& v : r.violations) CHECK(v.step >= 10);
+
+  // Into bytes a later op overwrites with its output before any full compare: the check of the
+  // bytes an op is about to write finds it first, so a legitimate write cannot hide it.
+  const Step later = 40;
+  const TensorId out = chain.ops[chain_live.order[later]].outputs.at(0);
+  const Bytes target = roomy.offsets[chain_live.buffer_of_tensor[out]] + 7;
+  options.stray_writes = {{chain_live.order[later - 2], target}};
+  r = sim::simulate_layout(chain, chain_live, roomy, options);
+  REQUIRE(count_oracle(r, "writes") >= 1);
+  CHECK(r.violations.front().step >= later - 2);
+  CHECK(r.violations.front().step <= later);
+
+  req.inject = {"stray:NOPE:1"};
+  CHECK_THROWS_WITH_AS(sim::simulate(g, req), doctest::Contains("unknown op \"NOPE\""), InputError);
+  req.inject = {"stray:C:99999999"};
+  CHECK_THROWS_WITH_AS(sim::simulate(g, req), doctest::Contains("arena offset in [0, "), InputError);
 }
