@@ -327,41 +327,44 @@ Budget plan_budget(const Graph& g, const LiveAnalysis& live, const MemoryMap& m,
   // (a plateau step towards a fit). Rounds are capped so a hopeless board answers quickly.
   // Secondary score: over all steps, the live bytes each region holds beyond what its size leaves
   // for the arena. It falls with every useful move even when several steps tie for the peak.
+  // The bytes region r's buffers hold at each step, from their intervals (a difference array):
+  // linear in buffers + steps, where walking every step's live set would be quadratic.
+  auto region_live_bytes = [&](RegionId r) {
+    std::vector<Bytes> sum(live.steps.size() + 1, 0);
+    for (size_t i = 0; i < n; ++i)
+      if (where[i] == r) {
+        sum[static_cast<size_t>(live.buffers[i].first)] += all.buffers[i].size;
+        sum[static_cast<size_t>(live.buffers[i].last) + 1] -= all.buffers[i].size;
+      }
+    for (size_t t = 1; t < sum.size(); ++t) sum[t] += sum[t - 1];
+    sum.pop_back();
+    return sum;
+  };
   auto score = [&](const std::vector<RegionBudget>& rs) {
     Bytes excess = 0;
     for (const RegionBudget& rb : rs) {
       if (rb.free_bytes >= 0) continue;
       const Bytes room = m.regions[rb.region].size - (rb.used_bytes - rb.arena_bytes);
-      LiveSweep sweep(live);
-      for (size_t t = 0; t < live.steps.size(); ++t) {
-        Bytes sum = 0;
-        for (int i : sweep.at(static_cast<Step>(t)))
-          if (where[i] == rb.region) sum += all.buffers[i].size;
-        excess += std::max<Bytes>(0, sum - room);
-      }
+      for (Bytes sum : region_live_bytes(rb.region)) excess += std::max<Bytes>(0, sum - room);
     }
     return std::make_pair(overflow(m, rs), excess);
   };
   const size_t max_rounds = std::min<size_t>(n, 256);
-  for (size_t round = 0; round < max_rounds && overflow(m, regions) > 0; ++round) {
+  // Every trial replans all n buffers, so rounds x trials x n bounds the repair's cost. The budget
+  // lets small and mid-size graphs run every round (256 rounds x 8 moves x ~2,000 buffers) and
+  // keeps a 100,000-op graph to a few rounds instead of minutes; when it runs out, the answer says so.
+  const size_t trial_work_budget = size_t{4} << 20;
+  size_t trial_work = 0;
+  bool out_of_work = false;
+  for (size_t round = 0; round < max_rounds && overflow(m, regions) > 0 && !out_of_work; ++round) {
     auto best = score(regions);
     int best_buffer = -1;
     RegionId best_region = -1;
     std::vector<RegionBudget> best_regions;
     for (const RegionBudget& rb : regions) {
       if (rb.free_bytes >= 0) continue;
-      Step busiest = 0;
-      Bytes busiest_bytes = -1;
-      LiveSweep sweep(live);
-      for (size_t t = 0; t < live.steps.size(); ++t) {
-        Bytes sum = 0;
-        for (int i : sweep.at(static_cast<Step>(t)))
-          if (where[i] == rb.region) sum += all.buffers[i].size;
-        if (sum > busiest_bytes) {
-          busiest_bytes = sum;
-          busiest = static_cast<Step>(t);
-        }
-      }
+      const std::vector<Bytes> region_live = region_live_bytes(rb.region);
+      const Step busiest = static_cast<Step>(std::max_element(region_live.begin(), region_live.end()) - region_live.begin());
       std::vector<int> movable;
       if (!live.steps.empty())
         for (int i : live.live_at(busiest))
@@ -371,7 +374,9 @@ Budget plan_budget(const Graph& g, const LiveAnalysis& live, const MemoryMap& m,
       if (movable.size() > 8) movable.resize(8);
       for (int i : movable)
         for (RegionId to : allowed[i]) {
-          if (to == rb.region) continue;
+          if (to == rb.region || out_of_work) continue;
+          trial_work += std::max<size_t>(n, 1);
+          out_of_work = trial_work > trial_work_budget;
           where[i] = to;
           std::vector<RegionBudget> trial = plan_all(search);
           auto sc = score(trial);
@@ -388,6 +393,10 @@ Budget plan_budget(const Graph& g, const LiveAnalysis& live, const MemoryMap& m,
     where[best_buffer] = best_region;
     regions = std::move(best_regions);
   }
+  if (out_of_work && overflow(m, regions) > 0)
+    b.warnings.push_back("the search for a region assignment that fits stopped after " +
+                         std::to_string(trial_work / std::max<size_t>(n, 1)) + " trial plans of " +
+                         std::to_string(n) + " buffers each; a fitting assignment may still exist");
   if (options.plan.planner != search.planner) regions = plan_all(options.plan);
   b.regions = std::move(regions);
 
