@@ -30,7 +30,12 @@ Bytes CapacityLadder::granules(int rung) const {
 }
 
 int64_t CapacityLadder::node_limit() const {
-  return kind_ == Next::kAtBound ? limit_ : std::max(limit_ / 4, min_limit_);
+  // The bound gets half the round's limit per static order. Rungs near the incumbent get a quarter,
+  // halving every four rungs further down: low capacities are the likeliest to be infeasible, and
+  // the search there mostly burns its limit without an answer.
+  if (kind_ == Next::kAtBound) return std::max(limit_ / 2, min_limit_);
+  const int halvings = std::min(rung_ / 4, 30);
+  return std::max((limit_ / 4) >> halvings, min_limit_);
 }
 
 void CapacityLadder::found() {

@@ -28,7 +28,7 @@ class CapacityLadder {
  public:
   enum class Next { kAtBound, kRung };
   // `min_node_limit`: fewest nodes an attempt gets (a plan without backtracking takes one per
-  // buffer); the bound's attempts start at twice that, the rungs' at a quarter of the bound's.
+  // buffer); a round's limit starts at twice that and doubles per round (see node_limit()).
   CapacityLadder(Bytes granularity, int64_t min_node_limit);
 
   // The next capacity, given the current proven bound and incumbent (bound < best).
