@@ -48,12 +48,12 @@ Bytes exhaustive_optimum(const LayoutProblem& p) {
 LayoutProblem random_problem(std::mt19937& rng) {
   const Bytes unit = 2 + static_cast<Bytes>(rng() % 3);
   LayoutProblem p;
-  const int n = 2 + static_cast<int>(rng() % 5);
+  const int n = 3 + static_cast<int>(rng() % 4);
   for (int i = 0; i < n; ++i) {
     LayoutBuffer b;
     b.name = "b" + std::to_string(i);
     b.size = unit * (1 + static_cast<Bytes>(rng() % 4));
-    b.alignment = rng() % 3 == 0 ? unit * (1 + static_cast<Bytes>(rng() % 2)) : 1;
+    b.alignment = rng() % 3 != 0 ? unit * (1 + static_cast<Bytes>(rng() % 3)) : 1;
     Step x = static_cast<Step>(rng() % 5), y = static_cast<Step>(rng() % 5);
     b.first = std::min(x, y);
     b.last = std::max(x, y);
