@@ -89,6 +89,7 @@ double run_minimalloc(const std::string& binary, const std::string& csv, Bytes c
   const std::string capacity_flag = "--capacity=" + std::to_string(capacity);
   const std::string input_flag = "--input=" + csv;
   const double t0 = now();
+  std::fflush(stdout);  // else the child's freopen writes our buffered lines a second time
   const pid_t pid = fork();
   if (pid == 0) {
     std::freopen("/dev/null", "w", stdout);
