@@ -62,6 +62,8 @@ ArenaPlan plan_arena(const LayoutProblem& problem, const PlanOptions& options) {
   plan.offsets = std::move(out.offsets);
   plan.arena_bytes = out.arena_bytes;
   plan.proven_optimal = out.proven_optimal || plan.arena_bytes <= plan.lower_bound_bytes;
+  if (plan.proven_optimal)
+    plan.optimality = !out.optimality.empty() ? std::move(out.optimality) : "the arena equals the live-bytes lower bound";
   plan.detail = std::move(out.detail);
   VerifyResult check = verify_plan(problem, plan.offsets, plan.arena_bytes);
   if (!check.ok())
@@ -100,6 +102,7 @@ nlohmann::ordered_json layout_json(const LayoutProblem& problem, const ArenaPlan
   out["arena_bytes"] = plan.arena_bytes;
   out["lower_bound_bytes"] = plan.lower_bound_bytes;
   out["proven_optimal"] = plan.proven_optimal;
+  out["optimality"] = plan.proven_optimal ? nlohmann::ordered_json(plan.optimality) : nlohmann::ordered_json(nullptr);
   out["verified"] = plan.verified;
   nlohmann::ordered_json buffers = nlohmann::ordered_json::array();
   for (size_t i = 0; i < problem.buffers.size(); ++i) {

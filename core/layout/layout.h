@@ -50,6 +50,7 @@ struct ArenaPlan {
   Bytes arena_bytes = 0;          // max over buffers of offset + size
   Bytes lower_bound_bytes = 0;    // max over steps of live bytes (no plan can be smaller)
   bool proven_optimal = false;    // arena_bytes == lower bound, or the exact search was exhaustive
+  std::string optimality;         // the proof in one sentence when proven_optimal, else empty
   bool verified = false;          // the independent verifier accepted it
   double seconds = 0;             // planning time
   std::string detail;             // which portfolio member / exact outcome produced it (for humans)
@@ -98,7 +99,7 @@ struct CategoryUsage {
 std::vector<CategoryUsage> category_usage(const LayoutProblem& problem, const std::vector<Bytes>& offsets);
 
 // The `arenaplan layout --json` contract: {"planner", "arena_bytes", "lower_bound_bytes",
-// "proven_optimal", "verified", "buffers": [{"name", "offset", "size", "first", "last"}], "seconds",
+// "proven_optimal", "optimality" (the proof's sentence, null when not proven), "verified", "buffers": [{"name", "offset", "size", "first", "last"}], "seconds",
 // "categories": [...]}.
 nlohmann::ordered_json layout_json(const LayoutProblem& problem, const ArenaPlan& plan);
 

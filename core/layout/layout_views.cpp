@@ -11,7 +11,7 @@ std::string layout_text(const LayoutProblem& problem, const ArenaPlan& plan, int
   std::ostringstream out;
   out << "planner " << plan.planner << " (" << plan.detail << "): arena " << format_bytes(plan.arena_bytes) << " ("
       << plan.arena_bytes << " B), lower bound " << format_bytes(plan.lower_bound_bytes) << " ("
-      << plan.lower_bound_bytes << " B)" << (plan.proven_optimal ? ", optimal" : "") << ", verified, " << plan.seconds
+      << plan.lower_bound_bytes << " B)" << (plan.proven_optimal ? ", optimal: " + plan.optimality : "") << ", verified, " << plan.seconds
       << " s\n\n";
   out << "time down, address across:\n" << plan_picture(problem, plan.offsets, width);
   const FragmentationReport frag = fragmentation_summary(problem, plan.arena_bytes);

@@ -34,6 +34,7 @@ struct PlannerOutput {
   Bytes arena_bytes = 0;        // max over buffers of offset + size (a planner may round it up)
   bool proven_optimal = false;  // the search proved no smaller arena exists (plan_arena also
                                 // marks a plan optimal when it meets the lower bound)
+  std::string optimality;       // why, when proven_optimal (ArenaPlan::optimality)
   std::string detail;           // which member / search outcome produced it (ArenaPlan::detail)
 };
 

@@ -9,6 +9,7 @@
 #include <limits>
 #include <stdexcept>
 
+#include "core/layout/detail/exact_capacity.h"
 #include "core/layout/detail/planner_common.h"
 
 namespace arenaplan {
@@ -81,11 +82,12 @@ struct ExactSolver::Impl {
   int64_t nodes_total = 0;
 
   // Search on the capacity.
-  int64_t node_limit = 0;
+  Bytes granularity = 1;  // every offset of a canonical plan is a multiple (exact_capacity.h)
+  planner::CapacityLadder ladder{1, 64};
   int heuristic = 0;
-  Bytes capacity = 0, try_lo = 0;
-  bool first_in_round = true, attempt_active = false, need_capacity = true;
-  int64_t attempt_nodes = 0;
+  Bytes capacity = 0;
+  bool attempt_active = false, need_capacity = true;
+  int64_t attempt_nodes = 0, attempt_limit = 0;
   size_t static_next = 0;
 
   // One attempt's state.
@@ -97,9 +99,7 @@ struct ExactSolver::Impl {
   std::vector<SectionLog> section_log;
   std::vector<Frame> stack;
   Result ret = Result::kNone;
-  std::vector<int> stamp;
-  int stamp_now = 0;
-  std::vector<int> affected;
+  std::vector<std::pair<int, int>> raised;  // section ranges of buffers whose min_off apply() raised
 
   Impl(const LayoutProblem& p, std::vector<Bytes> seed, Bytes seed_arena) : problem(p), best(std::move(seed)) {
     best_arena = seed_arena;
@@ -111,6 +111,8 @@ struct ExactSolver::Impl {
         finished = true;
         return;
       }
+    granularity = planner::offset_granularity(problem);
+    lo = planner::granular_lower_bound(problem);
     LayoutProblem sized;
     for (size_t i = 0; i < problem.buffers.size(); ++i)
       if (problem.buffers[i].size > 0) {
@@ -169,9 +171,7 @@ struct ExactSolver::Impl {
         if (sec_begin[k] >= part->lo && sec_end[k] <= part->hi) part->buffers.push_back(k);
       if (!part->buffers.empty()) static_parts.push_back(part);
     }
-    stamp.assign(sections, 0);
-    node_limit = std::max<int64_t>(2 * n, 64);
-    try_lo = lo;
+    ladder = planner::CapacityLadder(granularity, 2 * n);
     if (best_arena <= lo) finished = true;
   }
 
@@ -238,8 +238,7 @@ struct ExactSolver::Impl {
     f.cuts_applied = false;
     assign[k] = offset;
     const Bytes height = offset + size[k];
-    ++stamp_now;
-    affected.clear();
+    raised.clear();
     f.hatless = true;
     for (int64_t e = overlap_row[k]; e < overlap_row[k + 1]; ++e) {
       const int o = overlap_col[e];
@@ -248,8 +247,7 @@ struct ExactSolver::Impl {
       if (min_off[o] >= height) continue;
       offset_log.push_back({o, min_off[o]});
       min_off[o] = align_up(height, align[o]);
-      for (int s = sec_begin[o]; s < sec_end[o]; ++s)
-        if (stamp[s] != stamp_now) stamp[s] = stamp_now, affected.push_back(s);
+      raised.push_back({sec_begin[o], sec_end[o]});
     }
     for (int s = sec_begin[k]; s < sec_end[k]; ++s) {
       section_log.push_back({s, floor[s], total[s]});
@@ -264,8 +262,19 @@ struct ExactSolver::Impl {
       list[last] = k;
       where[where_base[k] + s - sec_begin[k]] = last;
     }
-    // A section's floor is at least the lowest offset any of its unplaced buffers can still take.
-    for (int s : affected) {
+    // The sections to revisit are the union of the raised buffers' ranges, merged as intervals
+    // (marking each section once per buffer cost O(neighbours x span) and dominated the search).
+    std::sort(raised.begin(), raised.end());
+    int visited_to = 0;
+    for (auto [from, to] : raised) {
+      for (int s = std::max(from, visited_to); s < to; ++s) refloor(s);
+      visited_to = std::max(visited_to, to);
+    }
+  }
+
+  // A section's floor is at least the lowest offset any of its unplaced buffers can still take.
+  void refloor(int s) {
+    {
       Bytes lowest = std::numeric_limits<Bytes>::max();
       const int* list = &member_col[member_row[s]];
       for (int i = 0; i < live_members[s]; ++i) {
@@ -330,7 +339,7 @@ struct ExactSolver::Impl {
         if (budget <= 0) return Result::kNone;
         --budget;
         ++nodes_total;
-        if (++attempt_nodes > (capacity == lo ? node_limit : std::max<int64_t>(node_limit / 4, 64))) {
+        if (++attempt_nodes > attempt_limit) {
           abort_attempt();
           return Result::kNone;
         }
@@ -440,17 +449,18 @@ struct ExactSolver::Impl {
     return out;
   }
 
-  // Round start: ask for the bound itself (instances whose optimum is the bound finish here);
-  // then bisect between the lowest capacity not yet given up on and the best arena.
+  // At the bound every static order is tried in turn (instances whose optimum is the bound finish
+  // there); each rung of the ladder gets one order, rotating, so nearby capacities differ in both.
   void pick_capacity() {
-    if (try_lo > best_arena - 1) {  // every capacity gave up at this node limit: double it
-      if (node_limit < std::numeric_limits<int64_t>::max() / 4) node_limit *= 2;
-      try_lo = lo;
-      first_in_round = true;
-    }
-    capacity = first_in_round ? lo : try_lo + (best_arena - 1 - try_lo) / 2;
-    first_in_round = false;
-    heuristic = 0;
+    capacity = ladder.next(lo, best_arena);
+    heuristic = ladder.kind() == planner::CapacityLadder::Next::kAtBound
+                    ? 0
+                    : static_cast<int>((ladder.rung() + ladder.round()) % kHeuristicCount);
+  }
+
+  void start_attempt_at_capacity() {
+    attempt_limit = ladder.node_limit();
+    start_attempt();
   }
 
   void on_found() {
@@ -472,20 +482,27 @@ struct ExactSolver::Impl {
       if (!attempt_active) {
         if (need_capacity) pick_capacity();
         need_capacity = false;
-        start_attempt();
+        start_attempt_at_capacity();
       }
       const Result r = run_attempt(budget);
       if (r == Result::kFound) {
         on_found();
+        ladder.found();
         need_capacity = true;
       } else if (r == Result::kNotFound) {
-        lo = std::max(lo, capacity + 1);  // the search was exhaustive: nothing fits in `capacity`
-        proven_by_search = true;
-        try_lo = std::max(try_lo, lo);
+        // The search was exhaustive: nothing fits in `capacity`, so (offsets being multiples of the
+        // granularity) nothing below capacity + granularity either.
+        if (capacity + granularity > lo) {
+          lo = capacity + granularity;
+          proven_by_search = true;
+        }
         need_capacity = true;
-      } else if (!attempt_active && ++heuristic == kHeuristicCount) {
-        try_lo = std::max(try_lo, capacity + 1);  // every static order gave up at this node limit
-        need_capacity = true;
+      } else if (!attempt_active) {
+        const bool at_bound = ladder.kind() == planner::CapacityLadder::Next::kAtBound;
+        if (!at_bound || ++heuristic == kHeuristicCount) {
+          ladder.gave_up();
+          need_capacity = true;
+        }
       }
     }
     if (lo >= best_arena) finished = true;
@@ -517,6 +534,24 @@ Bytes ExactSolver::best_arena_bytes() const { return impl_->best_arena; }
 Bytes ExactSolver::lower_bound_bytes() const { return impl_->lo; }
 Bytes ExactSolver::trying_capacity() const { return impl_->capacity; }
 int64_t ExactSolver::nodes() const { return impl_->nodes_total; }
+
+Bytes ExactSolver::granularity() const { return impl_->granularity; }
+
+std::string ExactSolver::optimality_proof() const {
+  const Impl& s = *impl_;
+  if (!proven_optimal()) return "";
+  const std::string best = std::to_string(s.best_arena);
+  if (s.proven_by_search) {
+    const std::string below = std::to_string(s.lo - s.granularity);
+    if (s.granularity == 1) return "an exhaustive search found no plan within " + below + " B";
+    return "an exhaustive search found no plan within " + below + " B, and every arena is a multiple of " +
+           std::to_string(s.granularity) + " B (the sizes' and alignments' common divisor)";
+  }
+  const Bytes live = layout_lower_bound(s.problem);
+  if (s.best_arena <= live) return "the arena equals the live-bytes lower bound";
+  return "the arena is the live-bytes lower bound (" + std::to_string(live) + " B) rounded up to a multiple of " +
+         std::to_string(s.granularity) + " B (the sizes' and alignments' common divisor)";
+}
 
 std::string ExactSolver::status_text() const {
   const Impl& s = *impl_;

@@ -45,6 +45,11 @@ class ExactSolver {
   Bytes trying_capacity() const;          // the capacity the current attempt asks for
   int64_t nodes() const;                  // nodes expanded so far
   std::string status_text() const;        // "optimal (bound met)", "stopped: 1.9 % above the bound", ...
+  // Why no smaller arena exists, in one sentence; empty unless proven_optimal(). The bound is the
+  // live bytes rounded up to the granularity (every size and alignment a multiple of it, so every
+  // canonical arena too), raised past each capacity an exhaustive search found infeasible.
+  std::string optimality_proof() const;
+  Bytes granularity() const;
 
  private:
   struct Impl;

@@ -27,6 +27,7 @@ PlannerOutput portfolio_then_exact(const LayoutProblem& problem, const PlanReque
     out.detail = "exact";
   }
   out.proven_optimal = solver.proven_optimal();
+  out.optimality = solver.optimality_proof();
   out.detail += ", exact search: " + solver.status_text();
   return out;
 }

@@ -37,6 +37,10 @@ export const tests = [
     assert.equal(r.json.arena_bytes, 139264);
     assert.equal(r.json.lower_bound_bytes, 139264);
     assert.equal(r.json.verified, true);
+    assert.equal(r.json.proven_optimal, true);
+    assert.match(r.json.optimality, /live-bytes lower bound/);  // the proof, named
+    const greedy = cli('layout', 'example:two_branch', '--planner', 'naive', '--json').json;
+    assert.ok(greedy.proven_optimal || greedy.optimality === null, JSON.stringify(greedy.optimality));
     assert.equal(r.json.buffers.length, 7);
     for (const b of r.json.buffers) for (const k of ['name', 'offset', 'size', 'first', 'last']) assert.ok(k in b, k);
   }],

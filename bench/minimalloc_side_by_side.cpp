@@ -1,0 +1,184 @@
+// Side by side on MiniMalloc's challenging instances, in one run on one machine: arenaplan's exact
+// solver NOT told the capacity (portfolio seed, then the solver minimises on its own) against
+// MiniMalloc (google/minimalloc, built from its public source outside this repository) told each
+// best known capacity. Per instance: best known, ours (bytes, time and nodes to first reach the
+// best known, proof), MiniMalloc's time, ratio. Prints figures; not part of the test command.
+//
+//   bench_minimalloc_side_by_side [--time-limit S] [--data DIR] [--only D,J] [--max-nodes N]
+//                                 [--no-minimalloc] [--keep-going]
+// MiniMalloc's binary: $ARENAPLAN_MINIMALLOC, else /work/scratch/exactjd/minimalloc/out/minimalloc;
+// when it is absent that half prints "skipped: ..." and ours still runs. --max-nodes stops our
+// search after N nodes instead of (as well as) the time limit: node counts do not depend on the
+// machine's load, so strategies can be compared with them on a shared machine. Ours stops at the
+// best known unless --keep-going (then it searches on for a smaller arena or a proof).
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "core/layout/layout.h"
+#include "core/layout/minimalloc_csv.h"
+#include "core/layout/planner_exact.h"
+
+using namespace arenaplan;
+
+namespace {
+
+struct Instance {
+  const char* name;
+  Bytes best_known;  // the smallest arena known (data README; D and J from issue 19's runs)
+};
+const Instance kInstances[] = {{"A", 1048576}, {"B", 1048576}, {"C", 1039360}, {"D", 1038336},
+                               {"E", 1048576}, {"F", 1048576}, {"G", 1048576}, {"H", 1048576},
+                               {"I", 1048576}, {"J", 1035264}, {"K", 1048576}};
+
+double now() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+bool read_text(const std::string& path, std::string* out) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return false;
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  *out = ss.str();
+  return true;
+}
+
+struct OursResult {
+  Bytes arena = 0;
+  double seconds_to_best_known = -1;  // < 0: not reached
+  int64_t nodes_to_best_known = -1;
+  double seconds = 0;
+  std::string status;
+};
+
+OursResult run_ours(const LayoutProblem& problem, Bytes best_known, double limit, int64_t max_nodes, bool keep_going) {
+  OursResult r;
+  const double t0 = now();
+  ArenaPlan seed = plan_arena(problem, {"portfolio", limit});
+  ExactSolver solver(problem, seed.offsets, seed.arena_bytes);
+  auto check_reached = [&] {
+    if (r.seconds_to_best_known < 0 && solver.best_arena_bytes() <= best_known) {
+      r.seconds_to_best_known = now() - t0;
+      r.nodes_to_best_known = solver.nodes();
+    }
+  };
+  check_reached();
+  while (!solver.done() && now() - t0 < limit && (max_nodes <= 0 || solver.nodes() < max_nodes) &&
+         (keep_going || r.seconds_to_best_known < 0)) {
+    solver.step(200);
+    check_reached();
+  }
+  r.arena = solver.best_arena_bytes();
+  r.seconds = now() - t0;
+  r.status = solver.proven_optimal() ? "optimal: " + solver.optimality_proof() : solver.status_text();
+  return r;
+}
+
+// MiniMalloc told `capacity`: wall seconds until it exits with a solution, < 0 when it failed or
+// timed out (then *why says which).
+double run_minimalloc(const std::string& binary, const std::string& csv, Bytes capacity, double limit, std::string* why) {
+  const std::string capacity_flag = "--capacity=" + std::to_string(capacity);
+  const std::string input_flag = "--input=" + csv;
+  const double t0 = now();
+  std::fflush(stdout);  // else the child's freopen writes our buffered lines a second time
+  const pid_t pid = fork();
+  if (pid == 0) {
+    std::freopen("/dev/null", "w", stdout);
+    std::freopen("/dev/null", "w", stderr);
+    execl(binary.c_str(), binary.c_str(), capacity_flag.c_str(), input_flag.c_str(), static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  if (pid < 0) {
+    *why = "fork failed";
+    return -1;
+  }
+  int status = 0;
+  while (waitpid(pid, &status, WNOHANG) == 0) {
+    if (now() - t0 > limit) {
+      kill(pid, SIGKILL);
+      waitpid(pid, &status, 0);
+      *why = "timed out";
+      return -1;
+    }
+    usleep(2000);
+  }
+  const double secs = now() - t0;
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    *why = "exit status " + std::to_string(WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+    return -1;
+  }
+  return secs;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  double limit = 60.0;
+  int64_t max_nodes = 0;
+  std::string dir = "/work/shared/data/minimalloc", only;
+  bool minimalloc = true, keep_going = false;
+  for (int i = 1; i < argc; ++i) {
+    if (!std::strcmp(argv[i], "--time-limit") && i + 1 < argc) limit = std::atof(argv[++i]);
+    else if (!std::strcmp(argv[i], "--data") && i + 1 < argc) dir = argv[++i];
+    else if (!std::strcmp(argv[i], "--only") && i + 1 < argc) only = argv[++i];
+    else if (!std::strcmp(argv[i], "--max-nodes") && i + 1 < argc) max_nodes = std::atoll(argv[++i]);
+    else if (!std::strcmp(argv[i], "--no-minimalloc")) minimalloc = false;
+    else if (!std::strcmp(argv[i], "--keep-going")) keep_going = true;
+    else {
+      std::fprintf(stderr, "usage: %s [--time-limit S] [--data DIR] [--only D,J] [--max-nodes N] [--no-minimalloc] [--keep-going]\n", argv[0]);
+      return 2;
+    }
+  }
+  const char* env = std::getenv("ARENAPLAN_MINIMALLOC");
+  const std::string binary = env && *env ? env : "/work/scratch/exactjd/minimalloc/out/minimalloc";
+  if (minimalloc && access(binary.c_str(), X_OK) != 0) {
+    std::printf("MiniMalloc: skipped: no executable at %s (set ARENAPLAN_MINIMALLOC to a build of google/minimalloc)\n",
+                binary.c_str());
+    minimalloc = false;
+  }
+  std::printf("exact solver not told the capacity vs MiniMalloc told the best known, limit %.0f s each\n", limit);
+  std::printf("%-3s %8s %10s %10s %9s %9s %10s  %s\n", "", "buffers", "best-known", "ours", "ours s", "mm s", "ours/mm",
+              "ours: nodes to best known, proof or status");
+  int reached = 0, present = 0, faster = 0, compared = 0;
+  for (const Instance& inst : kInstances) {
+    if (!only.empty() && only.find(inst.name) == std::string::npos) continue;
+    const std::string path = dir + "/" + inst.name + ".1048576.csv";
+    std::string text;
+    if (!read_text(path, &text)) {
+      std::printf("%-3s absent (%s)\n", inst.name, path.c_str());
+      continue;
+    }
+    ++present;
+    const LayoutProblem problem = parse_minimalloc_csv(text).problem;
+    const OursResult ours = run_ours(problem, inst.best_known, limit, max_nodes, keep_going);
+    reached += ours.seconds_to_best_known >= 0;
+    std::string mm_text = "skipped", ratio_text = "-", why;
+    double mm = -1;
+    if (minimalloc) {
+      mm = run_minimalloc(binary, path, inst.best_known, limit, &why);
+      mm_text = mm < 0 ? why : std::to_string(mm).substr(0, 6);
+    }
+    if (mm > 0 && ours.seconds_to_best_known >= 0) {
+      ratio_text = std::to_string(ours.seconds_to_best_known / mm).substr(0, 5) + "x";
+      ++compared;
+      faster += ours.seconds_to_best_known <= mm;
+    }
+    const std::string ours_secs = ours.seconds_to_best_known < 0 ? "not in " + std::to_string(static_cast<int>(ours.seconds)) : std::to_string(ours.seconds_to_best_known).substr(0, 6);
+    std::printf("%-3s %8zu %10lld %10lld %9s %9s %10s  %lld nodes, %s\n", inst.name, problem.buffers.size(),
+                static_cast<long long>(inst.best_known), static_cast<long long>(ours.arena), ours_secs.c_str(),
+                mm_text.c_str(), ratio_text.c_str(), static_cast<long long>(ours.nodes_to_best_known), ours.status.c_str());
+    std::fflush(stdout);
+  }
+  std::printf("ours at the best known on %d of %d instances; no slower than MiniMalloc told the capacity on %d of %d compared\n",
+              reached, present, faster, compared);
+  return 0;
+}
