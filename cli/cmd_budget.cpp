@@ -57,6 +57,8 @@ int run_budget(const Args& args) {
     else throw InputError("--scratch", "expected \"in_arena\" or \"separate\", found \"" + *s + "\"");
   }
   LiveAnalysis live = analyze_lifetimes(g, order_from_args(g, args));
+  // --time-limit covers the whole command: what reading and analysing took comes off the search.
+  options.plan.time_limit_seconds = args.time_limit_left("time-limit", options.plan.time_limit_seconds, 3600);
   Budget b = plan_budget(g, live, board, options);
   if (args.flag("json")) {
     JsonOut j = budget_json(g, live, board, b);

@@ -1,6 +1,7 @@
 #include "core/budget/budget.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <stdexcept>
 
@@ -308,9 +309,15 @@ Budget plan_budget(const Graph& g, const LiveAnalysis& live, const MemoryMap& m,
   std::vector<RegionId> where(n, -1);
   for (size_t i = 0; i < n; ++i)
     if (!allowed[i].empty()) where[i] = allowed[i].front();
-  auto plan_all = [&](const PlanOptions& po) {
+  // One time limit for all regions: each region's search gets an equal share of what is left, so
+  // a board with several regions still answers within the limit the user gave.
+  auto plan_all = [&](const PlanOptions& whole) {
+    const auto start = std::chrono::steady_clock::now();
     std::vector<RegionBudget> out;
     for (size_t r = 0; r < m.regions.size(); ++r) {
+      PlanOptions po = whole;
+      const double spent = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      po.time_limit_seconds = std::max(0.0, whole.time_limit_seconds - spent) / static_cast<double>(m.regions.size() - r);
       std::vector<int> assigned;
       for (size_t i = 0; i < n; ++i)
         if (where[i] == static_cast<RegionId>(r)) assigned.push_back(static_cast<int>(i));

@@ -336,7 +336,9 @@ std::string graph_to_json(const Graph& g) {
     if (t.constant) jt["constant"] = true;
     if (t.persistent) jt["persistent"] = true;
     if (t.retained) jt["retained"] = true;
-    tensors[t.name] = jt;
+    // Names are unique (validated), so append without the lookup ordered_json's operator[] does
+    // over every earlier key: that made writing a 100,000-tensor graph quadratic.
+    tensors.get_ref<Json::object_t&>().Container::emplace_back(t.name, std::move(jt));
   }
   doc["tensors"] = tensors;
   auto names = [&](const std::vector<TensorId>& ids) {
