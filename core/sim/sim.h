@@ -337,6 +337,9 @@ JsonOut simulation_json(const Graph& g, const SimReport& r);
 
 // Deterministic fill for weights and inputs: the same (seed, stream, name) gives the same bytes.
 void fill_tensor(const Tensor& t, uint64_t seed, uint64_t stream, uint8_t* data);
+// The weights of an op the graph describes only by attrs (KernelPlan::implicit_weight_bytes),
+// generated like any constant and named after the op, so every run of that op sees the same bytes.
+void fill_implicit_weights(const std::string& op_name, Bytes bytes, uint64_t seed, uint8_t* data);
 // The value a persistent (variable) tensor starts every run with: real zero for a model's tensors
 // (quantized or float32), seeded bytes for hand-written state.
 void initial_state(const Tensor& t, uint64_t seed, uint8_t* data);

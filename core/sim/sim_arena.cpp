@@ -27,6 +27,14 @@ uint64_t name_key(const std::string& s) {
 
 }  // namespace
 
+void fill_implicit_weights(const std::string& op_name, Bytes bytes, uint64_t seed, uint8_t* data) {
+  Tensor w;
+  w.name = op_name + ":weights";
+  w.dtype = DType::kInt8;
+  w.bytes = bytes;
+  fill_tensor(w, seed, 0, data);
+}
+
 void fill_tensor(const Tensor& t, uint64_t seed, uint64_t stream, uint8_t* data) {
   uint64_t state = seed ^ name_key(t.name) ^ (stream * 0xD1B54A32D192ED03ull);
   if (t.dtype == DType::kInt32) {
@@ -210,12 +218,7 @@ void ArenaSimulator::bind() {
   implicit_weights_.assign(g_.ops.size(), nullptr);
   for (size_t o = 0; o < g_.ops.size(); ++o)
     if (implicit_at[o] >= 0) {
-      // Weights the graph describes only by attrs: generated like any constant, named after the op.
-      Tensor w;
-      w.name = g_.ops[o].name + ":weights";
-      w.dtype = DType::kInt8;
-      w.bytes = kernels_[o].implicit_weight_bytes;
-      fill_tensor(w, options_.seed, 0, flash_.data() + implicit_at[o]);
+      fill_implicit_weights(g_.ops[o].name, kernels_[o].implicit_weight_bytes, options_.seed, flash_.data() + implicit_at[o]);
       implicit_weights_[o] = flash_.data() + implicit_at[o];
     }
 

@@ -37,13 +37,20 @@ sim::KernelPlan plan_part(const std::string& name, const std::string& kind, cons
 
 sim::Operand operand(Bytes8& b) { return {b.data(), static_cast<int64_t>(b.size())}; }
 
-void run(const sim::KernelPlan& plan, std::vector<sim::Operand> in, std::vector<sim::Operand> out, Bytes scratch) {
+// Runs one kernel; weights the graph gives only by attrs are generated as the simulator's flash
+// holds them (named after `op_name`, the op of the untransformed graph).
+void run(const sim::KernelPlan& plan, std::vector<sim::Operand> in, std::vector<sim::Operand> out, Bytes scratch,
+         const std::string& op_name, uint64_t seed) {
   Bytes8 s(static_cast<size_t>(scratch));
-  sim::run_kernel(plan, in.data(), in.size(), out.data(), out.size(), {s.data(), scratch});
+  Bytes8 weights(static_cast<size_t>(plan.implicit_weight_bytes));
+  if (!weights.empty()) sim::fill_implicit_weights(op_name, plan.implicit_weight_bytes, seed, weights.data());
+  sim::run_kernel(plan, in.data(), in.size(), out.data(), out.size(), {s.data(), scratch},
+                  weights.empty() ? nullptr : weights.data());
 }
 
 // One part of a fused op: its kernel's operands, where -1 stands for the previous part's result.
 struct FusedPart {
+  std::string name;  // the op this part was before fusion (names its implicit weights)
   std::vector<Tensor> inputs;
   std::vector<int> input_index;  // into op.inputs, or -1: the previous part's result
   Tensor output;                 // the final output for the last part, else the vanished intermediate
@@ -83,6 +90,7 @@ std::vector<FusedPart> fused_parts(const Graph& g, const Op& op) {
   std::vector<FusedPart> out(parts);
   for (int k = 0; k < parts; ++k) {
     FusedPart& p = out[k];
+    p.name = names[k];
     if (k == 0) {
       for (int i = 0; i < own0; ++i) p.input_index.push_back(i);
     } else {
@@ -107,7 +115,7 @@ std::vector<FusedPart> fused_parts(const Graph& g, const Op& op) {
   return out;
 }
 
-void run_fused(const Graph& g, const Op& op, std::vector<Bytes8>& data) {
+void run_fused(const Graph& g, const Op& op, std::vector<Bytes8>& data, uint64_t seed) {
   Bytes8 prev;
   const std::vector<FusedPart> parts = fused_parts(g, op);
   for (size_t k = 0; k < parts.size(); ++k) {
@@ -122,7 +130,7 @@ void run_fused(const Graph& g, const Op& op, std::vector<Bytes8>& data) {
       result.assign(static_cast<size_t>(p.output.bytes), 0);
       out = operand(result);
     }
-    run(p.plan, in, {out}, p.scratch);
+    run(p.plan, in, {out}, p.scratch, p.name, seed);
     prev = std::move(result);
   }
 }
@@ -178,7 +186,7 @@ std::vector<uint8_t> evaluate_outputs(const Graph& g, uint64_t seed) {
   for (OpId o : topological_order(g)) {
     const Op& op = g.ops[o];
     if (op.attrs.count("fused_parts")) {
-      run_fused(g, op, data);
+      run_fused(g, op, data, seed);
       continue;
     }
     if (op.kind == "slice") {
@@ -210,7 +218,7 @@ std::vector<uint8_t> evaluate_outputs(const Graph& g, uint64_t seed) {
     std::vector<sim::Operand> in, out;
     for (TensorId t : op.inputs) in.push_back(operand(data[t]));
     for (TensorId t : op.outputs) out.push_back(operand(data[t]));
-    run(sim::plan_kernel(named, o), in, out, op.scratch_bytes);
+    run(sim::plan_kernel(named, o), in, out, op.scratch_bytes, named.ops[o].name, seed);
   }
   std::vector<uint8_t> result;
   for (TensorId t : g.outputs) result.insert(result.end(), data[t].begin(), data[t].end());

@@ -115,3 +115,15 @@ TEST_CASE("whatif_patch: 4 row tiles cut the peak from 67712 B (X + R) to 39328 
   CHECK(eight.after.peak_bytes < r.after.peak_bytes);
   CHECK(eight.steps[0].figures.at("halo_macs") > 105984);
 }
+
+TEST_CASE("ops with weights given only by attrs (implicit weights) are compared bit-exact, not refused") {
+  // batch_contract's conv and dense ops have no weight tensor: the simulator generates their weights,
+  // and the output check must run them with the same bytes (it used to throw an internal error).
+  Graph g = example_graph("batch_contract");
+  WhatIfReport r = run_whatif(g, {{"order:best"}}, {}, {});
+  REQUIRE(r.steps.size() == 1);
+  CHECK(r.steps[0].applied);
+  CHECK(r.after.verified);
+  CHECK(r.after.sim_ok);
+  CHECK(r.outputs_check == "bit-exact");
+}
