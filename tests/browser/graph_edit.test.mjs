@@ -99,6 +99,8 @@ test('graph edit: add an op after F and remove it again through the editor', asy
   assert.deepEqual(s.analysis.steps.map((x) => x.live_bytes / KiB), [48, 128, 136, 104, 80, 32, 32]);
   assert.ok(s.ui['graph.op.G'], 'G is drawn');
 
+  // Selecting the new op asks the editor for its Op tab; ImGui switches tabs a frame later.
+  await waitFrames(page, 3);
   await click(page, 'graph.sel.remove');
   s = await state(page);
   assert.deepEqual(s.order, ['A', 'B', 'C', 'D', 'E', 'F']);

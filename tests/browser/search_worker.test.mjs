@@ -12,25 +12,33 @@ import { click, sleep, state, test, waitFrames } from './harness.mjs';
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const bench = path.join(repo, 'build/native/bench_search_budget_bench');
 
-// A wide layered DAG (`layers` x `width` ops, each reading two tensors of the previous two
-// layers, sizes 1-16 KiB from a fixed LCG): far too many orders for the exact search, so the
-// schedule search runs for as long as it is allowed to.
-function wideGraph(layers, width) {
+// A wide layered DAG (`layers` x `width` ops from a fixed LCG, each reading two tensors of the
+// previous two layers, sizes 1-16 KiB; unread tensors are graph outputs). `oneHead`: ops read three
+// earlier tensors (some skip up to six layers), sizes 1-64 KiB, and one head op joins every unread
+// tensor into the single graph output: without a pile of outputs held to the end, the schedule
+// search cannot prove an order at once and runs for as long as it is allowed to.
+function wideGraph(layers, width, oneHead = false) {
   let seed = 12345;
   const rnd = (n) => { seed = (seed * 1103515245 + 12345) % 2147483648; return seed % n; };
   const tensors = { in: { bytes: 4096 } };
   const ops = [];
   const read = new Set();
   const name = (l, i) => `t${l}_${i}`;
+  const back = () => (oneHead ? rnd(rnd(8) === 0 ? 6 : 2) : rnd(2));
   for (let l = 0; l < layers; ++l)
     for (let i = 0; i < width; ++i) {
-      const pick = () => (l === 0 ? 'in' : name(Math.max(0, l - 1 - rnd(2)), rnd(width)));
-      const inputs = [...new Set([pick(), pick()])];
+      const pick = () => (l === 0 ? 'in' : name(Math.max(0, l - 1 - back()), rnd(width)));
+      const inputs = [...new Set(oneHead ? [pick(), pick(), pick()] : [pick(), pick()])];
       inputs.forEach((t) => read.add(t));
-      tensors[name(l, i)] = { bytes: 1024 * (1 + rnd(16)) };
+      tensors[name(l, i)] = { bytes: oneHead ? 1024 << rnd(7) : 1024 * (1 + rnd(16)) };
       ops.push({ name: `op${l}_${i}`, kind: 'conv2d', inputs, outputs: [name(l, i)] });
     }
-  const outputs = Object.keys(tensors).filter((t) => t !== 'in' && !read.has(t));
+  let outputs = Object.keys(tensors).filter((t) => t !== 'in' && !read.has(t));
+  if (oneHead) {
+    tensors.out = { bytes: 1024 };
+    ops.push({ name: 'head', kind: 'concat', inputs: outputs, outputs: ['out'] });
+    outputs = ['out'];
+  }
   return JSON.stringify({ format: 'arenaplan-graph', version: 1, name: `wide-${layers}x${width}`, tensors, ops,
                           inputs: ['in'], outputs });
 }
@@ -88,7 +96,7 @@ async function frameRate(page, ms) {
 
 test('search worker: a long search leaves the page drawing, shows progress, and cancels to a verified best so far', async (t) => {
   const { page, errors } = await t.open();
-  assert.equal(await page.evaluate((g) => window.arenaplan.loadGraphJson(g), wideGraph(60, 10)), '');
+  assert.equal(await page.evaluate((g) => window.arenaplan.loadGraphJson(g), wideGraph(40, 15, true)), '');
   await click(page, 'tab.Schedule');
   await page.evaluate(() => window.arenaplan.redraw(1e9));
   const idle = await frameRate(page, 2000);
