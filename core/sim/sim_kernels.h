@@ -128,6 +128,11 @@ struct KernelPlan {
 // What reports call the kernel of a plan: "conv_2d int8", "stand-in", "mix", "conv2d", ...
 const char* plan_kernel_name(const KernelPlan& plan);
 
+// True when the op carries model arithmetic: a tensor with quantization or model data, or a
+// shaped activation that is not int8. It runs a model kernel or a stand-in, never the simplified
+// kernels of hand-written graphs (rewrites that build new ops use it to pick the model's kinds).
+bool uses_model_kernels(const Graph& g, const Op& op);
+
 // Chooses the kernel for an op. An op whose tensors carry quantization or float32 shapes (an
 // imported network) gets its model kernel, or the stand-in with the reason in `note`: it is never
 // refused. Otherwise, for hand-written graphs: checks the kernel for an op (attrs as in the shape unit: kernel[_h/_w],

@@ -1,5 +1,6 @@
 // Spec parsing, dispatch and the helpers every rewrite shares.
 #include <algorithm>
+#include <cstring>
 
 #include "core/schedule/schedule.h"
 #include "core/transform/transform.h"
@@ -8,6 +9,23 @@
 namespace arenaplan {
 
 namespace transform_detail {
+
+std::vector<int64_t> constant_ints(const Tensor& t, const std::string& where, const std::string& what) {
+  if (!t.constant || !t.data || !t.dtype || (*t.dtype != DType::kInt32 && *t.dtype != DType::kInt64))
+    refuse(where, what + " " + t.name + " is not constant int32/int64 data");
+  const int width = dtype_width(*t.dtype);
+  std::vector<int64_t> out(t.data->size() / static_cast<size_t>(width));
+  for (size_t i = 0; i < out.size(); ++i) {
+    if (width == 4) {
+      int32_t v;
+      std::memcpy(&v, t.data->data() + i * 4, 4);
+      out[i] = v;
+    } else {
+      std::memcpy(&out[i], t.data->data() + i * 8, 8);
+    }
+  }
+  return out;
+}
 
 void refuse(const std::string& where, const std::string& reason) {
   throw InputError(where, "refused: " + reason);
@@ -170,7 +188,7 @@ const char* transformation_help() {
          "  inplace:OP[=INPUT]   OP writes its output over INPUT (default: the first legal input)\n"
          "  quantize:T=DTYPE     store tensor T as DTYPE (int8, int16, float16 ...) with conversion ops\n"
          "  recompute:T@C        recompute tensor T just before its consumer C instead of keeping it\n"
-         "  patch:A,B,...=TILES  run the spatial stage A,B,... tile by tile (TILES row bands)\n"
+         "  patch:A,B,...=TILES  run the spatial stage A,B,... patch by patch (TILES row bands, or ROWSxCOLS patches)\n"
          "  order:A,B,...|best   run the ops in this order (best: the schedule optimiser)\n"
          "  foldpad:PAD          fold PAD/PADV2 into its conv/depthwise/pool consumer (the padded copy disappears)\n"
          "  pool:MODEL           share one arena with another model that never runs at the same time\n";
@@ -187,12 +205,7 @@ Rewrite apply_transformation(const Graph& g, const Transformation& t, const Tran
   }
   if (t.kind == "recompute") return recompute_tensor(g, t.names[0], t.value);
   if (t.kind == "patch") {
-    int tiles = 0;
-    for (char c : t.value) {
-      if (c < '0' || c > '9' || tiles > 100000) refuse(t.text, "tiles must be a whole number, got \"" + t.value + "\"");
-      tiles = tiles * 10 + (c - '0');
-    }
-    return patch_stage(g, t.names, tiles);
+    return patch_stage(g, t.names, parse_patch_grid(t.value, t.text));
   }
   if (t.kind == "order") {
     if (t.names.size() == 1 && t.names[0] == "best") {

@@ -67,10 +67,18 @@ Rewrite quantize_tensor(const Graph& g, const std::string& tensor, DType to);
 // which reads the fresh copy. Costs the producer's work again and keeps its inputs alive.
 Rewrite recompute_tensor(const Graph& g, const std::string& tensor, const std::string& consumer);
 
-// Runs a chain of spatial ops (conv, depthwise, pools, relu) tile by tile over `tiles` row bands
-// of its output (MCUNetV2 patch-based inference), each tile cut from the stage input with the
-// halo its receptive field needs. Requires shaped NHWC tensors and zero row padding.
+// Runs a chain of spatial ops (conv, depthwise, pools, PAD, single-input elementwise) patch by
+// patch over a grid of its output (MCUNetV2 patch-based inference): `tiles` row bands, or
+// rows x cols patches. Each patch is cut from the stage input with the halo its receptive field
+// needs and padded only where it touches the image border, so outputs stay bit-exact. Requires
+// shaped NHWC tensors; hand-written graphs must not pad along a tiled axis.
+struct PatchGrid {
+  int rows = 1, cols = 1;
+};
 Rewrite patch_stage(const Graph& g, const std::vector<std::string>& stage, int tiles);
+Rewrite patch_stage(const Graph& g, const std::vector<std::string>& stage, PatchGrid grid);
+// "4" (row bands) or "3x3" (rows x columns); InputError(where) otherwise.
+PatchGrid parse_patch_grid(const std::string& value, const std::string& where);
 
 // Puts the ops in `order` (a valid schedule) so the file order is that schedule.
 Rewrite reorder_ops(const Graph& g, const Schedule& order);

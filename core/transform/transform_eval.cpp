@@ -197,7 +197,9 @@ std::vector<uint8_t> evaluate_outputs(const Graph& g, uint64_t seed) {
     if ((quant || dequant) && op.inputs.size() == 1 && op.outputs.size() == 1) {
       const Tensor& x = g.tensors[op.inputs[0]];
       const Tensor& y = g.tensors[op.outputs[0]];
-      if (quant && x.dtype == DType::kFloat32 && y.dtype == DType::kInt8) {
+      // The quantize rewrite's own ops choose their scale from the data; a model's quantize op
+      // (its output carries quantization) runs its model kernel below.
+      if (quant && x.dtype == DType::kFloat32 && y.dtype == DType::kInt8 && !y.quant) {
         const int64_t n = y.bytes;
         std::vector<float> v(static_cast<size_t>(n));
         std::memcpy(v.data(), data[op.inputs[0]].data(), static_cast<size_t>(n * 4));
@@ -206,7 +208,7 @@ std::vector<uint8_t> evaluate_outputs(const Graph& g, uint64_t seed) {
         quantize_values(v.data(), n, s, reinterpret_cast<int8_t*>(data[op.outputs[0]].data()));
         continue;
       }
-      if (dequant && x.dtype == DType::kInt8 && y.dtype == DType::kFloat32) {
+      if (dequant && x.dtype == DType::kInt8 && y.dtype == DType::kFloat32 && !x.quant) {
         const int64_t n = x.bytes;
         std::vector<float> v(static_cast<size_t>(n));
         const float s = scales.count(op.inputs[0]) ? scales[op.inputs[0]] : 1.0f;

@@ -26,24 +26,6 @@ namespace {
 
 bool is_pad_kind(const std::string& kind) { return kind == "pad" || kind == "padv2"; }
 
-// The constant integers of a paddings operand (int32 or int64 data), or a refusal.
-std::vector<int64_t> constant_ints(const Tensor& t, const std::string& where, const std::string& what) {
-  if (!t.constant || !t.data || !t.dtype || (*t.dtype != DType::kInt32 && *t.dtype != DType::kInt64))
-    refuse(where, what + " " + t.name + " is not constant int32/int64 data");
-  const int width = dtype_width(*t.dtype);
-  std::vector<int64_t> out(t.data->size() / static_cast<size_t>(width));
-  for (size_t i = 0; i < out.size(); ++i) {
-    if (width == 4) {
-      int32_t v;
-      std::memcpy(&v, t.data->data() + i * 4, 4);
-      out[i] = v;
-    } else {
-      std::memcpy(&out[i], t.data->data() + i * 8, 8);
-    }
-  }
-  return out;
-}
-
 bool same_quantization(const Tensor& a, const Tensor& b) {
   if (!a.quant || !b.quant) return !a.quant && !b.quant;
   return a.quant->scale == b.quant->scale && a.quant->zero_point == b.quant->zero_point;

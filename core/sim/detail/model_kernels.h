@@ -74,11 +74,6 @@ using PrepareKernel = ModelKernel (*)(const KernelContext&);
 // The kernel of an op kind, or nullptr.
 PrepareKernel find_model_kernel(const std::string& kind);
 
-// True when the op carries model arithmetic: a tensor with quantization or model data, or a
-// shaped activation that is not int8. It runs a model kernel or a stand-in, never the simplified
-// kernels of hand-written graphs.
-bool uses_model_kernels(const Graph& g, const Op& op);
-
 // Kernel families (kernels_*.cpp).
 ModelKernel prepare_conv_2d(const KernelContext& c);
 ModelKernel prepare_depthwise_conv_2d(const KernelContext& c);

@@ -17,6 +17,9 @@ namespace arenaplan::transform_detail {
 TensorId tensor_named(const Graph& g, const std::string& name, const std::string& where);
 OpId op_named(const Graph& g, const std::string& name, const std::string& where);
 
+// The constant integers of an int32/int64 operand (PAD paddings), or a refusal naming `what`.
+std::vector<int64_t> constant_ints(const Tensor& t, const std::string& where, const std::string& what);
+
 // Removes tensors (and renumbers every reference); ops must no longer mention them.
 void drop_tensors(Graph& g, const std::set<TensorId>& drop);
 
