@@ -55,16 +55,18 @@ const Dims* weights2(const Graph& g, const Op& op, const std::vector<Dims>& shap
   return nullptr;
 }
 
-// Spatial output size of a window op along one axis: valid / same / explicit padding.
-int64_t window_out(int64_t in, int64_t kernel, int64_t stride, int64_t dilation, int64_t padding, int64_t pad,
-                   const std::string& where) {
-  if (kernel < 1 || stride < 1 || dilation < 1 || pad < 0)
+// Spatial output size of a window op along one axis: "same" (hand-written attr padding 1), else
+// explicit padding before and after (imported models and folded PADs pad asymmetrically).
+int64_t window_out(int64_t in, int64_t kernel, int64_t stride, int64_t dilation, bool same, int64_t pad_before,
+                   int64_t pad_after, const std::string& where) {
+  if (kernel < 1 || stride < 1 || dilation < 1 || pad_before < 0 || pad_after < 0)
     throw InputError(where, "kernel, stride and dilation must be >= 1 and padding >= 0");
-  if (padding == 1) return (in + stride - 1) / stride;  // "same"
+  if (same) return (in + stride - 1) / stride;
   int64_t effective = (kernel - 1) * dilation + 1;
-  int64_t span = in + 2 * pad - effective;
+  int64_t span = in + pad_before + pad_after - effective;
   if (span < 0)
-    throw InputError(where, "window of " + std::to_string(effective) + " does not fit input size " + std::to_string(in));
+    throw InputError(where, "window of " + std::to_string(effective) + " does not fit input size " + std::to_string(in) +
+                                " with padding " + std::to_string(pad_before) + " + " + std::to_string(pad_after));
   return span / stride + 1;
 }
 
@@ -80,16 +82,22 @@ Dims window_op(const Graph& g, const Op& op, const std::vector<Dims>& shapes, co
   int64_t kw = attr(op, "kernel_w", attr(op, "kernel", w && !pool ? (*w)[2] : -1));
   if (kh < 0 || kw < 0) throw InputError(where, "needs attrs kernel (or kernel_h, kernel_w) or a constant OHWI weight tensor");
   int64_t sh = attr(op, "stride_h", attr(op, "stride", 1)), sw = attr(op, "stride_w", attr(op, "stride", 1));
-  int64_t dil = attr(op, "dilation", 1), padding = attr(op, "padding", 0);
-  int64_t ph = attr(op, "pad_h", attr(op, "pad", 0)), pw = attr(op, "pad_w", attr(op, "pad", 0));
+  int64_t dh = attr(op, "dilation_h", attr(op, "dilation", 1)), dw = attr(op, "dilation_w", attr(op, "dilation", 1));
+  int64_t padding = attr(op, "padding", 0);
+  // Explicit pads: top = pad_h (or pad), bottom = pad_bottom (default: the top), likewise left/right.
+  int64_t pt = attr(op, "pad_h", attr(op, "pad", 0)), pl = attr(op, "pad_w", attr(op, "pad", 0));
+  int64_t pb = attr(op, "pad_bottom", pt), pr = attr(op, "pad_right", pl);
+  // A folded PAD widens a pool's input by its border (fold_pad_*), read as the pad value.
+  int64_t ih = in[1] + attr(op, "fold_pad_top", 0) + attr(op, "fold_pad_bottom", 0);
+  int64_t iw = in[2] + attr(op, "fold_pad_left", 0) + attr(op, "fold_pad_right", 0);
   if (padding != 0 && padding != 1) throw InputError(where, "attr padding must be 0 (valid) or 1 (same)");
   int64_t channels;
   if (pool) channels = in[3];
   else if (depthwise) channels = attr(op, "filters", w ? (*w)[3] : mul(in[3], attr(op, "depth_multiplier", 1), where));
   else channels = attr(op, "filters", w ? (*w)[0] : -1);
   if (channels < 1) throw InputError(where, "needs attr filters or a constant OHWI weight tensor");
-  return {in[0], window_out(in[1], kh, sh, dil, padding, ph, where + " (height)"),
-          window_out(in[2], kw, sw, dil, padding, pw, where + " (width)"), channels};
+  return {in[0], window_out(ih, kh, sh, dh, padding == 1, pt, pb, where + " (height)"),
+          window_out(iw, kw, sw, dw, padding == 1, pl, pr, where + " (width)"), channels};
 }
 
 Dims dense_op(const Graph& g, const Op& op, const std::vector<Dims>& shapes, const std::string& where) {

@@ -135,19 +135,43 @@ void run_fused(const Graph& g, const Op& op, std::vector<Bytes8>& data, uint64_t
   }
 }
 
+// A patch cut: rows [begin, begin + size) along `axis` and, for a rows x columns grid, columns
+// [begin_w, begin_w + size_w) along `axis_w` (transform_patch.cpp).
 void run_slice(const Graph& g, const Op& op, std::vector<Bytes8>& data) {
   const Tensor& x = g.tensors[op.inputs.at(0)];
-  const int64_t axis = op.attrs.at("axis"), begin = op.attrs.at("begin"), size = op.attrs.at("size");
-  if (!x.dtype || axis < 0 || axis >= static_cast<int64_t>(x.shape.size()))
-    throw InputError("op " + op.name, "slice needs a shaped input and an axis inside it");
-  int64_t outer = 1, inner = dtype_width(*x.dtype);
-  for (int64_t i = 0; i < axis; ++i) outer *= x.shape[i].value;
-  for (size_t i = axis + 1; i < x.shape.size(); ++i) inner *= x.shape[i].value;
-  const int64_t dim = x.shape[axis].value;
-  if (begin < 0 || begin + size > dim) throw InputError("op " + op.name, "slice rows outside the input");
+  if (!x.dtype) throw InputError("op " + op.name, "slice needs a shaped input and an axis inside it");
+  const int64_t rank = static_cast<int64_t>(x.shape.size());
+  std::vector<int64_t> dims = dims_of(x), begin(rank, 0), size = dims;
+  auto cut = [&](const char* axis_attr, const char* begin_attr, const char* size_attr) {
+    const int64_t axis = op.attrs.at(axis_attr), b = op.attrs.at(begin_attr), n = op.attrs.at(size_attr);
+    if (axis < 0 || axis >= rank) throw InputError("op " + op.name, "slice needs a shaped input and an axis inside it");
+    if (b < 0 || n < 0 || b + n > dims[axis]) throw InputError("op " + op.name, "slice rows outside the input");
+    begin[axis] = b, size[axis] = n;
+  };
+  cut("axis", "begin", "size");
+  if (op.attrs.count("axis_w")) cut("axis_w", "begin_w", "size_w");
+  // Copy contiguous runs of the innermost dims that are taken whole.
+  const int64_t width = dtype_width(*x.dtype);
+  int64_t split = rank;  // dims [split, rank) are copied whole
+  int64_t run = width;
+  while (split > 0 && begin[split - 1] == 0 && size[split - 1] == dims[split - 1]) run *= dims[--split];
+  if (split > 0) run *= size[split - 1];
+  const int64_t outer_rank = split > 0 ? split - 1 : 0;
+  std::vector<int64_t> idx(outer_rank, 0), stride(rank, width);
+  for (int64_t d = rank - 1; d > 0; --d) stride[d - 1] = stride[d] * dims[d];
+  int64_t runs = 1;
+  for (int64_t d = 0; d < outer_rank; ++d) runs *= size[d];
+  const uint8_t* src = data[op.inputs[0]].data();
   uint8_t* y = data[op.outputs.at(0)].data();
-  for (int64_t o = 0; o < outer; ++o)
-    std::memcpy(y + o * size * inner, data[op.inputs[0]].data() + (o * dim + begin) * inner, static_cast<size_t>(size * inner));
+  for (int64_t r = 0; r < runs; ++r, y += run) {
+    int64_t offset = split > 0 ? begin[split - 1] * stride[split - 1] : 0;
+    for (int64_t d = 0; d < outer_rank; ++d) offset += (begin[d] + idx[d]) * stride[d];
+    std::memcpy(y, src + offset, static_cast<size_t>(run));
+    for (int64_t d = outer_rank; d-- > 0;) {  // odometer over the outer dims
+      if (++idx[d] < size[d]) break;
+      idx[d] = 0;
+    }
+  }
 }
 
 }  // namespace

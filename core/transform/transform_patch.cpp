@@ -369,7 +369,9 @@ Rewrite patch_stage(const Graph& g, const std::vector<std::string>& names, Patch
         const int64_t total = stage.back().axis[a].out;
         spans[n][a] = {total * index[a] / parts[a], total * (index[a] + 1) / parts[a]};
         for (size_t k = n; k-- > 0;) {
-          reads[k][a] = patch_read(stage[k].axis[a], spans[k + 1][a]);
+          // An axis cut in one part keeps every op's full extent (nothing trimmed, nothing added).
+          const AxisWindow& w = stage[k].axis[a];
+          reads[k][a] = parts[a] == 1 ? PatchRead{{0, w.in}, w.before, w.after} : patch_read(w, spans[k + 1][a]);
           spans[k][a] = reads[k][a].stored;
           if (spans[k][a].size() <= 0)
             refuse(where, "patch " + std::to_string(patch) + " of op " + g.ops[stage[k].op].name + " reads only padding " +
