@@ -1,0 +1,239 @@
+// Patch-based stages on model graphs (int8, explicit and PAD padding, strides 1 and 2): outputs
+// bit-exact against the unpatched graph, halo MACs equal to a brute-force receptive-field count,
+// every plan verified, refusals named.
+#include <doctest/doctest.h>
+
+#include <set>
+
+#include "core/graph/graph_json.h"
+#include "core/transform/transform.h"
+#include "core/transform/whatif.h"
+#include "tests/unit/model_builder.h"
+#include "tests/unit/test_support.h"
+
+using namespace arenaplan;
+using namespace arenaplan::test;
+
+namespace {
+
+// stem conv (3x3, stride s, explicit pad 1) -> PAD (top/left 0, bottom/right 1, TF's stride-2 "same")
+// -> depthwise 3x3 stride 2 valid -> pointwise -> depthwise 3x3 stride 1 explicit pad 1 -> conv 1x1 -> head.
+Graph padded_chain(uint64_t seed, int64_t size, int64_t stem_stride) {
+  Net n(seed);
+  TensorId x = n.activation("input", {1, size, size, 3});
+  TensorId t = n.conv("stem", x, 8, 3, stem_stride, 1, 3);
+  t = n.pad("pad", t, 0, 0, 1, 1);
+  t = n.depthwise("dw1", t, 3, 2, 0, 1, 3);
+  t = n.conv("pw1", t, 12, 1, 1, 0);
+  t = n.depthwise("dw2", t, 3, 1, 1, 1, 3);
+  t = n.conv("pw2", t, 6, 1, 1, 0, 3);
+  t = n.pool("head", t, true, 2, 2);
+  return n.finish(x, {t});
+}
+
+const std::vector<std::string> kStage = {"stem", "pad", "dw1", "pw1", "dw2", "pw2"};
+
+struct Window {
+  int64_t k = 1, stride = 1, before = 0;
+};
+
+// The window of a stage op along one axis (square windows here), read from its attrs and weights.
+Window window_of(const Graph& g, const Op& op) {
+  Window w;
+  if (op.kind == "pad") {
+    w.before = -1;  // marked: a PAD shifts by its paddings (read below)
+    return w;
+  }
+  if (op.kind == "conv_2d" || op.kind == "depthwise_conv_2d") {
+    w.k = g.tensors[op.inputs[1]].shape[1].value;
+    w.stride = op.attrs.at("stride_h");
+    w.before = op.attrs.at("pad_h");
+  }
+  return w;
+}
+
+// Brute force: the input rows one stage op reads to produce output rows `rows` (every tap of
+// every output row that lands inside the stored input), along one axis of a square model.
+std::set<int64_t> rows_read(const Graph& g, const Op& op, const std::set<int64_t>& rows, int64_t in, int64_t pad_shift) {
+  std::set<int64_t> out;
+  const Window w = window_of(g, op);
+  for (int64_t r : rows) {
+    if (w.before < 0) {  // PAD
+      if (r - pad_shift >= 0 && r - pad_shift < in) out.insert(r - pad_shift);
+      continue;
+    }
+    for (int64_t f = 0; f < w.k; ++f) {
+      const int64_t i = r * w.stride - w.before + f;
+      if (i >= 0 && i < in) out.insert(i);
+    }
+  }
+  return out;
+}
+
+// MACs of the stage run patch by patch over a rows x cols grid, counted by brute force: per patch,
+// the span of rows and columns each op must produce (from the receptive field of the patch, taken
+// back op by op), times each conv's taps per output element. An axis cut in one part keeps full size.
+int64_t brute_force_patch_macs(const Graph& g, const std::vector<std::string>& stage, int rows, int cols) {
+  int64_t macs = 0;
+  const int parts[2] = {rows, cols};
+  const Tensor& Y = g.tensors[g.ops[*g.find_op(stage.back())].outputs[0]];
+  for (int i = 0; i < rows; ++i)
+    for (int j = 0; j < cols; ++j) {
+      const int index[2] = {i, j};
+      // need[a]: the output rows (a = 0) or columns (a = 1) the current op must produce.
+      std::set<int64_t> need[2];
+      for (int a = 0; a < 2; ++a) {
+        const int64_t total = Y.shape[1 + a].value;
+        for (int64_t r = total * index[a] / parts[a]; r < total * (index[a] + 1) / parts[a]; ++r) need[a].insert(r);
+      }
+      for (size_t k = stage.size(); k-- > 0;) {
+        const Op& op = g.ops[*g.find_op(stage[k])];
+        const Tensor& x = g.tensors[op.inputs[0]];
+        const Tensor& y = g.tensors[op.outputs[0]];
+        int64_t span[2];
+        for (int a = 0; a < 2; ++a)
+          span[a] = parts[a] == 1 ? y.shape[1 + a].value : *need[a].rbegin() - *need[a].begin() + 1;
+        if (op.kind == "conv_2d")
+          macs += span[0] * span[1] * y.shape[3].value * g.tensors[op.inputs[1]].shape[1].value *
+                  g.tensors[op.inputs[1]].shape[2].value * x.shape[3].value;
+        else if (op.kind == "depthwise_conv_2d")
+          macs += span[0] * span[1] * y.shape[3].value * g.tensors[op.inputs[1]].shape[1].value *
+                  g.tensors[op.inputs[1]].shape[2].value;
+        for (int a = 0; a < 2; ++a) {
+          std::set<int64_t> full;  // the span [first, last] the op produces, not just the rows read
+          if (parts[a] == 1) {
+            for (int64_t r = 0; r < y.shape[1 + a].value; ++r) full.insert(r);
+          } else {
+            for (int64_t r = *need[a].begin(); r <= *need[a].rbegin(); ++r) full.insert(r);
+          }
+          // PAD shifts by its top (a = 0) / left (a = 1) padding: read from its constant paddings.
+          int64_t shift = 0;
+          if (op.kind == "pad") {
+            const auto* p = reinterpret_cast<const int32_t*>(g.tensors[op.inputs[1]].data->data());
+            shift = p[2 + 2 * a];
+          }
+          need[a] = rows_read(g, op, full, x.shape[1 + a].value, shift);
+        }
+      }
+    }
+  return macs;
+}
+
+int64_t stage_macs_by_hand(const Graph& g, const std::vector<std::string>& stage) {
+  return brute_force_patch_macs(g, stage, 1, 1);
+}
+
+std::string patch_refusal(const Graph& g, const std::string& spec) {
+  try {
+    apply_transformation(g, parse_transformation(spec), {});
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+}  // namespace
+
+TEST_CASE("patch on int8 MobileNet-style graphs with PAD and explicit padding: bit-exact, true halo MACs, verified") {
+  for (int64_t stride : {1, 2}) {
+    for (int64_t size : {16, 19}) {
+      const Graph g = padded_chain(100 + static_cast<uint64_t>(size * stride), size, stride);
+      const std::vector<uint8_t> want = evaluate_outputs(g);
+      const int64_t stage_macs = stage_macs_by_hand(g, kStage);
+      for (PatchGrid grid : {PatchGrid{2, 1}, PatchGrid{3, 1}, PatchGrid{2, 2}, PatchGrid{3, 3}, PatchGrid{1, 3}}) {
+        CAPTURE(stride);
+        CAPTURE(size);
+        CAPTURE(grid.rows);
+        CAPTURE(grid.cols);
+        const Rewrite r = patch_stage(g, kStage, grid);
+        CHECK(evaluate_outputs(r.graph) == want);
+        CHECK(r.figures.at("stage_macs") == stage_macs);
+        const int64_t patched = brute_force_patch_macs(g, kStage, grid.rows, grid.cols);
+        CHECK(r.figures.at("halo_macs") == patched - stage_macs);
+        CHECK(r.figures.at("halo_macs") > 0);
+        CHECK(r.figures.at("tiles") == grid.rows * grid.cols);
+        // Model graphs get stock TFLite ops for the cuts and the joins.
+        int slices = 0;
+        for (const Op& op : r.graph.ops) {
+          CHECK(op.kind != "slice");
+          CHECK(op.kind != "concat");
+          slices += op.kind == "strided_slice";
+        }
+        CHECK(slices == grid.rows * grid.cols);
+        const PlanFigures after = measure_graph(r.graph, {});
+        CHECK(after.verified);
+        CHECK(after.sim_ok);
+      }
+    }
+  }
+}
+
+TEST_CASE("patch: each patch's border is the image border only (pads on the edge patches, none inside)") {
+  const Graph g = padded_chain(7, 16, 1);
+  const Rewrite r = patch_stage(g, kStage, PatchGrid{3, 3});
+  // stem pads 1 on every side: the corner patch 0 pads top and left only, the middle patch 4 nothing.
+  const Op& corner = r.graph.ops[*r.graph.find_op("stem.p0")];
+  CHECK(corner.attrs.at("pad_h") == 1);
+  CHECK(corner.attrs.at("pad_w") == 1);
+  CHECK(corner.attrs.at("pad_bottom") == 0);
+  CHECK(corner.attrs.at("pad_right") == 0);
+  const Op& middle = r.graph.ops[*r.graph.find_op("stem.p4")];
+  for (const char* a : {"pad_h", "pad_w", "pad_bottom", "pad_right"}) CHECK(middle.attrs.at(a) == 0);
+  const Op& last = r.graph.ops[*r.graph.find_op("stem.p8")];
+  CHECK(last.attrs.at("pad_bottom") == 1);
+  CHECK(last.attrs.at("pad_right") == 1);
+  // The PAD (bottom/right 1) pads only the last row and column of patches.
+  auto paddings = [&](const char* op) {
+    const Op& p = r.graph.ops[*r.graph.find_op(op)];
+    const auto* v = reinterpret_cast<const int32_t*>(r.graph.tensors[p.inputs[1]].data->data());
+    return std::vector<int32_t>(v, v + 8);
+  };
+  CHECK(paddings("pad.p0") == std::vector<int32_t>{0, 0, 0, 0, 0, 0, 0, 0});
+  CHECK(paddings("pad.p8") == std::vector<int32_t>{0, 0, 0, 1, 0, 1, 0, 0});
+  CHECK(evaluate_outputs(r.graph) == evaluate_outputs(g));
+}
+
+TEST_CASE("patch after foldpad, and foldpad after patch, stay bit-exact; pools read folded pads per patch") {
+  Graph g = mobilenet_style(11);
+  const std::vector<uint8_t> want = evaluate_outputs(g);
+  // Fold every PAD, then patch the stem .. first pointwise and, separately, the padded tail pool.
+  Graph folded = g;
+  for (const Op& op : g.ops)
+    if (op.kind == "pad") folded = fold_pad(folded, op.name).graph;
+  REQUIRE(evaluate_outputs(folded) == want);
+  for (PatchGrid grid : {PatchGrid{2, 1}, PatchGrid{2, 2}, PatchGrid{3, 3}}) {
+    CAPTURE(grid.rows);
+    CAPTURE(grid.cols);
+    CHECK(evaluate_outputs(patch_stage(folded, {"stem", "dw0", "pw0"}, grid).graph) == want);
+    // The last pool reads the folded tail PAD: its edge patches get fold_pad_* borders.
+    CHECK(evaluate_outputs(patch_stage(folded, {"pool"}, grid).graph) == want);
+    CHECK(evaluate_outputs(patch_stage(g, {"pad_tail", "pool"}, grid).graph) == want);
+  }
+}
+
+TEST_CASE("patch refusals name the op and the reason") {
+  const Graph g = padded_chain(3, 16, 1);
+  CHECK(patch_refusal(g, "patch:stem,dw1=2").find("does not read stem's output") != std::string::npos);
+  CHECK(patch_refusal(g, "patch:stem=1").find("at least 2 tiles") != std::string::npos);
+  CHECK(patch_refusal(g, "patch:stem=2y2").find("ROWSxCOLS") != std::string::npos);
+  CHECK(patch_refusal(g, "patch:stem=x2").find("ROWSxCOLS") != std::string::npos);
+  CHECK(patch_refusal(g, "patch:pw2=99").find("99 patches along an output of") != std::string::npos);
+  CHECK(patch_refusal(g, "patch:nothere=2").find("nothere") != std::string::npos);
+  // An intermediate read outside the stage must exist whole.
+  Net n(5);
+  TensorId x = n.activation("input", {1, 8, 8, 4});
+  TensorId a = n.conv("a", x, 4, 3, 1, 1);
+  TensorId b = n.conv("b", a, 4, 1, 1, 0);
+  TensorId sum = n.activation("sum", {1, 8, 8, 4});
+  n.op("add", "add", {a, b}, {sum});
+  const Graph branchy = n.finish(x, {sum});
+  CHECK(patch_refusal(branchy, "patch:a,b=2").find("intermediate a.out is needed outside the stage") != std::string::npos);
+  CHECK(patch_refusal(branchy, "patch:add=2").find("2 activation inputs") != std::string::npos);
+  // Hand-written graphs pad both sides alike: a padded tiled axis is refused, naming it.
+  const Graph hand = parse_graph_json(R"({"format":"arenaplan-graph","version":1,"alignment":16,"tensors":{
+      "I":{"shape":[8,8,4],"dtype":"int8"},"w":{"shape":[4,3,3,4],"dtype":"int8","constant":true},
+      "Y":{"shape":[8,8,4],"dtype":"int8"}},
+      "ops":[{"name":"c","kind":"conv2d","inputs":["I","w"],"outputs":["Y"],"attrs":{"pad":1}}],
+      "inputs":["I"],"outputs":["Y"]})");
+  CHECK(patch_refusal(hand, "patch:c=2").find("pads rows") != std::string::npos);
+}
