@@ -51,7 +51,7 @@ const RewriteKind* find_rewrite_kind(const std::string& name);
 std::vector<std::string> fuse_candidates(const Graph& g);       // producer -> sole elementwise consumer
 std::vector<std::string> inplace_candidates(const Graph& g);    // may_run_in_place ops over each input
 std::vector<std::string> recompute_candidates(const Graph& g);  // tensor with >= 2 consumers, each consumer
-std::vector<std::string> patch_candidates(const Graph& g);      // NHWC single-input chains (PADs too): 2-4 ops over 2, 4, 8 rows; up to 16 ending at a downsampling op over 4, 2x2, 3x3
+std::vector<std::string> patch_candidates(const Graph& g);      // NHWC single-input chains (PADs too): 2-4 ops over 2, 4, 8 rows; up to 16 ending at a downsampling op over 2x2, 3x3
 std::vector<std::string> order_candidates(const Graph& g);      // "order:best"
 std::vector<std::string> quantize_candidates(const Graph& g);   // float32 activations to int8
 

@@ -70,14 +70,14 @@ std::vector<std::string> patch_candidates(const Graph& g) {
   // Chains of single-activation-input ops over NHWC tensors (shapes never change under other
   // rewrites), each intermediate read by the next op only; PADs join (imported models pad before
   // depthwise convs). Short chains (2-4 ops) over 2, 4 and 8 row bands; and MCUNetV2's stages:
-  // chains of up to 16 ops ending where the resolution drops (stride or pool), over 4 row bands and
-  // 2x2 and 3x3 patches. Longer stages and finer grids trade halo MACs for memory; these keep the
+  // chains of up to 16 ops ending where the resolution drops (stride or pool) whose interior holds
+  // an activation larger than the stage's input and output, over 2x2 and 3x3 patches. Longer stages and finer grids trade halo MACs for memory; these keep the
   // list linear in the graph.
   std::vector<std::string> out;
   auto chain_op = [&](OpId o) {
     const Op& op = g.ops[o];
     const std::vector<TensorId> acts = activation_inputs(g, op);
-    return op.outputs.size() == 1 && acts.size() == 1 && nhwc(g.tensors[acts[0]]) &&
+    return op.outputs.size() == 1 && acts.size() == 1 && !op.attrs.count("patch_of_stage") && nhwc(g.tensors[acts[0]]) &&
            nhwc(g.tensors[op.outputs[0]]) && spec_safe(op.name) &&
            (is_window_family(op_family(op.kind)) || is_elementwise_kind(op.kind) || op.kind == "pad" ||
             op.kind == "padv2");
@@ -88,6 +88,15 @@ std::vector<std::string> patch_candidates(const Graph& g) {
     const size_t h = x.shape.size() - 3;
     return y.shape.size() == x.shape.size() && y.shape[h].value < x.shape[h].value;
   };
+  // A stage pays when an activation inside it is larger than both its input and its output
+  // (which exist whole anyway): then only one patch of the big one is ever live.
+  auto interior_dominates = [&](const std::vector<OpId>& chain) {
+    const Bytes ends = std::max(g.tensors[activation_inputs(g, g.ops[chain.front()])[0]].bytes,
+                                g.tensors[g.ops[chain.back()].outputs[0]].bytes);
+    for (size_t k = 0; k + 1 < chain.size(); ++k)
+      if (g.tensors[g.ops[chain[k]].outputs[0]].bytes > ends) return true;
+    return false;
+  };
   for (size_t s = 0; s < g.ops.size(); ++s) {
     std::vector<OpId> chain{static_cast<OpId>(s)};
     if (!chain_op(chain[0])) continue;
@@ -96,16 +105,14 @@ std::vector<std::string> patch_candidates(const Graph& g) {
       for (OpId o : chain) text += (text.empty() ? "" : ",") + g.ops[o].name;
       return text;
     };
-    if (downsamples(chain[0]))
-      for (const char* grid : {"4", "2x2", "3x3"}) out.push_back("patch:" + names() + "=" + grid);
     while (chain.size() < 16) {
       const Tensor& y = g.tensors[g.ops[chain.back()].outputs[0]];
       if (y.consumers.size() != 1 || g.is_output(g.ops[chain.back()].outputs[0]) || !chain_op(y.consumers[0])) break;
       chain.push_back(y.consumers[0]);
       if (chain.size() <= 4)
         for (int tiles : {2, 4, 8}) out.push_back("patch:" + names() + "=" + std::to_string(tiles));
-      if (downsamples(chain.back()))
-        for (const char* grid : {"4", "2x2", "3x3"}) out.push_back("patch:" + names() + "=" + grid);
+      if (downsamples(chain.back()) && interior_dominates(chain))
+        for (const char* grid : {"2x2", "3x3"}) out.push_back("patch:" + names() + "=" + grid);
     }
   }
   return out;

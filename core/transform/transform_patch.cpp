@@ -260,6 +260,7 @@ Op patch_op(Graph& out, const StageOp& s, const Op& original, TensorId x, const 
   Op op = original;
   op.name = name;
   std::replace(op.inputs.begin(), op.inputs.end(), s.x, x);
+  op.attrs["patch_of_stage"] = 1;  // the search does not patch a patch again (patch_candidates)
   if (!model) return op;
   if (s.kind == StageKind::kConv) {
     op.attrs["pad_h"] = read[kH].border_before, op.attrs["pad_bottom"] = read[kH].border_after;
