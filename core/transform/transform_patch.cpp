@@ -267,7 +267,9 @@ Op patch_op(Graph& out, const StageOp& s, const Op& original, TensorId x, const 
     op.attrs["pad_w"] = read[kW].border_before, op.attrs["pad_right"] = read[kW].border_after;
     if (op.attrs.count("padding_same")) op.attrs["padding_same"] = 0;
     // Explicit per-patch padding needs the explicit-padding kernel unless it equals SAME for the
-    // patch's shape; the exports check that and name the kernel (custom_kernels_needed).
+    // patch's shape; the exports check that and name the kernel (custom_kernels_needed). A patch
+    // with no border is a VALID conv, which stock kernels run, even when the stage had a folded PAD.
+    op.attrs.erase("folded_pad");
     for (int a : {kH, kW})
       if (read[a].border_before || read[a].border_after) op.attrs["folded_pad"] = 1;
   } else if (s.kind == StageKind::kPool) {

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "core/graph/graph_json.h"
+#include "core/tflite/exports.h"
 #include "core/transform/transform.h"
 #include "core/transform/whatif.h"
 #include "tests/unit/model_builder.h"
@@ -179,6 +180,11 @@ TEST_CASE("patch: each patch's border is the image border only (pads on the edge
   CHECK(corner.attrs.at("pad_right") == 0);
   const Op& middle = r.graph.ops[*r.graph.find_op("stem.p4")];
   for (const char* a : {"pad_h", "pad_w", "pad_bottom", "pad_right"}) CHECK(middle.attrs.at(a) == 0);
+  // The edge patches need the explicit-padding kernel, the middle one is a stock VALID conv.
+  std::set<std::string> custom;
+  for (const CustomKernel& k : custom_kernels_needed(r.graph)) custom.insert(k.op);
+  CHECK(custom.count("stem.p0"));
+  CHECK_FALSE(custom.count("stem.p4"));
   const Op& last = r.graph.ops[*r.graph.find_op("stem.p8")];
   CHECK(last.attrs.at("pad_bottom") == 1);
   CHECK(last.attrs.at("pad_right") == 1);
