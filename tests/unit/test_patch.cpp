@@ -3,11 +3,14 @@
 // every plan verified, refusals named.
 #include <doctest/doctest.h>
 
+#include <random>
 #include <set>
 
 #include "core/graph/graph_json.h"
 #include "core/tflite/exports.h"
+#include "core/sim/sim_kernels.h"
 #include "core/transform/transform.h"
+#include "core/transform/transform_auto.h"
 #include "core/transform/whatif.h"
 #include "tests/unit/model_builder.h"
 #include "tests/unit/test_support.h"
@@ -265,4 +268,57 @@ TEST_CASE("patch on hand-written graphs: rows x columns grids cut by slice (axis
   CHECK(w.after.macs == w.before.macs + w.steps[0].figures.at("halo_macs"));
   CHECK(w.outputs_check == "bit-exact");
   CHECK(w.after.verified);
+}
+
+TEST_CASE("fuzz: random sequences of patch, foldpad and in-place rewrites on MobileNet-style int8 graphs stay bit-exact") {
+  int patched = 0, patched_2d = 0;
+  for (uint64_t seed = 1; seed <= 10; ++seed) {
+    CAPTURE(seed);
+    const Graph original = mobilenet_style(seed, seed % 5 == 0);
+    std::mt19937 rng(static_cast<uint32_t>(seed * 7919));
+    Graph g = original;
+    std::vector<WhatIfSpec> applied;
+    for (int step = 0; step < 5; ++step) {
+      std::vector<std::string> candidates = patch_candidates(g);
+      // Patch grids the candidate list leaves out: 2x2 and 3x2 over every proposed chain.
+      for (const std::string& c : std::vector<std::string>(candidates)) {
+        const std::string chain = c.substr(0, c.rfind('='));
+        candidates.push_back(chain + "=2x2");
+        candidates.push_back(chain + "=3x2");
+      }
+      for (const std::string& f : foldpad_candidates(g)) candidates.push_back(f);
+      for (const Op& op : g.ops)
+        if (op.kind == "depthwise_conv_2d" || op.kind == "conv_2d") candidates.push_back("inplace:" + op.name);
+      std::shuffle(candidates.begin(), candidates.end(), rng);
+      bool done = false;
+      for (const std::string& spec : candidates) {
+        try {
+          g = apply_transformation(g, parse_transformation(spec), {}).graph;
+        } catch (const InputError&) {
+          continue;  // not legal here
+        }
+        applied.push_back({spec});
+        if (spec.rfind("patch:", 0) == 0) ++patched, patched_2d += spec.find('x', spec.rfind('=')) != std::string::npos;
+        done = true;
+        break;
+      }
+      if (!done) break;
+    }
+    REQUIRE(!applied.empty());
+    for (OpId o = 0; o < static_cast<OpId>(g.ops.size()); ++o)  // model kernels everywhere, no stand-ins
+      REQUIRE_MESSAGE(!sim::plan_kernel(g, o).stand_in, g.ops[o].name);
+    WhatIfOptions options;
+    options.measure_alone = false;
+    options.plan_time_limit_seconds = 0.2;
+    const WhatIfReport r = run_whatif(original, applied, options, {});
+    CHECK(r.outputs_check == "bit-exact");
+    for (const WhatIfStep& s : r.steps) {
+      CAPTURE(s.spec);
+      CHECK(s.applied);
+      CHECK(s.after.verified);
+      CHECK(s.after.sim_ok);
+    }
+  }
+  CHECK(patched >= 5);
+  CHECK(patched_2d >= 2);
 }
