@@ -8,17 +8,13 @@
 
 #include "core/transform/transform.h"
 #include "core/transform/whatif.h"
+#include "tests/unit/test_support.h"
 
 namespace arenaplan::test {
 
 // The InputError message `spec` is refused with on `g`, or "" when it applies.
 inline std::string refusal(const Graph& g, const std::string& spec) {
-  try {
-    apply_transformation(g, parse_transformation(spec), {});
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "";
+  return input_error_of([&] { apply_transformation(g, parse_transformation(spec), {}); });
 }
 
 // Every step applied, its plan verified and its simulation free of violations.

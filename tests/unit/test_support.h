@@ -61,14 +61,20 @@ inline Graph example_graph(const std::string& name) {
   return parse_graph_json(*text);
 }
 
-// The InputError message for a graph text, or "" when it parses.
-inline std::string parse_error(const std::string& json) {
+// The InputError message `attempt` throws, or "" when it succeeds: the refusal a test checks.
+template <class Attempt>
+std::string input_error_of(Attempt&& attempt) {
   try {
-    parse_graph_json(json);
+    attempt();
   } catch (const InputError& e) {
     return e.what();
   }
   return "";
+}
+
+// The InputError message for a graph text, or "" when it parses.
+inline std::string parse_error(const std::string& json) {
+  return input_error_of([&] { parse_graph_json(json); });
 }
 
 inline std::vector<Bytes> live_kib(const Graph& g, const std::string& order) {
