@@ -90,9 +90,8 @@ TEST_CASE("the lower bound holds for two-branch and names coexisting tensors") {
 }
 
 TEST_CASE("random small DAGs: count, enumeration and peaks agree with brute force over all permutations") {
-  const int checked = for_each_small_graph_truth({.first = 1, .last = 160, .size_cycle = 6, .unread_every = 7,
-                                                  .feasible_only = false},
-                                                 [](const SmallGraphTruth& t) {
+  const SmallGraphSet graphs{.first = 1, .last = 160, .size_cycle = 6, .unread_every = 7, .feasible_only = false};
+  const int checked = for_each_small_graph_truth(graphs, [](const SmallGraphTruth& t) {
     const Graph& g = t.graph;
     const auto& truth = t.orders;
     OrderCount c = count_orders(g);
@@ -110,8 +109,8 @@ TEST_CASE("random small DAGs: count, enumeration and peaks agree with brute forc
 }
 
 TEST_CASE("random small DAGs: the exact optimum equals the brute-force minimum; heuristics are valid") {
-  const int checked = for_each_small_graph_truth({.first = 1000, .last = 1249, .async_every = 5, .unread_every = 11},
-                                                 [](const SmallGraphTruth& t) {
+  const SmallGraphSet graphs{.first = 1000, .last = 1249, .async_every = 5, .unread_every = 11};
+  const int checked = for_each_small_graph_truth(graphs, [](const SmallGraphTruth& t) {
     const Graph& g = t.graph;
     const Bytes opt = t.optimum;
     const bool async = t.features.async;

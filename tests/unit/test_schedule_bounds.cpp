@@ -15,8 +15,8 @@ using namespace arenaplan::test;
 
 TEST_CASE("suffix bound: never above the brute-force optimum, the cheapest last step at first, the optimum at the end") {
   int exact = 0;
-  const int checked = for_each_small_graph_truth({.first = 3000, .last = 3299, .async_every = 5, .unread_every = 7},
-                                                 [&](const SmallGraphTruth& t) {
+  const SmallGraphSet graphs{.first = 3000, .last = 3299, .async_every = 5, .unread_every = 7};
+  const int checked = for_each_small_graph_truth(graphs, [&](const SmallGraphTruth& t) {
     const Graph& g = t.graph;
     const Bytes opt = t.optimum;
     // Whatever the order, its last step is one of its steps: the cheapest last step bounds them all.
