@@ -4,35 +4,29 @@
 //
 //   bench_dag_layout_bench [--ops N] [--reach R] [--repeat K]
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <random>
-#include <sstream>
 #include <string>
 #include <vector>
 
-#include "core/teach/dag_layout.h"
+#include "bench/bench_util.h"
 #include "core/schedule/schedule_generators.h"
+#include "core/teach/dag_layout.h"
 #include "core/tflite/tflite_import.h"
 
 using namespace arenaplan;
 
 namespace {
 
-double now_ms() {
-  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
-
 void report(const char* name, const Graph& g, int repeat) {
   double best = 1e300;
   DagLayout d;
   for (int i = 0; i < repeat; ++i) {
-    const double t0 = now_ms();
+    const double t0 = bench::now();
     d = layout_dag(g);
-    best = std::min(best, now_ms() - t0);
+    best = std::min(best, 1e3 * (bench::now() - t0));
   }
   std::printf("%-36s %6zu ops %5zu layers %7d joints  crossings %8lld -> %8lld  %8.2f ms (best of %d)\n", name,
               g.ops.size(), d.layers.size(), d.joints, (long long)d.crossings_initial, (long long)d.crossings, best,
@@ -57,11 +51,13 @@ int main(int argc, char** argv) {
   if (!std::filesystem::exists(models)) return 0;
   for (const auto& entry : std::filesystem::directory_iterator(models)) {
     if (entry.path().extension() != ".tflite") continue;
-    std::ifstream in(entry.path(), std::ios::binary);
-    std::stringstream bytes;
-    bytes << in.rdbuf();
+    std::string bytes;
+    if (!bench::read_text(entry.path().string(), &bytes)) {
+      std::printf("%-36s unreadable\n", entry.path().filename().c_str());
+      continue;
+    }
     try {
-      report(entry.path().filename().c_str(), import_tflite(bytes.str()).graph, repeat);
+      report(entry.path().filename().c_str(), import_tflite(bytes).graph, repeat);
     } catch (const std::exception& e) {
       std::printf("%-36s refused: %s\n", entry.path().filename().c_str(), e.what());
     }

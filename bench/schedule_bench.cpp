@@ -8,13 +8,12 @@
 // Defaults (10 s per big graph, 10,000 random orders, 256 MiB cap) run in about two minutes.
 // The issue 19 figures: --sizes 1000 --seeds 3 --time 10 (seeds 7, 8, 9).
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <cstring>
-#include <ctime>
 #include <string>
 #include <vector>
 
+#include "bench/bench_util.h"
 #include "core/graph/lifetime.h"
 #include "core/schedule/schedule.h"
 #include "core/schedule/schedule_generators.h"
@@ -22,10 +21,6 @@
 using namespace arenaplan;
 
 namespace {
-
-double now() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
 
 double kib(Bytes b) { return static_cast<double>(b) / 1024.0; }
 
@@ -41,7 +36,7 @@ Baselines baselines(const Graph& g, int random_orders) {
   // Random orders are scored with the set model (equal to analyze_lifetimes on these graphs,
   // which have no asynchronous reads; the unit tests check that equality); the best one is
   // re-checked with analyze_lifetimes.
-  double t0 = now();
+  double t0 = bench::now();
   PeakEvaluator eval(g);
   b.random_best = -1;
   Schedule best;
@@ -51,7 +46,7 @@ Baselines baselines(const Graph& g, int random_orders) {
     Bytes p = eval.peak(o);
     if (b.random_best < 0 || p < b.random_best) b.random_best = p, best = o;
   }
-  b.random_seconds = now() - t0;
+  b.random_seconds = bench::now() - t0;
   if (random_orders > 0 && analyze_lifetimes(g, best).peak_bytes != b.random_best) {
     std::fprintf(stderr, "model and analyze_lifetimes disagree on %s\n", g.name.c_str());
     std::exit(1);
@@ -92,13 +87,12 @@ std::vector<int> parse_list(const char* s) {
   return out;
 }
 
-// Process CPU time: on a shared machine the wall-clock limit buys less search than it says.
-double cpu_now() { return static_cast<double>(std::clock()) / CLOCKS_PER_SEC; }
-
+// Process CPU time (bench::cpu_now): on a shared machine the wall-clock limit buys less search
+// than it says.
 ScheduleResult timed_search(const Graph& g, double time_limit, const ScheduleOptions& options, double& cpu) {
-  const double c0 = cpu_now();
+  const double c0 = bench::cpu_now();
   ScheduleResult r = optimize_schedule(g, time_limit, options);
-  cpu = cpu_now() - c0;
+  cpu = bench::cpu_now() - c0;
   return r;
 }
 

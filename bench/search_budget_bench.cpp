@@ -8,17 +8,15 @@
 // --json prints one JSON object per instance (what the .mjs driver reads); --graph runs both
 // searches on that graph JSON only (its file order for the layout), as the page would.
 #include <algorithm>
-#include <ctime>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
 #include <functional>
 #include <memory>
-#include <sstream>
 #include <string>
 #include <vector>
 
+#include "bench/bench_util.h"
 #include "core/graph/graph_json.h"
 #include "core/graph/lifetime.h"
 #include "core/layout/layout.h"
@@ -28,36 +26,9 @@
 #include "core/schedule/schedule.h"
 #include "core/schedule/schedule_generators.h"
 
-#ifdef __EMSCRIPTEN__
-#include <emscripten.h>
-#endif
-
 using namespace arenaplan;
 
 namespace {
-
-// CPU seconds of this process: the machine is shared, so wall time says more about the neighbours
-// than about the code. Under Node, Emscripten's clock() is wall time; process.cpuUsage() is not
-// (it includes V8's compiler threads, a real cost of running Wasm).
-double now() {
-#ifdef __EMSCRIPTEN__
-  return EM_ASM_DOUBLE({
-    const u = process.cpuUsage();
-    return (u.user + u.system) / 1e6;
-  });
-#else
-  return static_cast<double>(std::clock()) / CLOCKS_PER_SEC;
-#endif
-}
-
-bool read_text(const std::string& path, std::string* out) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return false;
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  *out = ss.str();
-  return true;
-}
 
 struct Row {
   std::string kind, name;
@@ -89,22 +60,22 @@ Row exact_layout(const std::string& name, const LayoutProblem& problem, int64_t 
   for (const Planner& p : planners())
     if (p.start_search) anytime = &p;
   const ArenaPlan seed = plan_arena(problem, {anytime->seed_planner, 1});
-  const double t0 = now();
+  const double t0 = bench::cpu_now();
   std::unique_ptr<AnytimeLayoutSearch> search = anytime->start_search(problem, seed.offsets, seed.arena_bytes);
   int64_t spent = 0;
   for (; !search->done() && spent < nodes; spent += kLayoutSlice) search->step(std::min(kLayoutSlice, nodes - spent));
-  Row r{"layout", name, spent, static_cast<long long>(search->best_arena_bytes()), now() - t0};
+  Row r{"layout", name, spent, static_cast<long long>(search->best_arena_bytes()), bench::cpu_now() - t0};
   return r;
 }
 
 // The schedule search stepped in the page's slices until `states` states were handed to it.
 Row schedule_search(const std::string& name, const Graph& g, int64_t states) {
-  const double t0 = now();
+  const double t0 = bench::cpu_now();
   ScheduleSearch search(g);
   for (int64_t spent = 0; !search.done() && spent < states; spent += kScheduleSlice)
     search.step(std::min(kScheduleSlice, states - spent));
   const ScheduleResult res = search.result();
-  Row r{"schedule", name, res.states_explored, static_cast<long long>(res.peak_bytes), now() - t0};
+  Row r{"schedule", name, res.states_explored, static_cast<long long>(res.peak_bytes), bench::cpu_now() - t0};
   return r;
 }
 
@@ -128,7 +99,7 @@ int main(int argc, char** argv) {
   }
   if (!graph_file.empty()) {
     std::string text;
-    if (!read_text(graph_file, &text)) {
+    if (!bench::read_text(graph_file, &text)) {
       std::fprintf(stderr, "%s: cannot read\n", graph_file.c_str());
       return 2;
     }
@@ -154,7 +125,7 @@ int main(int argc, char** argv) {
   for (const char* inst : {"A", "D", "J"}) {
     std::string text;
     if (!wanted(inst)) continue;
-    if (!read_text(dir + "/" + inst + ".1048576.csv", &text)) {
+    if (!bench::read_text(dir + "/" + inst + ".1048576.csv", &text)) {
       if (!json) std::printf("layout   %-22s absent (%s)\n", inst, dir.c_str());
       continue;
     }

@@ -1,7 +1,6 @@
 // Simulator speed: simulated MAC/s of the conv kernels (goal: >= 50 M MAC/s natively, Wasm within
 // 2x), and what the safety oracles cost relative to a plain run, measured in the same process.
 // Usage: bench_sim_bench [seconds per measurement, default 0.5]
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <algorithm>
@@ -9,6 +8,7 @@
 #include <random>
 #include <vector>
 
+#include "bench/bench_util.h"
 #include "core/graph/examples.h"
 #include "core/graph/graph_json.h"
 #include "core/sim/sim.h"
@@ -19,15 +19,14 @@ namespace {
 
 // Runs `fn` repeatedly for at least `seconds`; returns seconds per call.
 double time_per_call(double seconds, const std::function<void()>& fn) {
-  using clock = std::chrono::steady_clock;
   fn();  // warm up
   int64_t calls = 0;
-  const auto start = clock::now();
+  const double start = bench::now();
   double elapsed = 0;
   do {
     fn();
     ++calls;
-    elapsed = std::chrono::duration<double>(clock::now() - start).count();
+    elapsed = bench::now() - start;
   } while (elapsed < seconds);
   return elapsed / static_cast<double>(calls);
 }
@@ -93,16 +92,15 @@ int main(int argc, char** argv) {
     sim::ArenaLayout layout = sim::plan_layout(g, live, "best");
     // Construction (arena, flash, binding) is outside the timing: many runs of one simulator.
     auto run = [&](bool oracles) {
-      using clock = std::chrono::steady_clock;
       int runs = 4;
       for (;;) {
         sim::SimOptions o;
         o.oracles = oracles;
         o.runs = runs;
         sim::ArenaSimulator s(g, live, layout, o);
-        const auto start = clock::now();
+        const double start = bench::now();
         s.run_all();
-        const double t = std::chrono::duration<double>(clock::now() - start).count();
+        const double t = bench::now() - start;
         if (t >= seconds || runs >= (1 << 20)) return t / runs;
         runs *= 4;
       }

@@ -2,36 +2,17 @@
 // greedy planner in file order: time and bytes. Natively: build/<dir>/bench_tflite_bench; in Wasm:
 // node --no-experimental-fetch build/<wasm dir>/bench_tflite_bench.js. Goal: under 1 s per model.
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
-#include <fstream>
-#include <sstream>
 #include <string>
 #include <vector>
 
+#include "bench/bench_util.h"
 #include "core/layout/layout.h"
 #include "core/graph/lifetime.h"
 #include "core/schedule/schedule.h"
 #include "core/tflite/tflite_import.h"
 
 using namespace arenaplan;
-
-namespace {
-
-double seconds_since(std::chrono::steady_clock::time_point t0) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
-
-bool read(const std::string& path, std::string* out) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return false;
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  *out = ss.str();
-  return true;
-}
-
-}  // namespace
 
 int main(int argc, char** argv) {
   const double time_limit = argc > 1 ? std::atof(argv[1]) : 1.0;  // per search (schedule, layout)
@@ -44,26 +25,26 @@ int main(int argc, char** argv) {
   int missing = 0;
   for (const char* f : files) {
     std::string bytes;
-    if (!read(std::string(AP_SOURCE_DIR) + "/.cache/models/" + f, &bytes)) {
+    if (!bench::read_text(std::string(AP_SOURCE_DIR) + "/.cache/models/" + f, &bytes)) {
       std::printf("%-40s missing (run scripts/setup.sh)\n", f);
       ++missing;
       continue;
     }
-    auto t0 = std::chrono::steady_clock::now();
+    const double t0 = bench::now();
     TfliteModel m = import_tflite(bytes);
-    double import_s = seconds_since(t0);
+    double import_s = bench::now() - t0;
 
     LiveAnalysis file_live = analyze_lifetimes(m.graph, m.graph.file_order());
     ArenaPlan tflm = plan_arena(layout_problem(m.graph, file_live), {.planner = "tflm-greedy"});
 
-    auto t1 = std::chrono::steady_clock::now();
+    const double t1 = bench::now();
     ScheduleResult sched = optimize_schedule(m.graph, time_limit);
-    double sched_s = seconds_since(t1);
-    auto t2 = std::chrono::steady_clock::now();
+    double sched_s = bench::now() - t1;
+    const double t2 = bench::now();
     LiveAnalysis live = analyze_lifetimes(m.graph, sched.order);
     ArenaPlan best = plan_arena(layout_problem(m.graph, live), {.planner = "best", .time_limit_seconds = time_limit});
-    double layout_s = seconds_since(t2);
-    double total_s = seconds_since(t0);
+    double layout_s = bench::now() - t2;
+    double total_s = bench::now() - t0;
     double saved = tflm.arena_bytes ? 100.0 * (tflm.arena_bytes - best.arena_bytes) / tflm.arena_bytes : 0;
     std::printf("%-40s %5zu %9.2f %9.1f %12lld %12lld %12lld %12lld %8.1f%% %9.1f %9.1f\n", f, m.graph.ops.size(),
                 import_s * 1e3, total_s * 1e3, static_cast<long long>(tflm.arena_bytes),

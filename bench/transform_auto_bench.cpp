@@ -4,12 +4,12 @@
 // ResNet-, inception- and random-shaped graphs. Prints figures; never a pass/fail test.
 //
 //   bench_transform_auto_bench [--seconds S]   (time limit per search, default 5)
-#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <string>
 #include <vector>
 
+#include "bench/bench_util.h"
 #include "core/graph/examples.h"
 #include "core/graph/graph_json.h"
 #include "core/schedule/schedule_generators.h"
@@ -32,10 +32,10 @@ Run search(const Graph& g, double seconds, int width, Bytes* before, Bytes* boun
   o.max_beam_width = width;
   o.whatif.simulate = false;  // the figures are the peaks; the CLI and tests check the simulation
   o.whatif.plan_time_limit_seconds = 0.2;
-  const auto t0 = std::chrono::steady_clock::now();
+  const double t0 = bench::now();
   const AutoRewriteResult r = auto_rewrite(g, o);
   Run run;
-  run.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  run.seconds = bench::now() - t0;
   run.peak = r.report.after.peak_bytes;
   run.evaluations = r.progress.evaluations;
   run.rewrites = r.applied.size();

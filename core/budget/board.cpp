@@ -13,34 +13,44 @@ namespace arenaplan {
 
 namespace {
 
-struct AttributeInfo {
-  RegionAttribute value;
+// An enum value with its JSON spelling; each enum's names live in one table.
+template <typename E>
+struct Named {
+  E value;
   const char* name;
 };
-constexpr AttributeInfo kAttributes[] = {
+
+constexpr Named<RegionAttribute> kAttributes[] = {
     {RegionAttribute::kDma, "dma"}, {RegionAttribute::kAccelerator, "accelerator"}, {RegionAttribute::kFast, "fast"}};
 
-struct KindInfo {
-  ReservationKind value;
-  const char* name;
-};
-constexpr KindInfo kKinds[] = {
+constexpr Named<ReservationKind> kKinds[] = {
     {ReservationKind::kStack, "stack"},           {ReservationKind::kServices, "services"},
     {ReservationKind::kAcquisition, "acquisition"}, {ReservationKind::kPersistent, "persistent"},
     {ReservationKind::kHeap, "heap"},             {ReservationKind::kConversion, "conversion"},
     {ReservationKind::kOther, "other"}};
 
-struct PhaseInfo {
-  Phase value;
-  const char* name;
-};
-constexpr PhaseInfo kPhases[] = {{Phase::kAlways, "always"}, {Phase::kInit, "init"}, {Phase::kInference, "inference"}};
+constexpr Named<Phase> kPhases[] = {{Phase::kAlways, "always"}, {Phase::kInit, "init"}, {Phase::kInference, "inference"}};
 
 template <typename Table>
 std::string names_of(const Table& table) {
   std::string out;
   for (const auto& e : table) out += (out.empty() ? "" : ", ") + std::string(e.name);
   return out;
+}
+
+// The name of `value` in `table`, or `unknown` for a value the table does not list.
+template <typename E, size_t N>
+const char* name_in(const Named<E> (&table)[N], E value, const char* unknown) {
+  for (const auto& e : table)
+    if (e.value == value) return e.name;
+  return unknown;
+}
+
+template <typename E, size_t N>
+std::optional<E> value_in(const Named<E> (&table)[N], const std::string& name) {
+  for (const auto& e : table)
+    if (name == e.name) return e.value;
+  return std::nullopt;
 }
 
 using namespace json_read;
@@ -179,36 +189,12 @@ PlacementConstraint parse_constraint(const MemoryMap& m, const Json& j, const st
 
 }  // namespace
 
-const char* attribute_name(RegionAttribute a) {
-  for (const auto& e : kAttributes)
-    if (e.value == a) return e.name;
-  return "?";
-}
-std::optional<RegionAttribute> attribute_from_name(const std::string& name) {
-  for (const auto& e : kAttributes)
-    if (name == e.name) return e.value;
-  return std::nullopt;
-}
-const char* reservation_kind_name(ReservationKind k) {
-  for (const auto& e : kKinds)
-    if (e.value == k) return e.name;
-  return "other";
-}
-std::optional<ReservationKind> reservation_kind_from_name(const std::string& name) {
-  for (const auto& e : kKinds)
-    if (name == e.name) return e.value;
-  return std::nullopt;
-}
-const char* phase_name(Phase p) {
-  for (const auto& e : kPhases)
-    if (e.value == p) return e.name;
-  return "always";
-}
-std::optional<Phase> phase_from_name(const std::string& name) {
-  for (const auto& e : kPhases)
-    if (name == e.name) return e.value;
-  return std::nullopt;
-}
+const char* attribute_name(RegionAttribute a) { return name_in(kAttributes, a, "?"); }
+std::optional<RegionAttribute> attribute_from_name(const std::string& name) { return value_in(kAttributes, name); }
+const char* reservation_kind_name(ReservationKind k) { return name_in(kKinds, k, "other"); }
+std::optional<ReservationKind> reservation_kind_from_name(const std::string& name) { return value_in(kKinds, name); }
+const char* phase_name(Phase p) { return name_in(kPhases, p, "always"); }
+std::optional<Phase> phase_from_name(const std::string& name) { return value_in(kPhases, name); }
 
 bool Region::has(RegionAttribute a) const {
   return std::find(attributes.begin(), attributes.end(), a) != attributes.end();

@@ -6,7 +6,10 @@
 namespace arenaplan::planner {
 namespace {
 
-PlannerOutput from_greedy(GreedyPlan g) {
+// A one-pass algorithm as a registry plan function (one-pass planners ignore the request).
+template <GreedyPlan (*algorithm)(const LayoutProblem&)>
+PlannerOutput plan_with(const LayoutProblem& problem, const PlanRequest&) {
+  GreedyPlan g = algorithm(problem);
   PlannerOutput out;
   out.offsets = std::move(g.offsets);
   out.arena_bytes = g.arena_bytes;
@@ -19,7 +22,7 @@ PlannerOutput from_greedy(GreedyPlan g) {
 const Planner& naive_planner() {
   static const Planner p{.name = "naive",
                          .description = "every buffer its own space, in buffer order (no reuse at all)",
-                         .plan = [](const LayoutProblem& problem, const PlanRequest&) { return from_greedy(plan_naive(problem)); },
+                         .plan = plan_with<plan_naive>,
                          .interactive = true};
   return p;
 }
@@ -27,7 +30,7 @@ const Planner& naive_planner() {
 const Planner& linear_planner() {
   static const Planner p{.name = "linear",
                          .description = "TFLM's LinearMemoryPlanner (offset = sum of the earlier sizes; same as naive)",
-                         .plan = [](const LayoutProblem& problem, const PlanRequest&) { return from_greedy(plan_linear(problem)); },
+                         .plan = plan_with<plan_linear>,
                          .interactive = true};
   return p;
 }
@@ -35,9 +38,7 @@ const Planner& linear_planner() {
 const Planner& tflm_greedy_planner() {
   static const Planner p{.name = "tflm-greedy",
                          .description = "an exact replica of TFLM's GreedyMemoryPlanner",
-                         .plan = [](const LayoutProblem& problem, const PlanRequest&) {
-                           return from_greedy(plan_tflm_greedy(problem));
-                         },
+                         .plan = plan_with<plan_tflm_greedy>,
                          .interactive = true};
   return p;
 }
@@ -45,9 +46,7 @@ const Planner& tflm_greedy_planner() {
 const Planner& portfolio_planner() {
   static const Planner p{.name = "portfolio",
                          .description = "several greedy orders x {lowest gap, best fit}, the smallest kept",
-                         .plan = [](const LayoutProblem& problem, const PlanRequest&) {
-                           return from_greedy(plan_portfolio(problem));
-                         },
+                         .plan = plan_with<plan_portfolio>,
                          .interactive = true};
   return p;
 }

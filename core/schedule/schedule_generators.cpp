@@ -20,20 +20,23 @@ struct Rng {
   bool chance(int percent) { return below(100) < percent; }
 };
 
+Bytes kib(double k) { return static_cast<Bytes>(k * 1024); }
+
 // Builds a graph op by op; finish() links, marks unread produced tensors as outputs, validates.
 class Builder {
  public:
   explicit Builder(std::string name) { g_.name = std::move(name); }
-  TensorId tensor(Bytes bytes, bool constant = false) {
+  // A tensor named `name`, or "t<index>" when no name is given.
+  TensorId tensor(Bytes bytes, bool constant = false, std::string name = {}) {
     Tensor t;
-    t.name = "t" + std::to_string(g_.tensors.size());
+    t.name = name.empty() ? "t" + std::to_string(g_.tensors.size()) : std::move(name);
     t.bytes = bytes;
     t.constant = constant;
     g_.tensors.push_back(t);
     return static_cast<TensorId>(g_.tensors.size() - 1);
   }
-  TensorId input(Bytes bytes) {
-    TensorId t = tensor(bytes);
+  TensorId input(Bytes bytes, std::string name = {}) {
+    TensorId t = tensor(bytes, false, std::move(name));
     g_.inputs.push_back(t);
     return t;
   }
@@ -48,6 +51,13 @@ class Builder {
     g_.ops.push_back(o);
     return out;
   }
+  // The CNN generators' first layer: an input of `in` bytes through a conv to `out` bytes.
+  TensorId stem(Bytes in, Bytes out) { return op("conv", {input(in)}, out); }
+  // Their classifier head: a 1 KiB pool after `x`; then finish().
+  Graph finish_with_pool(TensorId x) {
+    op("pool", {x}, kib(1));
+    return finish();
+  }
   Graph& graph() { return g_; }
   Graph finish() {
     link_tensors(g_);
@@ -61,8 +71,6 @@ class Builder {
  private:
   Graph g_;
 };
-
-Bytes kib(double k) { return static_cast<Bytes>(k * 1024); }
 
 Graph try_random_small(uint64_t seed, int ops, const RandomGraphFeatures& f) {
   Rng r{seed};
@@ -169,8 +177,7 @@ Graph residual_chain_graph(int blocks, uint64_t seed) {
   Rng r{seed};
   Builder b("residual-chain-" + std::to_string(blocks));
   Bytes act = kib(96);
-  TensorId x = b.input(act);
-  x = b.op("conv", {x}, act);
+  TensorId x = b.stem(act, act);
   for (int i = 0; i < blocks; ++i) {
     Bytes next = act;
     bool down = i > 0 && i % 3 == 0;
@@ -183,16 +190,14 @@ Graph residual_chain_graph(int blocks, uint64_t seed) {
     x = b.op("add", {skip, h}, next);
     act = next;
   }
-  b.op("pool", {x}, kib(1));
-  return b.finish();
+  return b.finish_with_pool(x);
 }
 
 Graph inception_graph(int cells, uint64_t seed) {
   Rng r{seed};
   Builder b("inception-" + std::to_string(cells));
   Bytes act = kib(64);
-  TensorId x = b.input(kib(48));
-  x = b.op("conv", {x}, act);
+  TensorId x = b.stem(kib(48), act);
   for (int c = 0; c < cells; ++c) {
     auto ch = [&](int lo, int hi) { return act * (lo + r.below(hi - lo + 1)) / 8; };
     const Bytes c1 = ch(2, 4), c3r = ch(3, 6), c3 = ch(3, 6), c5r = ch(1, 3), c5 = ch(1, 2), cp = ch(1, 2);
@@ -212,16 +217,14 @@ Graph inception_graph(int cells, uint64_t seed) {
       x = b.op("maxpool", {x}, act);
     }
   }
-  b.op("pool", {x}, kib(1));
-  return b.finish();
+  return b.finish_with_pool(x);
 }
 
 Graph nas_cells_graph(int target_ops, uint64_t seed) {
   Rng r{seed};
   Builder b("nas-cells-" + std::to_string(target_ops));
   Bytes act = kib(24);
-  TensorId in = b.input(kib(24));
-  TensorId prev2 = b.op("conv", {in}, act);
+  TensorId prev2 = b.stem(kib(24), act);
   TensorId prev1 = b.op("conv", {prev2}, act);
   int cell = 0;
   while (static_cast<int>(b.graph().ops.size()) + 16 <= target_ops) {
@@ -259,8 +262,7 @@ Graph nas_cells_graph(int target_ops, uint64_t seed) {
     act = node_bytes;
     ++cell;
   }
-  b.op("pool", {prev1}, kib(1));
-  return b.finish();
+  return b.finish_with_pool(prev1);
 }
 
 Graph wide_random_dag(int ops, uint64_t seed) {
@@ -289,16 +291,9 @@ Graph wide_random_dag(int ops, uint64_t seed) {
 
 Graph skip_chain_graph(int ops, int reach, uint64_t seed) {
   std::mt19937 rng(seed);
-  Graph g;
-  g.name = "random";
-  auto tensor = [&](const std::string& name) {
-    Tensor t;
-    t.name = name;
-    t.bytes = 1024;
-    g.tensors.push_back(t);
-    return TensorId(g.tensors.size() - 1);
-  };
-  g.inputs.push_back(tensor("in"));
+  Builder b("random");
+  Graph& g = b.graph();
+  b.input(1024, "in");
   for (int o = 0; o < ops; ++o) {
     Op op;
     op.name = "op" + std::to_string(o);
@@ -308,14 +303,10 @@ Graph skip_chain_graph(int ops, int reach, uint64_t seed) {
       const TensorId t = TensorId(std::max<int>(0, int(g.tensors.size()) - back));
       if (std::find(op.inputs.begin(), op.inputs.end(), t) == op.inputs.end()) op.inputs.push_back(t);
     }
-    op.outputs.push_back(tensor("t" + std::to_string(o)));
+    op.outputs.push_back(b.tensor(1024, false, "t" + std::to_string(o)));
     g.ops.push_back(op);
   }
-  link_tensors(g);
-  for (size_t t = 0; t < g.tensors.size(); ++t)
-    if (g.tensors[t].producer >= 0 && g.tensors[t].consumers.empty()) g.outputs.push_back(TensorId(t));
-  validate_graph(g);
-  return g;
+  return b.finish();
 }
 
 Graph long_residual_chain_graph(int ops, uint64_t seed) {

@@ -88,25 +88,14 @@ int64_t unary_count(const KernelContext& c) {
   return n;
 }
 
-template <class F>
-ModelKernel map_int8(const char* name, int64_t n, F f) {
+// y[i] = f(x[i]) over n elements of type T (int8_t or float).
+template <class T, class F>
+ModelKernel map_each(const char* name, int64_t n, F f) {
   ModelKernel k{name};
   k.work.alu_ops = n;
   k.run = [=](const Operand* in, const Operand* out) {
-    const int8_t* x = as<int8_t>(in[0]);
-    int8_t* y = as_mut<int8_t>(out[0]);
-    for (int64_t i = 0; i < n; ++i) y[i] = f(x[i]);
-  };
-  return k;
-}
-
-template <class F>
-ModelKernel map_float(const char* name, int64_t n, F f) {
-  ModelKernel k{name};
-  k.work.alu_ops = n;
-  k.run = [=](const Operand* in, const Operand* out) {
-    const float* x = as<float>(in[0]);
-    float* y = as_mut<float>(out[0]);
+    const T* x = as<T>(in[0]);
+    T* y = as_mut<T>(out[0]);
     for (int64_t i = 0; i < n; ++i) y[i] = f(x[i]);
   };
   return k;
@@ -147,12 +136,12 @@ ModelKernel prepare_relu(const KernelContext& c) {
     const tflm::Multiplier m = tflm::quantize_multiplier(static_cast<double>(c.scale(xt) / c.scale(yt)));
     const int32_t in_zp = c.zero_point(xt), out_zp = c.zero_point(yt);
     const int32_t lo = std::max(-128, out_zp + static_cast<int32_t>(std::round(0.0f / c.scale(yt))));
-    return map_int8("relu int8", n, [=](int8_t x) {
+    return map_each<int8_t>("relu int8", n, [=](int8_t x) {
       return clamp8(out_zp + tflm::multiply_by_quantized_multiplier(x - in_zp, m), lo, 127);
     });
   }
   c.require(float_io(c), "relu runs int8 or float32");
-  return map_float("relu float32", n, [](float x) { return x < 0.f ? 0.f : x; });
+  return map_each<float>("relu float32", n, [](float x) { return x < 0.f ? 0.f : x; });
 }
 
 ModelKernel prepare_relu6(const KernelContext& c) {
@@ -162,10 +151,10 @@ ModelKernel prepare_relu6(const KernelContext& c) {
     const Tensor& xt = c.in(0);
     const int32_t zero = c.zero_point(xt);
     const int32_t six = std::clamp(static_cast<int32_t>(std::round(6.0f / c.scale(xt))) + zero, -128, 127);
-    return map_int8("relu6 int8", n, [=](int8_t x) { return clamp8(x, zero, six); });
+    return map_each<int8_t>("relu6 int8", n, [=](int8_t x) { return clamp8(x, zero, six); });
   }
   c.require(float_io(c), "relu6 runs int8 or float32");
-  return map_float("relu6 float32", n, [](float x) { return x > 6.f ? 6.f : x < 0.f ? 0.f : x; });
+  return map_each<float>("relu6 float32", n, [](float x) { return x > 6.f ? 6.f : x < 0.f ? 0.f : x; });
 }
 
 ModelKernel prepare_logistic(const KernelContext& c) {
@@ -173,7 +162,7 @@ ModelKernel prepare_logistic(const KernelContext& c) {
   if (int8_io(c)) {
     c.require(c.zero_point(c.out(0)) == -128, "int8 logistic needs output zero point -128 (TFLM)");
     const Q4Input q = q4_input(c);
-    return map_int8("logistic int8", n, [=](int8_t x) -> int8_t {
+    return map_each<int8_t>("logistic int8", n, [=](int8_t x) -> int8_t {
       const int32_t v = x - q.zero_point;
       if (v <= -q.radius) return -128;
       if (v >= q.radius) return 127;
@@ -182,7 +171,7 @@ ModelKernel prepare_logistic(const KernelContext& c) {
     });
   }
   c.require(float_io(c), "logistic runs int8 or float32");
-  return map_float("logistic float32", n, [](float x) {
+  return map_each<float>("logistic float32", n, [](float x) {
     if (x > 16.619047164916992188f) return 1.0f;
     if (x < -9.f) return std::exp(x);
     return 1.f / (1.f + std::exp(-x));
@@ -193,7 +182,7 @@ ModelKernel prepare_tanh(const KernelContext& c) {
   const int64_t n = unary_count(c);
   if (int8_io(c)) {
     const Q4Input q = q4_input(c);
-    return map_int8("tanh int8", n, [=](int8_t x) -> int8_t {
+    return map_each<int8_t>("tanh int8", n, [=](int8_t x) -> int8_t {
       const int32_t v = x - q.zero_point;
       if (v <= -q.radius) return -128;
       if (v >= q.radius) return 127;
@@ -202,7 +191,7 @@ ModelKernel prepare_tanh(const KernelContext& c) {
     });
   }
   c.require(float_io(c), "tanh runs int8 or float32");
-  return map_float("tanh float32", n, [](float x) { return std::tanh(x); });
+  return map_each<float>("tanh float32", n, [](float x) { return std::tanh(x); });
 }
 
 namespace {

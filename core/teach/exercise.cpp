@@ -41,12 +41,23 @@ std::string lower(std::string s) {
   return s;
 }
 
-// "A, B and D".
-std::string join_and(const std::vector<std::string>& items) {
+std::string join_words(const std::vector<std::string>& items, const char* conjunction) {
   std::string out;
   for (size_t i = 0; i < items.size(); ++i)
-    out += (i == 0 ? "" : i + 1 == items.size() ? " and " : ", ") + items[i];
+    out += (i == 0 ? "" : i + 1 == items.size() ? " " + std::string(conjunction) + " " : ", ") + items[i];
   return out;
+}
+
+const KindInfo* find_kind(ExerciseKind kind) {
+  for (const KindInfo& k : kKinds)
+    if (k.kind == kind) return &k;
+  return nullptr;
+}
+
+std::string kind_names(const char* KindInfo::*column) {
+  std::vector<std::string> names;
+  for (const KindInfo& k : kKinds) names.push_back(k.*column);
+  return join_words(names, "or");
 }
 
 // At most `n` bytes of `text`, never cutting a UTF-8 character in half (feedback and progress

@@ -31,23 +31,8 @@ constexpr int kSearchSteps = 64;
 
 constexpr char kOpLetters[] = "ABCDEFGHJKLMNOPQRSTUVWXYZ";  // no I: it reads like the input
 
-struct KindSpelling {
-  ExerciseKind kind;
-  const char* cli;    // the generator's spelling; the file's kind name has underscores
-  const char* title;  // the generated exercise's title, before its level
-};
-constexpr KindSpelling kSpellings[] = {
-    {ExerciseKind::kPredictPeak, "predict-peak", "Predict the peak"},
-    {ExerciseKind::kFindOrder, "find-order", "Find an order that fits"},
-    {ExerciseKind::kPlaceTensor, "place-tensor", "Place a tensor"},
-    {ExerciseKind::kCacheMisses, "cache-misses", "Count the cache misses"},
-    {ExerciseKind::kFitBudget, "fit-budget", "Fit the budget"},
-    {ExerciseKind::kBrokenRule, "broken-rule", "Spot the broken rule"},
-};
-
-const KindSpelling& spelling(ExerciseKind kind) {
-  for (const KindSpelling& k : kSpellings)
-    if (k.kind == kind) return k;
+const KindInfo& spelling(ExerciseKind kind) {
+  if (const KindInfo* k = find_kind(kind)) return *k;
   throw std::logic_error("exercise kind without a generator");
 }
 
@@ -298,17 +283,18 @@ std::optional<Draft> draft(const GeneratorSpec& spec, SeededRng& rng, const std:
 }  // namespace
 
 const std::vector<ExerciseKind>& generated_kinds() {
-  static const std::vector<ExerciseKind> kinds = {ExerciseKind::kPredictPeak, ExerciseKind::kFindOrder,
-                                                  ExerciseKind::kPlaceTensor, ExerciseKind::kCacheMisses,
-                                                  ExerciseKind::kFitBudget,   ExerciseKind::kBrokenRule};
+  static const std::vector<ExerciseKind> kinds = [] {
+    std::vector<ExerciseKind> all;
+    for (const KindInfo& k : kKinds) all.push_back(k.kind);
+    return all;
+  }();
   return kinds;
 }
 
 ExerciseKind exercise_kind_from_name(std::string_view name, const std::string& where) {
-  for (const KindSpelling& k : kSpellings)
-    if (name == k.cli || name == exercise_kind_name(k.kind)) return k.kind;
-  throw InputError(where, "unknown kind \"" + std::string(name) +
-                              "\"; expected predict-peak, find-order, place-tensor, cache-misses, fit-budget or broken-rule");
+  for (const KindInfo& k : kKinds)
+    if (name == k.cli || name == k.name) return k.kind;
+  throw InputError(where, "unknown kind \"" + std::string(name) + "\"; expected " + kind_names(&KindInfo::cli));
 }
 
 const char* generator_kind_name(ExerciseKind kind) { return spelling(kind).cli; }

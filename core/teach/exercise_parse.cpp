@@ -98,20 +98,6 @@ using namespace exercise_detail;
 
 constexpr const char* kFormat = "arenaplan-exercise";
 
-struct KindInfo {
-  ExerciseKind kind;
-  const char* name;
-  const char* answer;
-};
-constexpr KindInfo kKinds[] = {
-    {ExerciseKind::kPredictPeak, "predict_peak", "a size, like 100 KiB or 102400"},
-    {ExerciseKind::kFindOrder, "find_order", "an order of op names, like A,B,C"},
-    {ExerciseKind::kPlaceTensor, "place_tensor", "an offset, like 32 KiB or 32768"},
-    {ExerciseKind::kCacheMisses, "cache_misses", "a whole number, like 5"},
-    {ExerciseKind::kFitBudget, "fit_budget", "a planner name (like portfolio) or an order (like A,B,C)"},
-    {ExerciseKind::kBrokenRule, "broken_rule", "a rule and its tensor(s), like overlap B D"},
-};
-
 // ---- reading the file ----------------------------------------------------------------------------
 
 std::string get_text(const Json& j, const std::string& where) {
@@ -123,7 +109,7 @@ std::string get_text(const Json& j, const std::string& where) {
 ExerciseKind kind_from_name(const std::string& name, const std::string& where) {
   for (const KindInfo& k : kKinds)
     if (name == k.name) return k.kind;
-  throw InputError(where, "unknown kind \"" + name + "\"; expected predict_peak, find_order, place_tensor, cache_misses, fit_budget or broken_rule");
+  throw InputError(where, "unknown kind \"" + name + "\"; expected " + kind_names(&KindInfo::name));
 }
 
 // Unknown keys are refused with the list of keys this kind takes.
@@ -369,15 +355,13 @@ void read_cache_kind(Exercise& ex, const Json& doc) {
 }  // namespace
 
 const char* exercise_kind_name(ExerciseKind kind) {
-  for (const KindInfo& k : kKinds)
-    if (k.kind == kind) return k.name;
-  return "?";
+  const KindInfo* k = find_kind(kind);
+  return k ? k->name : "?";
 }
 
 const char* answer_format(ExerciseKind kind) {
-  for (const KindInfo& k : kKinds)
-    if (k.kind == kind) return k.answer;
-  return "";
+  const KindInfo* k = find_kind(kind);
+  return k ? k->answer : "";
 }
 
 Exercise parse_exercise_json(std::string_view text) {

@@ -1,4 +1,4 @@
-// Model graphs built in code for the rewrite tests, as the importer builds them from a .tflite:
+// Model graphs built in code for the rewrite and model-kernel tests, as the importer builds them from a .tflite:
 // NHWC shapes, int8 quantization (per-channel weights) or float32, constant weights and biases,
 // TFLite's attrs. `mobilenet_style(seed)` generates a MobileNet-style network with PADs before
 // its depthwise convs (no fixture has one).
@@ -25,14 +25,10 @@ inline std::vector<uint8_t> bytes_of(const std::vector<T>& v) {
 }
 
 // A graph of model tensors built in code, the way the importer builds one from a .tflite:
-// shapes, int8 quantization (per-channel weights), constant weights and biases, TFLite attrs.
-struct Net {
+// shapes, types, quantization, constant data, ops with TFLite's attrs. No randomness: the tests
+// that need random weights use Net below.
+struct ModelBuilder {
   Graph g;
-  std::mt19937 rng;
-  explicit Net(uint64_t seed) : rng(static_cast<uint32_t>(seed)) { g.name = "net"; }
-
-  int uniform(int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); }
-  float uniform_f(float lo, float hi) { return std::uniform_real_distribution<float>(lo, hi)(rng); }
 
   TensorId tensor(const std::string& name, const std::vector<int64_t>& shape, DType type,
                   std::optional<Quantization> q = {}, std::vector<uint8_t> data = {}) {
@@ -50,6 +46,34 @@ struct Net {
     g.tensors.push_back(t);
     return static_cast<TensorId>(g.tensors.size() - 1);
   }
+  OpId op(const std::string& name, const std::string& kind, std::vector<TensorId> in, std::vector<TensorId> out,
+          std::map<std::string, int64_t> attrs = {}) {
+    Op o;
+    o.name = name;
+    o.kind = kind;
+    o.inputs = std::move(in);
+    o.outputs = std::move(out);
+    o.attrs = std::move(attrs);
+    g.ops.push_back(o);
+    return static_cast<OpId>(g.ops.size() - 1);
+  }
+  std::vector<int64_t> dims(TensorId t) const {
+    std::vector<int64_t> d;
+    for (const ShapeDim& s : g.tensors[t].shape) d.push_back(s.value);
+    return d;
+  }
+  bool is_float(TensorId t) const { return g.tensors[t].dtype == DType::kFloat32; }
+};
+
+// A ModelBuilder with random draws from one seed: int8 activations with random quantization,
+// random weights and biases, and the window ops (conv, depthwise, pad, pool) that make them.
+struct Net : ModelBuilder {
+  std::mt19937 rng;
+  explicit Net(uint64_t seed) : rng(static_cast<uint32_t>(seed)) { g.name = "net"; }
+
+  int uniform(int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); }
+  float uniform_f(float lo, float hi) { return std::uniform_real_distribution<float>(lo, hi)(rng); }
+
   // An int8 activation with a random scale and zero point, or float32 when `float32`.
   TensorId activation(const std::string& name, const std::vector<int64_t>& shape, bool float32 = false) {
     if (float32) return tensor(name, shape, DType::kFloat32);
@@ -84,23 +108,6 @@ struct Net {
     for (int32_t& x : v) x = uniform(-3000, 3000);
     return tensor(name, {n}, DType::kInt32, {}, bytes_of(v));
   }
-  OpId op(const std::string& name, const std::string& kind, std::vector<TensorId> in, std::vector<TensorId> out,
-          std::map<std::string, int64_t> attrs = {}) {
-    Op o;
-    o.name = name;
-    o.kind = kind;
-    o.inputs = std::move(in);
-    o.outputs = std::move(out);
-    o.attrs = std::move(attrs);
-    g.ops.push_back(o);
-    return static_cast<OpId>(g.ops.size() - 1);
-  }
-  std::vector<int64_t> dims(TensorId t) const {
-    std::vector<int64_t> d;
-    for (const ShapeDim& s : g.tensors[t].shape) d.push_back(s.value);
-    return d;
-  }
-  bool is_float(TensorId t) const { return g.tensors[t].dtype == DType::kFloat32; }
 
   // Window ops with TFLite's attrs (explicit pads as the importer writes them).
   TensorId conv(const std::string& name, TensorId x, int64_t cout, int64_t k, int64_t stride, int64_t pad,

@@ -16,12 +16,7 @@ MemoryMap example_board(const std::string& name) {
 }
 
 std::string board_error(const std::string& json) {
-  try {
-    parse_board_json(json);
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "";
+  return input_error_of([&] { parse_board_json(json); });
 }
 
 std::string board_text(const std::string& body) {

@@ -21,12 +21,7 @@ Exercise builtin(const std::string& name) {
 
 // The InputError message for an exercise text, or "" when it parses.
 std::string exercise_error(const std::string& json) {
-  try {
-    parse_exercise_json(json);
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "";
+  return input_error_of([&] { parse_exercise_json(json); });
 }
 
 bool starts_with(const std::string& s, const std::string& prefix) { return s.rfind(prefix, 0) == 0; }

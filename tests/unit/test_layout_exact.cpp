@@ -1,48 +1,15 @@
 // The exact planner against brute force on tiny instances, and its anytime interface.
 #include <doctest/doctest.h>
 
-#include <functional>
 #include <random>
 
 #include "core/layout/layout.h"
 #include "core/layout/planner_exact.h"
+#include "tests/unit/layout_truth.h"
 #include "tests/unit/test_support.h"
 
 using namespace arenaplan;
 using namespace arenaplan::test;
-
-namespace {
-
-// Smallest arena by trying every offset (multiples of the alignment) for every buffer: shares no
-// code with the planners.
-Bytes brute_force_optimum(const LayoutProblem& p, Bytes unit) {
-  const int n = static_cast<int>(p.buffers.size());
-  Bytes best = 0;
-  for (const LayoutBuffer& b : p.buffers) best += b.size;  // no reuse at all always fits
-  std::vector<Bytes> off(n, 0);
-  std::function<void(int, Bytes)> go = [&](int i, Bytes top) {
-    if (top >= best) return;
-    if (i == n) {
-      best = top;
-      return;
-    }
-    const LayoutBuffer& b = p.buffers[i];
-    for (Bytes o = 0; o + b.size < best; o += unit) {
-      bool clash = false;
-      for (int j = 0; j < i && !clash; ++j) {
-        const LayoutBuffer& c = p.buffers[j];
-        clash = b.first <= c.last && c.first <= b.last && o < off[j] + c.size && off[j] < o + b.size;
-      }
-      if (clash) continue;
-      off[i] = o;
-      go(i + 1, std::max(top, o + b.size));
-    }
-  };
-  go(0, 0);
-  return best;
-}
-
-}  // namespace
 
 TEST_CASE("exact equals the brute-force optimum on tiny random instances") {
   std::mt19937 rng(2024);
@@ -59,7 +26,7 @@ TEST_CASE("exact equals the brute-force optimum on tiny random instances") {
       b.last = std::max(x, y);
       p.buffers.push_back(b);
     }
-    const Bytes optimum = brute_force_optimum(p, 16);
+    const Bytes optimum = exhaustive_optimum(p);
     ArenaPlan exact = plan_arena(p, {"exact", 5});
     ArenaPlan greedy = plan_arena(p, {"tflm-greedy", 1});
     CAPTURE(trial);
@@ -85,7 +52,7 @@ TEST_CASE("exact proves optimality above the live-bytes bound when the search is
   add("v", 1, 3, 3);
   add("m", 3, 1, 1);
   add("q", 3, 2, 2);
-  const Bytes optimum = brute_force_optimum(p, 1);
+  const Bytes optimum = exhaustive_optimum(p);
   ArenaPlan plan = plan_arena(p, {"exact", 5});
   CHECK(plan.arena_bytes == optimum);
   CHECK(plan.proven_optimal);

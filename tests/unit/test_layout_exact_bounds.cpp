@@ -2,46 +2,19 @@
 // small random instances with shared divisors and alignments (the granularity argument's cases).
 #include <doctest/doctest.h>
 
-#include <functional>
 #include <random>
 #include <set>
 
 #include "core/layout/detail/exact_capacity.h"
 #include "core/layout/layout.h"
 #include "core/layout/planner_exact.h"
+#include "tests/unit/layout_truth.h"
+#include "tests/unit/test_support.h"
 
 using namespace arenaplan;
+using namespace arenaplan::test;
 
 namespace {
-
-// Smallest arena over every aligned offset of every buffer (step = the buffer's own alignment, so
-// it assumes nothing about granularity or canonical plans). Shares no code with the planners.
-Bytes exhaustive_optimum(const LayoutProblem& p) {
-  const int n = static_cast<int>(p.buffers.size());
-  Bytes best = 0;
-  for (const LayoutBuffer& b : p.buffers) best += b.size + b.alignment;  // stacked, each aligned
-  std::vector<Bytes> off(n, 0);
-  std::function<void(int, Bytes)> go = [&](int i, Bytes top) {
-    if (top >= best) return;
-    if (i == n) {
-      best = top;
-      return;
-    }
-    const LayoutBuffer& b = p.buffers[i];
-    for (Bytes o = 0; o + b.size < best; o += b.alignment) {
-      bool clash = false;
-      for (int j = 0; j < i && !clash; ++j) {
-        const LayoutBuffer& c = p.buffers[j];
-        clash = b.first <= c.last && c.first <= b.last && o < off[j] + c.size && off[j] < o + b.size;
-      }
-      if (clash) continue;
-      off[i] = o;
-      go(i + 1, std::max(top, o + b.size));
-    }
-  };
-  go(0, 0);
-  return best;
-}
 
 // Sizes share a random divisor (2, 3 or 4); alignments are 1 or a multiple of it, as in real
 // arenas (sizes rounded to 16, alignment 16 or 64) and MiniMalloc's files (everything x 1024).
@@ -107,13 +80,7 @@ TEST_CASE("exact with shared divisors and alignments: optimum, proof and bounds 
 TEST_CASE("granularity: the common divisor of sizes and alignments above 1") {
   LayoutProblem p;
   auto add = [&](Bytes size, Bytes alignment, Step first, Step last) {
-    LayoutBuffer b;
-    b.name = "b" + std::to_string(p.buffers.size());
-    b.size = size;
-    b.alignment = alignment;
-    b.first = first;
-    b.last = last;
-    p.buffers.push_back(b);
+    add_buffer(p, "b" + std::to_string(p.buffers.size()), size, first, last, alignment);
   };
   add(96, 1, 0, 1);
   add(160, 1, 1, 2);

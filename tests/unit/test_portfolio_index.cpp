@@ -14,8 +14,10 @@
 
 #include "core/layout/layout.h"
 #include "core/layout/layout_generators.h"
+#include "tests/unit/test_support.h"
 
 using namespace arenaplan;
+using arenaplan::test::add_buffer;
 
 namespace {
 
@@ -202,13 +204,7 @@ TEST_CASE("portfolio: a zero-size buffer under best fit takes the zero-byte gap 
   // over merged ranges would see only [72, 160) and put A at 0.
   LayoutProblem p;
   auto add = [&](const char* name, Bytes size, Bytes alignment, Step first, Step last) {
-    LayoutBuffer b;
-    b.name = name;
-    b.size = size;
-    b.alignment = alignment;
-    b.first = first;
-    b.last = last;
-    p.buffers.push_back(b);
+    add_buffer(p, name, size, first, last, alignment);
   };
   add("A", 0, 8, 6, 6);
   add("B", 72, 16, 1, 5);

@@ -15,15 +15,18 @@
 #include "core/tflite/exports.h"
 #include "core/transform/whatif.h"
 #include "tests/unit/model_builder.h"
+#include "tests/unit/rewrite_checks.h"
 #include "tests/unit/test_support.h"
 
 namespace arenaplan {
 namespace {
 
 using test::bytes_of;
+using test::check_every_step_safe;
 using test::mobilenet_style;
 using test::Net;
 using test::quant;
+using test::refusal;
 
 // Runs one op's kernel on `x` (the first input), constants from their data; when the op is in
 // place the output is written over x's own bytes, as in the planned arena.
@@ -53,15 +56,6 @@ std::vector<uint8_t> random_floats(size_t n, std::mt19937& rng) {
   std::vector<float> v(n);
   for (float& f : v) f = std::uniform_real_distribution<float>(-2.f, 2.f)(rng);
   return bytes_of(v);
-}
-
-std::string refusal(const Graph& g, const std::string& spec) {
-  try {
-    apply_transformation(g, parse_transformation(spec), {});
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "";
 }
 
 float scale_of(const Tensor& t) { return t.quant->scale[0]; }
@@ -352,12 +346,7 @@ TEST_CASE("folded pad into conv and depthwise: the pads join the explicit paddin
     CHECK(evaluate_outputs(r2.graph, 3) == evaluate_outputs(g, 3));
     WhatIfReport w = run_whatif(g, {{"foldpad:pad"}, {"foldpad:pad2"}, {"inplace:dw"}}, {}, {});
     CHECK(w.outputs_check == "bit-exact");
-    for (const WhatIfStep& s : w.steps) {
-      CAPTURE(s.spec);
-      CHECK(s.applied);
-      CHECK(s.after.verified);
-      CHECK(s.after.sim_ok);
-    }
+    check_every_step_safe(w);
     CHECK(w.after.peak_bytes < w.before.peak_bytes);
     // Cycle model: the PAD's copy disappears; the in-place kernel stages every output byte
     // through its temporary (one more store and load per byte), its MACs unchanged.
@@ -408,12 +397,7 @@ TEST_CASE("fuzz: random legal rewrite sequences over MobileNet-style int8 graphs
     options.plan_time_limit_seconds = 0.2;
     WhatIfReport r = run_whatif(original, applied, options, {});
     CHECK(r.outputs_check == "bit-exact");
-    for (const WhatIfStep& s : r.steps) {
-      CAPTURE(s.spec);
-      CHECK(s.applied);
-      CHECK(s.after.verified);
-      CHECK(s.after.sim_ok);
-    }
+    check_every_step_safe(r);
   }
   // The fuzz exercised every rewrite.
   CHECK(folded >= 10);

@@ -90,16 +90,10 @@ TEST_CASE("the lower bound holds for two-branch and names coexisting tensors") {
 }
 
 TEST_CASE("random small DAGs: count, enumeration and peaks agree with brute force over all permutations") {
-  int checked = 0;
-  for (uint64_t seed = 1; seed <= 160; ++seed) {
-    RandomGraphFeatures f;
-    f.unread_inputs = seed % 7 == 0;
-    Graph g = random_small_graph(seed, 3 + static_cast<int>(seed % 6), f);
-    auto truth = brute_force_orders(g);
-    if (truth.size() > 5000) continue;
-    ++checked;
-    CAPTURE(seed);
-    CAPTURE(graph_to_json(g));
+  const SmallGraphSet graphs{.first = 1, .last = 160, .size_cycle = 6, .unread_every = 7, .feasible_only = false};
+  const int checked = for_each_small_graph_truth(graphs, [](const SmallGraphTruth& t) {
+    const Graph& g = t.graph;
+    const auto& truth = t.orders;
     OrderCount c = count_orders(g);
     REQUIRE(c.exact());
     CHECK(static_cast<size_t>(c.value) == truth.size());
@@ -110,31 +104,23 @@ TEST_CASE("random small DAGs: count, enumeration and peaks agree with brute forc
     OrderEnumerator e(g);
     while (e.next()) seen[e.order()] = e.peak();
     CHECK(seen == truth);  // same orders, and the enumerator's peaks equal analyze_lifetimes'
-  }
+  });
   CHECK(checked > 100);
 }
 
 TEST_CASE("random small DAGs: the exact optimum equals the brute-force minimum; heuristics are valid") {
-  int checked = 0;
-  for (uint64_t seed = 1000; seed < 1250; ++seed) {
-    RandomGraphFeatures f;
-    f.async = seed % 5 == 0;
-    f.unread_inputs = seed % 11 == 0;
-    Graph g = random_small_graph(seed, 3 + static_cast<int>(seed % 7), f);
-    auto truth = brute_force_orders(g);
-    if (truth.size() > 5000) continue;
-    const Bytes opt = min_peak(truth);
-    if (opt < 0) continue;
-    ++checked;
-    CAPTURE(seed);
-    CAPTURE(graph_to_json(g));
+  const SmallGraphSet graphs{.first = 1000, .last = 1249, .async_every = 5, .unread_every = 11};
+  const int checked = for_each_small_graph_truth(graphs, [](const SmallGraphTruth& t) {
+    const Graph& g = t.graph;
+    const Bytes opt = t.optimum;
+    const bool async = t.features.async;
     ScheduleResult r = optimize_schedule(g, 10.0);
     REQUIRE(is_valid_order(g, r.order));
     CHECK(analyze_lifetimes(g, r.order).peak_bytes == r.peak_bytes);
     CHECK(r.peak_bytes >= opt);
     CHECK(r.peak_bytes <= r.baseline_peak_bytes);
     CHECK(r.lower_bound_bytes <= opt);
-    if (!f.async) {
+    if (!async) {
       CHECK(r.proven_optimal);
       CHECK(r.peak_bytes == opt);
     }
@@ -151,14 +137,14 @@ TEST_CASE("random small DAGs: the exact optimum equals the brute-force minimum; 
       CHECK(b.memory_bytes <= o.memory_cap_bytes);
       if (b.proven_optimal) CHECK(b.peak_bytes == opt);
     }
-    for (const Schedule& h : {greedy_smallest_footprint(g), random_topological_order(g, seed)}) {
+    for (const Schedule& h : {greedy_smallest_footprint(g), random_topological_order(g, t.seed)}) {
       REQUIRE(is_valid_order(g, h));
       Schedule sunk = sink_constant_ops(g, h);
       REQUIRE(is_valid_order(g, sunk));
       auto ph = order_peak(g, h), ps = order_peak(g, sunk);
-      if (ph && ps && !f.async) CHECK(*ps <= *ph);  // sinking never raises the peak
+      if (ph && ps && !async) CHECK(*ps <= *ph);  // sinking never raises the peak
     }
-  }
+  });
   CHECK(checked > 150);
 }
 

@@ -21,12 +21,7 @@ std::string graph_text(const std::string& tensors, const std::string& ops, const
 }
 
 std::string propagation_error(const std::string& json, int64_t n = 8) {
-  try {
-    propagate_shapes(parse_graph_json(json), {{"N", n}});
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "";
+  return input_error_of([&] { propagate_shapes(parse_graph_json(json), {{"N", n}}); });
 }
 
 ShapeContract two_range_contract(const Graph& g) {

@@ -10,12 +10,7 @@ using namespace arenaplan;
 
 namespace {
 std::string error_of(std::string_view fragment) {
-  try {
-    decode_share_fragment(fragment);
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "";
+  return test::input_error_of([&] { decode_share_fragment(fragment); });
 }
 }  // namespace
 

@@ -12,52 +12,24 @@
 #include "core/sim/detail/model_kernels.h"
 #include "core/sim/detail/tflm_math.h"
 #include "core/sim/sim.h"
+#include "tests/unit/model_builder.h"
 #include "tests/unit/test_support.h"
 
 namespace arenaplan {
 namespace {
 
-Quantization q(float scale, int64_t zp) { return Quantization{{scale}, {zp}, 0}; }
+using test::bytes_of;
+using test::quant;
 
-// A graph of model tensors (shape, type, quantization, constant data) and ops, built in code.
-struct ModelGraph {
-  Graph g;
-  TensorId tensor(const std::string& name, std::vector<int64_t> shape, DType type, std::optional<Quantization> quant = {},
-                  std::vector<uint8_t> data = {}) {
-    Tensor t;
-    t.name = name;
-    for (int64_t d : shape) t.shape.push_back(ShapeDim{d, ""});
-    t.dtype = type;
-    int64_t n = 1;
-    for (int64_t d : shape) n *= d;
-    t.bytes = n * dtype_width(type);
-    t.quant = std::move(quant);
-    if (!data.empty()) {
-      t.constant = true;
-      t.data = std::make_shared<const std::vector<uint8_t>>(std::move(data));
-    }
-    g.tensors.push_back(t);
-    return static_cast<TensorId>(g.tensors.size() - 1);
-  }
+// Ops named after their kind and index (the kernel tests build one op at a time).
+struct ModelGraph : test::ModelBuilder {
   OpId op(const std::string& kind, std::vector<TensorId> in, std::vector<TensorId> out,
           std::map<std::string, int64_t> attrs = {}) {
-    Op o;
-    o.name = kind + "_" + std::to_string(g.ops.size());
-    o.kind = kind;
-    o.inputs = std::move(in);
-    o.outputs = std::move(out);
-    o.attrs = std::move(attrs);
-    g.ops.push_back(o);
-    return static_cast<OpId>(g.ops.size() - 1);
+    return ModelBuilder::op(kind + "_" + std::to_string(g.ops.size()), kind, std::move(in), std::move(out),
+                            std::move(attrs));
   }
 };
 
-template <class T>
-std::vector<uint8_t> bytes_of(const std::vector<T>& v) {
-  std::vector<uint8_t> b(v.size() * sizeof(T));
-  std::memcpy(b.data(), v.data(), b.size());
-  return b;
-}
 template <class T>
 std::vector<T> values_of(const std::vector<uint8_t>& b) {
   std::vector<T> v(b.size() / sizeof(T));
@@ -163,12 +135,12 @@ TEST_CASE("conv_2d int8: stride, TFLM padding, dilation, per-channel scales, bia
     auto w = random_i8(static_cast<size_t>(k.oc * k.k * k.k * k.c), rng, -127, 127);
     std::vector<int32_t> bias;
     for (int64_t o = 0; o < k.oc; ++o) bias.push_back(static_cast<int32_t>(rng() % 2001) - 1000);
-    TensorId x = m.tensor("x", {1, k.h, k.w, k.c}, DType::kInt8, q(sx, zx));
+    TensorId x = m.tensor("x", {1, k.h, k.w, k.c}, DType::kInt8, quant(sx, zx));
     TensorId wt = m.tensor("w", {k.oc, k.k, k.k, k.c}, DType::kInt8, Quantization{sw, std::vector<int64_t>(sw.size(), 0), 0},
                            bytes_of(w));
     std::vector<double> bias_scale;
     TensorId bt = m.tensor("b", {k.oc}, DType::kInt32, {}, bytes_of(bias));
-    TensorId y = m.tensor("y", {1, oh, ow, k.oc}, DType::kInt8, q(sy, zy));
+    TensorId y = m.tensor("y", {1, oh, ow, k.oc}, DType::kInt8, quant(sy, zy));
     OpId op = m.op("conv_2d", {x, wt, bt}, {y},
                    {{"stride_h", k.stride}, {"stride_w", k.stride}, {"dilation_h", k.dil}, {"dilation_w", k.dil},
                     {"pad_h", k.pad_h}, {"pad_w", k.pad_w}, {"pad_bottom", k.pad_b}, {"pad_right", k.pad_r},
@@ -209,9 +181,9 @@ TEST_CASE("depthwise_conv_2d int8 with depth multipliers 1, 2 and 3 against real
     std::vector<float> sw;
     for (int64_t o = 0; o < oc; ++o) sw.push_back(0.01f + 0.002f * static_cast<float>(o));
     auto wv = random_i8(static_cast<size_t>(k * k * oc), rng, -127, 127);
-    TensorId x = m.tensor("x", {1, h, w, c}, DType::kInt8, q(sx, 7));
+    TensorId x = m.tensor("x", {1, h, w, c}, DType::kInt8, quant(sx, 7));
     TensorId wt = m.tensor("w", {1, k, k, oc}, DType::kInt8, Quantization{sw, std::vector<int64_t>(sw.size(), 0), 3}, bytes_of(wv));
-    TensorId y = m.tensor("y", {1, h, w, oc}, DType::kInt8, q(sy, -2));
+    TensorId y = m.tensor("y", {1, h, w, oc}, DType::kInt8, quant(sy, -2));
     OpId op = m.op("depthwise_conv_2d", {x, wt}, {y}, {{"pad_h", 1}, {"pad_w", 1}, {"depth_multiplier", mult}});
     auto xv = random_i8(static_cast<size_t>(h * w * c), rng);
     auto got = values_of<int8_t>(run_one(m.g, op, {bytes_of(xv)}));
@@ -237,9 +209,9 @@ TEST_CASE("fully_connected, add, mul (broadcast) and mean int8 against real arit
   {
     ModelGraph m;
     auto wv = random_i8(6 * 10, rng, -127, 127);
-    TensorId x = m.tensor("x", {2, 10}, DType::kInt8, q(0.1f, 4));
-    TensorId wt = m.tensor("w", {6, 10}, DType::kInt8, q(0.01f, 0), bytes_of(wv));
-    TensorId y = m.tensor("y", {2, 6}, DType::kInt8, q(0.2f, -9));
+    TensorId x = m.tensor("x", {2, 10}, DType::kInt8, quant(0.1f, 4));
+    TensorId wt = m.tensor("w", {6, 10}, DType::kInt8, quant(0.01f, 0), bytes_of(wv));
+    TensorId y = m.tensor("y", {2, 6}, DType::kInt8, quant(0.2f, -9));
     OpId op = m.op("fully_connected", {x, wt}, {y});
     auto xv = random_i8(20, rng);
     auto got = values_of<int8_t>(run_one(m.g, op, {bytes_of(xv)}));
@@ -256,9 +228,9 @@ TEST_CASE("fully_connected, add, mul (broadcast) and mean int8 against real arit
     CAPTURE(kind);
     ModelGraph m;
     // Scales with no simple ratio: exact ties (where the naive and TFLM round differently) are rare.
-    TensorId a = m.tensor("a", {1, 3, 4, 5}, DType::kInt8, q(0.0517f, 3));
-    TensorId b = m.tensor("b", {1, 1, 4, 1}, DType::kInt8, q(0.0793f, -6));
-    TensorId y = m.tensor("y", {1, 3, 4, 5}, DType::kInt8, q(0.1093f, 2));
+    TensorId a = m.tensor("a", {1, 3, 4, 5}, DType::kInt8, quant(0.0517f, 3));
+    TensorId b = m.tensor("b", {1, 1, 4, 1}, DType::kInt8, quant(0.0793f, -6));
+    TensorId y = m.tensor("y", {1, 3, 4, 5}, DType::kInt8, quant(0.1093f, 2));
     OpId op = m.op(kind, {a, b}, {y});
     auto av = random_i8(60, rng), bv = random_i8(4, rng);
     auto got = values_of<int8_t>(run_one(m.g, op, {bytes_of(av), bytes_of(bv)}));
@@ -273,9 +245,9 @@ TEST_CASE("fully_connected, add, mul (broadcast) and mean int8 against real arit
   }
   {
     ModelGraph m;
-    TensorId x = m.tensor("x", {1, 4, 5, 3}, DType::kInt8, q(0.07f, -1));
+    TensorId x = m.tensor("x", {1, 4, 5, 3}, DType::kInt8, quant(0.07f, -1));
     TensorId axes = m.tensor("axes", {2}, DType::kInt32, {}, bytes_of(std::vector<int32_t>{1, 2}));
-    TensorId y = m.tensor("y", {1, 1, 1, 3}, DType::kInt8, q(0.03f, 1));
+    TensorId y = m.tensor("y", {1, 1, 1, 3}, DType::kInt8, quant(0.03f, 1));
     OpId op = m.op("mean", {x, axes}, {y}, {{"keep_dims", 1}});
     auto xv = random_i8(60, rng);
     auto got = values_of<int8_t>(run_one(m.g, op, {bytes_of(xv)}));
@@ -294,8 +266,8 @@ TEST_CASE("pools int8: TFLM's rounded average and max over the clipped window, e
   for (const char* kind : {"average_pool_2d", "max_pool_2d"}) {
     CAPTURE(kind);
     ModelGraph m;
-    TensorId x = m.tensor("x", {1, 5, 5, 2}, DType::kInt8, q(0.1f, 0));
-    TensorId y = m.tensor("y", {1, 3, 3, 2}, DType::kInt8, q(0.1f, 0));
+    TensorId x = m.tensor("x", {1, 5, 5, 2}, DType::kInt8, quant(0.1f, 0));
+    TensorId y = m.tensor("y", {1, 3, 3, 2}, DType::kInt8, quant(0.1f, 0));
     // SAME padding of a 3x3 window, stride 2 over 5: one pixel before and after.
     OpId op = m.op(kind, {x}, {y}, {{"kernel_h", 3}, {"kernel_w", 3}, {"stride_h", 2}, {"stride_w", 2}, {"pad_h", 1}, {"pad_w", 1},
                                     {"pad_bottom", 1}, {"pad_right", 1}});
@@ -322,8 +294,8 @@ TEST_CASE("softmax, logistic, tanh, hard_swish int8 against real arithmetic") {
   auto xv = random_i8(40, rng);
   {
     ModelGraph m;
-    TensorId x = m.tensor("x", {4, 10}, DType::kInt8, q(0.1f, 2));
-    TensorId y = m.tensor("y", {4, 10}, DType::kInt8, q(1.f / 256, -128));
+    TensorId x = m.tensor("x", {4, 10}, DType::kInt8, quant(0.1f, 2));
+    TensorId y = m.tensor("y", {4, 10}, DType::kInt8, quant(1.f / 256, -128));
     OpId op = m.op("softmax", {x}, {y});
     auto got = values_of<int8_t>(run_one(m.g, op, {bytes_of(xv)}));
     std::vector<int8_t> want;
@@ -345,8 +317,8 @@ TEST_CASE("softmax, logistic, tanh, hard_swish int8 against real arithmetic") {
                        Fn{"hard_swish", 0.03f, -20, [](double v) { return v * std::min(6.0, std::max(0.0, v + 3)) / 6; }}}) {
     CAPTURE(fn.kind);
     ModelGraph m;
-    TensorId x = m.tensor("x", {40}, DType::kInt8, q(0.05f, 3));
-    TensorId y = m.tensor("y", {40}, DType::kInt8, q(fn.out_scale, fn.out_zp));
+    TensorId x = m.tensor("x", {40}, DType::kInt8, quant(0.05f, 3));
+    TensorId y = m.tensor("y", {40}, DType::kInt8, quant(fn.out_scale, fn.out_zp));
     OpId op = m.op(fn.kind, {x}, {y});
     auto got = values_of<int8_t>(run_one(m.g, op, {bytes_of(xv)}));
     std::vector<int8_t> want;
@@ -359,21 +331,21 @@ TEST_CASE("quantize, dequantize, relu, relu6 int8 exactly as TFLM defines them")
   ModelGraph m;
   std::vector<float> fv = {-3.0f, -0.26f, -0.25f, 0.0f, 0.24f, 0.25f, 1.7f, 100.0f};
   TensorId f = m.tensor("f", {8}, DType::kFloat32);
-  TensorId qy = m.tensor("q", {8}, DType::kInt8, q(0.5f, -3));
-  OpId quant = m.op("quantize", {f}, {qy});
+  TensorId qy = m.tensor("q", {8}, DType::kInt8, quant(0.5f, -3));
+  OpId quantize = m.op("quantize", {f}, {qy});
   // round(x / 0.5) - 3, half away from zero, clamped.
-  CHECK(values_of<int8_t>(run_one(m.g, quant, {bytes_of(fv)})) == std::vector<int8_t>{-9, -4, -4, -3, -3, -2, 0, 127});
+  CHECK(values_of<int8_t>(run_one(m.g, quantize, {bytes_of(fv)})) == std::vector<int8_t>{-9, -4, -4, -3, -3, -2, 0, 127});
   TensorId d = m.tensor("d", {8}, DType::kFloat32);
   OpId deq = m.op("dequantize", {qy}, {d});
   std::vector<int8_t> qv = {-128, -3, 0, 5, 127, 1, 2, 3};
   auto dv = values_of<float>(run_one(m.g, deq, {bytes_of(qv)}));
   for (size_t i = 0; i < qv.size(); ++i) CHECK(dv[i] == 0.5f * static_cast<float>(qv[i] + 3));
-  TensorId r = m.tensor("r", {8}, DType::kInt8, q(0.5f, -3));
+  TensorId r = m.tensor("r", {8}, DType::kInt8, quant(0.5f, -3));
   OpId relu6 = m.op("relu6", {qy}, {r});
   // [zero point, zero point + 6 / 0.5] = [-3, 9]
   CHECK(values_of<int8_t>(run_one(m.g, relu6, {bytes_of(std::vector<int8_t>{-128, -4, -3, 0, 9, 10, 127, 5})})) ==
         std::vector<int8_t>{-3, -3, -3, 0, 9, 9, 9, 5});
-  TensorId r2 = m.tensor("r2", {8}, DType::kInt8, q(0.25f, 10));
+  TensorId r2 = m.tensor("r2", {8}, DType::kInt8, quant(0.25f, 10));
   OpId relu = m.op("relu", {qy}, {r2});
   // Requantised to scale 0.25, zero point 10: 10 + 2 (x + 3), at least 10.
   CHECK(values_of<int8_t>(run_one(m.g, relu, {bytes_of(std::vector<int8_t>{-128, -4, -3, 0, 9, 50, 127, 5})})) ==
@@ -451,8 +423,8 @@ TEST_CASE("resize_bilinear (half-pixel centers, align corners) and depth_to_spac
   ModelGraph m;
   std::vector<int8_t> dv(2 * 2 * 8);
   for (size_t i = 0; i < dv.size(); ++i) dv[i] = static_cast<int8_t>(i);
-  TensorId x = m.tensor("x", {1, 2, 2, 8}, DType::kInt8, q(1.f, 0));
-  TensorId y = m.tensor("y", {1, 4, 4, 2}, DType::kInt8, q(1.f, 0));
+  TensorId x = m.tensor("x", {1, 2, 2, 8}, DType::kInt8, quant(1.f, 0));
+  TensorId y = m.tensor("y", {1, 4, 4, 2}, DType::kInt8, quant(1.f, 0));
   auto got = values_of<int8_t>(run_one(m.g, m.op("depth_to_space", {x}, {y}, {{"block_size", 2}}), {bytes_of(dv)}));
   // Output (h, w, c) comes from input (h/2, w/2) channel ((h%2)*2 + w%2) * 2 + c.
   for (int h = 0; h < 4; ++h)
@@ -482,9 +454,9 @@ TEST_CASE("float32 conv_2d and depthwise: TFLM's loops, bias and activation") {
 
 TEST_CASE("an op no kernel runs is a stand-in: named, every input byte read, every output byte written") {
   ModelGraph m;
-  TensorId x = m.tensor("x", {1, 4, 4, 2}, DType::kInt8, q(0.1f, 0));
-  TensorId y = m.tensor("y", {1, 8, 8, 2}, DType::kInt8, q(0.1f, 0));
-  TensorId z = m.tensor("z", {1, 8, 8, 2}, DType::kInt8, q(0.1f, 0));
+  TensorId x = m.tensor("x", {1, 4, 4, 2}, DType::kInt8, quant(0.1f, 0));
+  TensorId y = m.tensor("y", {1, 8, 8, 2}, DType::kInt8, quant(0.1f, 0));
+  TensorId z = m.tensor("z", {1, 8, 8, 2}, DType::kInt8, quant(0.1f, 0));
   m.op("resize_nearest_neighbor", {x}, {y});
   // A known kind with an option the kernel does not handle is a stand-in too.
   m.op("conv_2d_unknown_layout", {y}, {z});

@@ -30,7 +30,6 @@ inline std::string read_model_fixture(const std::string& file) {
   return read_test_file(std::string(AP_SOURCE_DIR) + "/.cache/models/" + file);
 }
 
-// Adds a buffer with alignment 1 (the crafted layout problems of the tests).
 // A model of ../shared/data/tflm-reference (TFLM's own test models with figures measured in the
 // real TFLM interpreter): next to the repository (/work/main -> /work/shared), next to the
 // worktrees folder (/work/wt/NAME -> /work/shared), or at the machine's own /work/shared (a CI
@@ -45,13 +44,14 @@ inline std::string read_tflm_reference(const std::string& file) {
   return read_test_file(root + "/../shared/data/tflm-reference/" + file);  // fails, naming the path
 }
 
-inline void add_buffer(LayoutProblem& p, const char* name, Bytes size, Step first, Step last) {
+// Adds a buffer to a crafted layout problem, by default with alignment 1.
+inline void add_buffer(LayoutProblem& p, std::string name, Bytes size, Step first, Step last, Bytes alignment = 1) {
   LayoutBuffer b;
-  b.name = name;
+  b.name = std::move(name);
   b.size = size;
   b.first = first;
   b.last = last;
-  b.alignment = 1;
+  b.alignment = alignment;
   p.buffers.push_back(b);
 }
 
@@ -61,14 +61,20 @@ inline Graph example_graph(const std::string& name) {
   return parse_graph_json(*text);
 }
 
-// The InputError message for a graph text, or "" when it parses.
-inline std::string parse_error(const std::string& json) {
+// The InputError message `attempt` throws, or "" when it succeeds: the refusal a test checks.
+template <class Attempt>
+std::string input_error_of(Attempt&& attempt) {
   try {
-    parse_graph_json(json);
+    attempt();
   } catch (const InputError& e) {
     return e.what();
   }
   return "";
+}
+
+// The InputError message for a graph text, or "" when it parses.
+inline std::string parse_error(const std::string& json) {
+  return input_error_of([&] { parse_graph_json(json); });
 }
 
 inline std::vector<Bytes> live_kib(const Graph& g, const std::string& order) {

@@ -73,12 +73,7 @@ struct TinyModel {
 };
 
 std::string import_error(std::string_view bytes, const TfliteImportOptions& o = {}) {
-  try {
-    import_tflite(bytes, o);
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "";
+  return test::input_error_of([&] { import_tflite(bytes, o); });
 }
 
 // Live bytes at one step counted straight from the graph (not through analyze_lifetimes): a

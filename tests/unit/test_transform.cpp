@@ -10,6 +10,7 @@
 #include "core/sim/sim.h"
 #include "core/transform/transform.h"
 #include "core/transform/whatif.h"
+#include "tests/unit/rewrite_checks.h"
 #include "tests/unit/test_support.h"
 
 using namespace arenaplan;
@@ -34,15 +35,6 @@ std::vector<uint8_t> simulated_outputs(const Graph& g) {
   Bytes out = 0;
   for (TensorId t : g.outputs) out += g.tensors[t].bytes;
   return std::vector<uint8_t>(s.captured(0, 0), s.captured(0, 0) + out);
-}
-
-std::string refusal(const Graph& g, const std::string& spec) {
-  try {
-    apply_transformation(g, parse_transformation(spec), {});
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "";
 }
 
 Bytes peak_of(const Graph& g) { return analyze_lifetimes(g, topological_order(g)).peak_bytes; }

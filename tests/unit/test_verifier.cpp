@@ -13,14 +13,9 @@ namespace {
 LayoutProblem three_buffers() {
   // p [0,1] 32 B, q [1,2] 32 B, r [3,3] 64 B, alignment 16.
   LayoutProblem pr;
-  for (auto [name, size, first, last] : {std::tuple{"p", 32, 0, 1}, {"q", 32, 1, 2}, {"r", 64, 3, 3}}) {
-    LayoutBuffer b;
-    b.name = name;
-    b.size = size;
-    b.first = first;
-    b.last = last;
-    pr.buffers.push_back(b);
-  }
+  test::add_buffer(pr, "p", 32, 0, 1, 16);
+  test::add_buffer(pr, "q", 32, 1, 2, 16);
+  test::add_buffer(pr, "r", 64, 3, 3, 16);
   return pr;
 }
 

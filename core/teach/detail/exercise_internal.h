@@ -13,6 +13,30 @@
 
 namespace arenaplan::exercise_detail {
 
+// Every exercise kind, one row each: the one list of kinds that files, the generator, the CLI's
+// spellings and the answer hints all read.
+struct KindInfo {
+  ExerciseKind kind;
+  const char* name;    // in exercise files: "predict_peak"
+  const char* cli;     // the generator's spelling (CLI --kind, set files): "predict-peak"
+  const char* title;   // a generated exercise's title, before its level
+  const char* answer;  // the answer format the question shows
+};
+inline constexpr KindInfo kKinds[] = {
+    {ExerciseKind::kPredictPeak, "predict_peak", "predict-peak", "Predict the peak", "a size, like 100 KiB or 102400"},
+    {ExerciseKind::kFindOrder, "find_order", "find-order", "Find an order that fits", "an order of op names, like A,B,C"},
+    {ExerciseKind::kPlaceTensor, "place_tensor", "place-tensor", "Place a tensor", "an offset, like 32 KiB or 32768"},
+    {ExerciseKind::kCacheMisses, "cache_misses", "cache-misses", "Count the cache misses", "a whole number, like 5"},
+    {ExerciseKind::kFitBudget, "fit_budget", "fit-budget", "Fit the budget",
+     "a planner name (like portfolio) or an order (like A,B,C)"},
+    {ExerciseKind::kBrokenRule, "broken_rule", "broken-rule", "Spot the broken rule",
+     "a rule and its tensor(s), like overlap B D"},
+};
+// The row of `kind`, or nullptr for a value outside the enum.
+const KindInfo* find_kind(ExerciseKind kind);
+// One column of kKinds as a refusal lists it: "predict_peak, find_order, ... or broken_rule".
+std::string kind_names(const char* KindInfo::*column);
+
 constexpr int kMaxCount = 1000000;  // attempts, wrong answers in a progress record
 constexpr size_t kMaxAnswerChars = 1000;
 constexpr double kSolveSeconds = 2.0;  // schedule search / exact layout when proving an answer exists
@@ -23,8 +47,9 @@ std::string message_of(const InputError& e);
 std::string nested(const std::string& where, const std::string& inner);
 std::string trim(std::string_view s);
 std::string lower(std::string s);
-// "A, B and D".
-std::string join_and(const std::vector<std::string>& items);
+// "A, B and D" (conjunction "and"), "A, B or D" (conjunction "or").
+std::string join_words(const std::vector<std::string>& items, const char* conjunction);
+inline std::string join_and(const std::vector<std::string>& items) { return join_words(items, "and"); }
 // At most `n` bytes of `text`, never cutting a UTF-8 character in half.
 std::string utf8_prefix(std::string_view text, size_t n);
 // Quotes the student's text in feedback, cut short so a pasted essay stays readable.

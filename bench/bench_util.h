@@ -1,0 +1,50 @@
+// What every benchmark program needs and nothing in core provides: a clock and a whole file's
+// bytes. Header-only, included by bench/*.cpp (each its own program), natively and in Wasm.
+//
+//   const double t0 = bench::now();
+//   run();
+//   std::printf("%.3f s\n", bench::now() - t0);
+#pragma once
+
+#include <chrono>
+#include <ctime>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#ifdef __EMSCRIPTEN__
+#include <emscripten.h>
+#endif
+
+namespace arenaplan::bench {
+
+// Wall-clock seconds on a steady clock: only differences mean anything.
+inline double now() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+// CPU seconds of this process: on a shared machine wall time says more about the neighbours than
+// about the code. Under Node, Emscripten's clock() is wall time; process.cpuUsage() is not (it
+// includes V8's compiler threads, a real cost of running Wasm).
+inline double cpu_now() {
+#ifdef __EMSCRIPTEN__
+  return EM_ASM_DOUBLE({
+    const u = process.cpuUsage();
+    return (u.user + u.system) / 1e6;
+  });
+#else
+  return static_cast<double>(std::clock()) / CLOCKS_PER_SEC;
+#endif
+}
+
+// A whole file's bytes into `out`; false when it cannot be opened (the caller says which file).
+inline bool read_text(const std::string& path, std::string* out) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return false;
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  *out = ss.str();
+  return true;
+}
+
+}  // namespace arenaplan::bench
