@@ -106,6 +106,27 @@ std::vector<std::string> quantize_candidates(const Graph& g) {
   return out;
 }
 
+std::vector<std::string> stream_candidates(const Graph& g) {
+  // Each conv with a 1x1 window whose output goes to a depthwise conv directly or through a PAD
+  // (which foldpad may remove first); stream_pointwise_depthwise decides the rest.
+  std::vector<std::string> out;
+  for (const Op& pw : g.ops) {
+    if (op_family(pw.kind) != OpFamily::kConv || pw.inputs.size() < 2 || pw.outputs.size() != 1 || !spec_safe(pw.name))
+      continue;
+    const Tensor& w = g.tensors[pw.inputs[1]];
+    if (w.shape.size() != 4 || w.shape[1].value != 1 || w.shape[2].value != 1) continue;
+    const Tensor& mid = g.tensors[pw.outputs[0]];
+    if (mid.consumers.size() != 1) continue;
+    const Op* next = &g.ops[mid.consumers[0]];
+    if ((next->kind == "pad" || next->kind == "padv2") && next->outputs.size() == 1 &&
+        g.tensors[next->outputs[0]].consumers.size() == 1)
+      next = &g.ops[g.tensors[next->outputs[0]].consumers[0]];
+    if (op_family(next->kind) == OpFamily::kDepthwiseConv && spec_safe(next->name))
+      out.push_back("stream:" + pw.name + "," + next->name);
+  }
+  return out;
+}
+
 // One line per kind. Kernel-level kinds (foldpad, ...) add theirs here.
 const std::vector<RewriteKind>& rewrite_kinds() {
   static const std::vector<RewriteKind> kinds = {
@@ -114,6 +135,8 @@ const std::vector<RewriteKind>& rewrite_kinds() {
       {"recompute", true, true, recompute_candidates, apply_transformation},
       {"patch", true, true, patch_candidates, apply_transformation},
       {"foldpad", true, false, foldpad_candidates, apply_transformation},
+      {"stream", true, false, stream_candidates, apply_transformation},
+      {"callerquant", true, false, callerquant_candidates, apply_transformation},
       {"order", true, false, order_candidates, apply_transformation},
       {"quantize", false, false, quantize_candidates, apply_transformation},
   };
