@@ -37,7 +37,11 @@ struct OpWork {
   int64_t flash_bytes_read = 0;
   int64_t bytes_written = 0;
   // Bytes a kernel stages through a temporary before writing them to the output (the in-place
-  // depthwise and pointwise conv kernels): one extra SRAM store and load per byte.
+  // depthwise and pointwise conv kernels), or through a scratch plane between two fused stages
+  // (the streamed pointwise -> depthwise kernel: every element of the vanished expansion is
+  // stored once and read back by the depthwise window): one extra SRAM store and load per byte.
+  // The streamed kernel's MACs are the two convs' own; what it saves is the expansion's arena
+  // store and the second op's dispatch.
   int64_t temp_bytes = 0;
 };
 

@@ -25,6 +25,9 @@ std::string quantization_text(const Tensor& t) {
   return std::string("scale ") + scale + ", zero point " + std::to_string(t.quant->zero_point[0]);
 }
 
+// The integer range of the quantized type, as TFLite's QUANTIZE clamps to it.
+std::string range_text(const Tensor& t) { return t.dtype == DType::kInt16 ? "[-32768, 32767]" : "[-128, 127]"; }
+
 std::string shape_text(const Tensor& t) {
   std::string s = std::string(t.dtype ? dtype_name(*t.dtype) : "untyped") + " [";
   for (size_t i = 0; i < t.shape.size(); ++i) s += (i ? "," : "") + std::to_string(t.shape[i].value);
@@ -69,7 +72,7 @@ Rewrite input_quantize(const Graph& g, OpId o, const std::string& where) {
   Rewrite r;
   r.graph = finish(std::move(out), where);
   r.interface_change = "the firmware must feed " + Q.name + " (" + shape_text(Q) + ") quantized with " +
-                       quantization_text(Q) + ": q = clamp(round(x / scale) + zero point) of the float input " +
+                       quantization_text(Q) + ": q = clamp(round(x / scale) + zero point, " + range_text(Q) + ") of the float input " +
                        X.name + ", instead of the float input itself";
   r.summary = "QUANTIZE " + op.name + " moved to the caller: the graph input is " + Q.name + " (" +
               format_bytes(Q.bytes) + ") instead of " + X.name + " (" + shape_text(X) + ", " + format_bytes(X.bytes) +

@@ -326,6 +326,30 @@ TEST_CASE("MAC counts of rewritten graphs equal the naive sum of their convs (no
   }
 }
 
+TEST_CASE("MAC counts of fused ops on float model graphs: the parts' MACs, as the naive sum") {
+  Net n(60);
+  TensorId x = n.activation("x", {1, 9, 9, 3}, true);
+  TensorId c = n.conv("conv", x, 6, 3, 1, 1);
+  TensorId r = n.tensor("relu.out", n.dims(c), DType::kFloat32);
+  n.op("relu", "relu", {c}, {r});
+  TensorId e = n.conv("expand", r, 12, 1, 1, 0);
+  TensorId d = n.depthwise("dw", e, 3, 2, 1);
+  TensorId s = n.tensor("sum", n.dims(d), DType::kFloat32);
+  TensorId other = n.conv("side", n.conv("side0", x, 12, 3, 2, 1), 12, 1, 1, 0);
+  n.op("add", "add", {d, other}, {s});
+  Graph g = n.finish(x, {s});
+  const int64_t want = naive_macs(g);
+  Graph fused = applied_to(applied_to(applied_to(g, "fuse:conv,relu"), "stream:expand,dw"), "fuse:side,add");
+  CHECK(fused.ops.size() == 4);
+  CHECK(count_macs(fused) == want);
+  WhatIfOptions o;
+  o.measure_alone = false;
+  const PlanFigures f = measure_graph(fused, o);
+  CHECK(f.simulated);
+  CHECK(f.macs == want);
+  CHECK(outputs_match(g, fused, 1));
+}
+
 TEST_CASE("fuzz: random legal sequences with stream and callerquant over inverted-residual int8 graphs stay bit-exact") {
   int streamed = 0, moved = 0, folded = 0, in_place = 0;
   for (uint64_t seed = 1; seed <= 12; ++seed) {
