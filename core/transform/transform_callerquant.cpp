@@ -30,7 +30,10 @@ std::string range_text(const Tensor& t) { return t.dtype == DType::kInt16 ? "[-3
 
 std::string shape_text(const Tensor& t) {
   std::string s = std::string(t.dtype ? dtype_name(*t.dtype) : "untyped") + " [";
-  for (size_t i = 0; i < t.shape.size(); ++i) s += (i ? "," : "") + std::to_string(t.shape[i].value);
+  for (size_t i = 0; i < t.shape.size(); ++i) {
+    if (i) s += ',';
+    s += std::to_string(t.shape[i].value);
+  }
   return s + "]";
 }
 

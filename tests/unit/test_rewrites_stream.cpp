@@ -410,7 +410,8 @@ TEST_CASE("fuzz: random legal sequences with stream and callerquant over inverte
 TEST_CASE("auto on MCUNet-VWW's first-stage shapes reaches TinyEngine's published 59 kB, bit-exact and verified") {
   const Graph g = vww_first_stage();
   AutoRewriteOptions o;
-  o.time_limit_seconds = 60;  // a bound for slow machines; the search converges long before
+  o.max_evaluations = 3000;  // counted, not timed: the result does not depend on the machine's load
+  o.time_limit_seconds = 300;
   AutoRewriteResult r = auto_rewrite(g, o);
   CAPTURE(auto_rewrite_text(r));
   // TFLM's plan of this stage peaks at the PAD before the stride-2 depthwise: the 76,800 B
