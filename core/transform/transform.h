@@ -12,6 +12,9 @@
 //   fused op     name "A+B+C", kind "conv2d+batchnorm+relu"; part 0's attrs as they were, part k's
 //                attrs prefixed "k." plus "k.slot" (where A's result enters part k's inputs),
 //                "k.inputs" (how many inputs part k adds) and "k.bytes" (the vanished intermediate)
+//   streamed     name "PW+DW", kind "pointwise_depthwise_stream": PW's attrs as they were, DW's
+//                prefixed "1.", plus "pw_inputs", "mid_h", "mid_w", "mid_scale", "mid_zero_point"
+//                (core/sim/kernels_stream.cpp); no "fused_parts": the simulator runs it as one kernel
 //   recomputed   name "P@C" (P again, for consumer C), attrs of P plus "recompute": 1
 //   quantized    ops "quantize" (T -> T.q) after T's producer and "dequantize" (T.q -> T.dq.C)
 //                before each consumer C; attr "scale_log2" is unused by the memory model
@@ -96,10 +99,10 @@ Rewrite merge_models(const std::vector<Graph>& models);
 
 // ---- Specs: the CLI's --apply and the browser's list ----------------------------------------
 
-// "fuse:A,B", "inplace:C" or "inplace:C=X", "foldpad:PAD", "stream:PW,DW", "callerquant:Q", "quantize:T=int8", "recompute:T@C",
-// "patch:A,B,C=4", "order:A,B,C" or "order:best", "pool:NAME".
+// "fuse:A,B", "inplace:C" or "inplace:C=X", "foldpad:PAD", "stream:PW,DW", "callerquant:Q",
+// "quantize:T=int8", "recompute:T@C", "patch:A,B,C=4", "order:A,B,C" or "order:best", "pool:NAME".
 struct Transformation {
-  std::string kind;               // "fuse", "inplace", "foldpad", "stream", "callerquant", "quantize", "recompute", "patch", "order", "pool"
+  std::string kind;               // "fuse", "inplace", "foldpad", "stream", "callerquant", "quantize", ...
   std::vector<std::string> names; // ops or tensors the spec names, in order
   std::string value;              // after '=' or '@' ("int8", "4", consumer, input tensor); may be empty
   std::string text;               // the spec as written

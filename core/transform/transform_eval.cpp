@@ -267,7 +267,9 @@ bool outputs_match(const Graph& original, const Graph& rewritten, uint64_t seed,
   }
   if (note) {
     *note = "";
-    if (!fed_names.empty()) *note += "inputs " + fed_names + " fed the original graph's values (quantize(original input)); ";
+    if (!fed_names.empty()) *note += "inputs " + fed_names +
+                                    " fed the original graph's values of them (quantize(original input) for a QUANTIZE "
+                                    "moved to the caller); ";
     if (!inner_outputs.empty()) *note += "outputs " + inner_outputs + " compared with the original graph's tensors of that name; ";
   }
   return same;
