@@ -96,6 +96,7 @@ ModelKernel prepare_pointwise_depthwise_stream(const KernelContext& c) {
   k.work.macs = pg.n * pg.oh * pg.ow * pg.oc * pg.c + dg.n * dg.oh * dg.ow * dg.oc * dg.kh * dg.kw;
   const int width = dtype_width(*xt.dtype);
   k.work.temp_bytes = pg.n * pg.oh * pg.ow * pg.oc * width;  // every plane element: stored, read back
+  k.work.reread_bytes = (pg.oc - 1) * c.count(xt) * width;    // the input, once more per further channel
   const Bytes plane = pg.oh * pg.ow * width;
   c.require(c.op.scratch_bytes >= plane, "the op's scratch must hold one " + std::to_string(plane) + "-byte plane");
   const bool has_b1 = pw_inputs == 3, has_b2 = static_cast<int64_t>(c.inputs()) == pw_inputs + 2;

@@ -152,8 +152,19 @@ TEST_CASE("streamed kernel: equal to the conv then the depthwise bit for bit, an
         const auto got = run_op(s, 0, xb, &kernel);
         CHECK(kernel == (f32 ? "pointwise_depthwise_stream float32" : "pointwise_depthwise_stream int8"));
         CHECK(got == want);
-        // The work: exactly the two convs' MACs.
-        CHECK(sim::plan_kernel(s, 0).work.macs == sim::plan_kernel(g, 0).work.macs + sim::plan_kernel(g, 1).work.macs);
+        // The work: exactly the two convs' MACs; the cycle model also charges the plane's traffic
+        // (every expanded element stored and loaded once) and the input walked once per channel.
+        const sim::KernelWork work = sim::plan_kernel(s, 0).work;
+        CHECK(work.macs == sim::plan_kernel(g, 0).work.macs + sim::plan_kernel(g, 1).work.macs);
+        const int width = f32 ? 4 : 1;
+        CHECK(work.temp_bytes == H * W * E * width);
+        CHECK(work.reread_bytes == (E - 1) * H * W * C * width);
+        sim::OpWork once, twice;
+        once.macs = twice.macs = work.macs;
+        twice.reread_bytes = work.reread_bytes;
+        const sim::McuProfile& m4 = sim::find_mcu_profile("cortex-m4");
+        CHECK(sim::op_cycles(m4, twice) - sim::op_cycles(m4, once) ==
+              static_cast<int64_t>(std::ceil(m4.sram_load_cycles_per_byte * double(work.reread_bytes))));
         if (f32) continue;
         // Naive, from TFLite's definition in real numbers: the expansion (relu6) requantized to
         // int8, then the depthwise over those int8 values with the zero point outside the image.
