@@ -308,6 +308,26 @@ TEST_CASE("callerquant: the entry QUANTIZE and exit DEQUANTIZE move to the calle
   }
 }
 
+TEST_CASE("in-place QUANTIZE: the int8 copy is written over the float input it narrows, bit-exact") {
+  // float32 -> int8 writes element i at byte i after reading bytes 4i..4i+3: never a byte not yet
+  // read, so the elementwise in-place kind covers it (and refuses the widening DEQUANTIZE).
+  Net n(70);
+  TensorId x = n.tensor("image", {1, 10, 10, 3}, DType::kFloat32);
+  TensorId q = n.quantize("quant", x);
+  TensorId c = n.conv("conv", q, 2, 1, 1, 0);
+  TensorId y = n.dequantize("dequant", c);
+  Graph g = n.finish(x, {y});
+  WhatIfOptions o;
+  o.measure_alone = false;
+  WhatIfReport r = run_whatif(g, {{"inplace:quant"}}, o, {});
+  REQUIRE(r.steps[0].applied);
+  CHECK(r.outputs_check == "bit-exact");
+  CHECK(r.after.sim_ok);
+  CHECK(r.steps[0].after.verified);
+  CHECK(r.after.peak_bytes < r.before.peak_bytes);  // 1200 B float + 300 B int8 no longer coexist
+  CHECK(refusal(g, "inplace:dequant").find("does not fit in input conv.out") != std::string::npos);
+}
+
 TEST_CASE("MAC counts of rewritten graphs equal the naive sum of their convs (no rewrite here adds work)") {
   for (uint64_t seed = 1; seed <= 6; ++seed) {
     CAPTURE(seed);
