@@ -9,6 +9,7 @@
 #include <cmath>
 
 #include "core/sim/sim.h"
+#include "core/tflite/exports.h"
 #include "core/transform/detail/transform_auto_internal.h"
 #include "core/transform/transform.h"
 #include "core/transform/transform_auto.h"
@@ -232,6 +233,12 @@ TEST_CASE("stream after foldpad: the PAD's border travels with the depthwise, ou
     CHECK(r.after.peak_bytes < r.before.peak_bytes);
     CHECK(r.steps[1].after.peak_bytes <= 400 + 300 + plane + 3 * 16);
     CHECK(r.steps[1].summary.find("expand.out (1200 B) is never stored") != std::string::npos);
+    // The export names the kernel stock TFLM lacks (the folded border travels inside it).
+    const std::vector<CustomKernel> custom = custom_kernels_needed(r.result);
+    REQUIRE(custom.size() == 1);
+    CHECK(custom[0].op == "expand+dw");
+    CHECK(custom[0].kernel == "pointwise_depthwise_stream");
+    CHECK(custom[0].why.find(std::to_string(plane) + "-byte plane") != std::string::npos);
   }
 }
 
