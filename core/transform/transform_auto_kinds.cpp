@@ -107,22 +107,22 @@ std::vector<std::string> quantize_candidates(const Graph& g) {
 }
 
 std::vector<std::string> stream_candidates(const Graph& g) {
-  // Each conv with a 1x1 window whose output goes to a depthwise conv directly or through a PAD
-  // (which foldpad may remove first); stream_pointwise_depthwise decides the rest.
+  // Each conv with a 1x1 window and each depthwise conv reading its output directly or through a
+  // PAD (which foldpad may remove first). Other readers are not a reason to skip: recompute may
+  // move them to a copy of the conv. stream_pointwise_depthwise decides the rest.
   std::vector<std::string> out;
   for (const Op& pw : g.ops) {
     if (op_family(pw.kind) != OpFamily::kConv || pw.inputs.size() < 2 || pw.outputs.size() != 1 || !spec_safe(pw.name))
       continue;
     const Tensor& w = g.tensors[pw.inputs[1]];
     if (w.shape.size() != 4 || w.shape[1].value != 1 || w.shape[2].value != 1) continue;
-    const Tensor& mid = g.tensors[pw.outputs[0]];
-    if (mid.consumers.size() != 1) continue;
-    const Op* next = &g.ops[mid.consumers[0]];
-    if ((next->kind == "pad" || next->kind == "padv2") && next->outputs.size() == 1 &&
-        g.tensors[next->outputs[0]].consumers.size() == 1)
-      next = &g.ops[g.tensors[next->outputs[0]].consumers[0]];
-    if (op_family(next->kind) == OpFamily::kDepthwiseConv && spec_safe(next->name))
-      out.push_back("stream:" + pw.name + "," + next->name);
+    std::vector<OpId> readers = g.tensors[pw.outputs[0]].consumers;
+    for (OpId r : g.tensors[pw.outputs[0]].consumers)
+      if ((g.ops[r].kind == "pad" || g.ops[r].kind == "padv2") && g.ops[r].outputs.size() == 1)
+        for (OpId next : g.tensors[g.ops[r].outputs[0]].consumers) readers.push_back(next);
+    for (OpId r : readers)
+      if (op_family(g.ops[r].kind) == OpFamily::kDepthwiseConv && spec_safe(g.ops[r].name))
+        out.push_back("stream:" + pw.name + "," + g.ops[r].name);
   }
   return out;
 }
