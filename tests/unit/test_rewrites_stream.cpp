@@ -115,11 +115,27 @@ TEST_CASE("stream: every refusal names the op and the reason") {
     CHECK(refusal(s3, "stream:pw2,dw2").empty());
     Graph twice = applied_to(s3, "stream:pw2,dw2");
     CHECK(twice.ops.size() == 2);
+    says(s3, "stream:pw+dw,dw2", "op pw+dw is already fused or streamed");
     // Hand-written tensors (no quantization): the simplified kernels, which have no streamed twin.
     Graph hand = g3;
     for (Tensor& t : hand.tensors)
       if (!t.constant) t.quant.reset();
     says(hand, "stream:pw,dw", "op pw's tensor x is not an NHWC int8 tensor with per-tensor quantization nor float32");
+  }
+  {
+    // Weights computed at run time (not constant) cannot be streamed from flash.
+    Net n4(6);
+    TensorId x4 = n4.activation("x", {1, 4, 4, 3});
+    TensorId w4 = n4.tensor("w_live", {6, 1, 1, 3}, DType::kInt8, quant(0.01f, 0));
+    TensorId e4 = n4.activation("e", {1, 4, 4, 6});
+    n4.op("pw", "conv_2d", {x4, w4}, {e4});
+    TensorId d4 = n4.depthwise("dw", e4, 3, 1, 1);
+    Graph g4 = n4.g;  // w_live is a second graph input
+    g4.inputs = {x4, w4};
+    g4.outputs = {d4};
+    link_tensors(g4);
+    validate_graph(g4);
+    says(g4, "stream:pw,dw", "op pw's weights w_live are not constant");
   }
 }
 
@@ -304,6 +320,16 @@ TEST_CASE("callerquant: the entry QUANTIZE and exit DEQUANTIZE move to the calle
   CHECK(refusal(mid_q, "callerquant:requant").find("quantizes deq.out, which is not a graph input") != std::string::npos);
   CHECK(refusal(mid_q, "callerquant:deq").find("op deq's output deq.out is not a graph output read by no op") !=
         std::string::npos);
+  // An int8 input's requantization is not the float entry; an in-place QUANTIZE stays.
+  {
+    Net m(53);
+    TensorId a = m.activation("a", {1, 4, 4, 2});
+    TensorId b = m.quantize("requant", a);
+    Graph int8_in = m.finish(a, {m.conv("c", b, 2, 1, 1, 0)});
+    CHECK(refusal(int8_in, "callerquant:requant").find("op requant's input a is not float32") != std::string::npos);
+    CHECK(refusal(applied_to(g, "inplace:quant"), "callerquant:quant").find("op quant runs in place") !=
+          std::string::npos);
+  }
   {
     Net m(52);
     TensorId a = m.tensor("a", {1, 4, 4, 2}, DType::kFloat32);
