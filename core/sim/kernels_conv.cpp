@@ -2,33 +2,24 @@
 // reference arithmetic (per-channel multipliers, input offset, output offset, fused activation
 // clamp) and in float32 (TFLM's loop order, so the sums round the same way).
 //
-// The conv and depthwise window loops are written once, templated on the arithmetic (Int8Math,
-// FloatMath). The same window sums serve the ordinary loops and the in-place variants the
-// transform rewrites ask for (an op with `in_place` set): depthwise channel by channel through a
-// one-channel temporary, pointwise (1x1) conv pixel by pixel through a Cout-element temporary,
-// both temporaries in the op's scratch. A folded PAD is ordinary explicit padding here (pad_h,
-// pad_w, pad_bottom, pad_right: the border reads as the input's zero point, which the foldpad
-// rewrite checks is the pad value).
+// The window walk and the window sums are written once (detail/conv_window.h), templated on the
+// arithmetic (Int8Math, FloatMath). The same sums serve the ordinary loops and the in-place
+// variants the transform rewrites ask for (an op with `in_place` set): depthwise channel by
+// channel through a one-channel temporary, pointwise (1x1) conv pixel by pixel through a
+// Cout-element temporary, both temporaries in the op's scratch. A folded PAD is ordinary explicit
+// padding here (pad_h, pad_w, pad_bottom, pad_right: the border reads as the input's zero point,
+// which the foldpad rewrite checks is the pad value).
 #include <algorithm>
 #include <cmath>
 #include <limits>
 #include <memory>
 
-#include "core/sim/detail/model_kernels.h"
+#include "core/sim/detail/conv_window.h"
 
 namespace arenaplan::sim {
 
-namespace {
+namespace conv {
 
-// NHWC window geometry from the imported attrs (stride, dilation, TFLM's explicit padding).
-struct ConvGeom {
-  int64_t n = 1, h = 1, w = 1, c = 1;  // input
-  int64_t kh = 1, kw = 1;               // filter
-  int64_t oh = 1, ow = 1, oc = 1;       // output
-  int64_t stride_h = 1, stride_w = 1, dil_h = 1, dil_w = 1, pad_h = 0, pad_w = 0, pad_b = 0, pad_r = 0;
-};
-
-// Checks the output shape against the window the attrs describe.
 ConvGeom conv_geometry(const KernelContext& c, const std::vector<int64_t>& x, int64_t kh, int64_t kw,
                        const std::vector<int64_t>& y) {
   c.require(x.size() == 4 && y.size() == 4, "input and output must be NHWC (rank 4)");
@@ -52,7 +43,6 @@ ConvGeom conv_geometry(const KernelContext& c, const std::vector<int64_t>& x, in
   return g;
 }
 
-// Per-output-channel TFLM multipliers: input scale * filter scale / output scale, in double.
 std::vector<tflm::Multiplier> channel_multipliers(const KernelContext& c, const Tensor& x, const Tensor& w,
                                                   const Tensor& y, int64_t channels) {
   const double in = c.scale(x), out = c.scale(y);
@@ -73,46 +63,6 @@ void require_constant_weights(const KernelContext& c, const Tensor& w) {
   c.require(w.constant, "weights " + w.name + " are not constant");
 }
 
-// ---- Arithmetic: what one multiply-accumulate and one output element are ----------------------
-
-// TFLM's int8 reference: (x + input offset) * w summed in int32, bias added, per-channel
-// requantization, output offset, activation clamp.
-struct Int8Math {
-  using T = int8_t;
-  using Acc = int32_t;
-  using Bias = int32_t;
-  static constexpr DType kType = DType::kInt8;
-  int32_t in_off = 0, out_off = 0, lo = -128, hi = 127;
-  std::vector<tflm::Multiplier> mult;
-
-  Acc mac(Acc acc, T x, T w) const { return acc + (int32_t{x} + in_off) * int32_t{w}; }
-  T finish(Acc acc, const Bias* bias, int64_t o) const {
-    if (bias) acc += bias[o];
-    acc = tflm::multiply_by_quantized_multiplier(acc, mult[static_cast<size_t>(o)]) + out_off;
-    return static_cast<T>(std::clamp(acc, lo, hi));
-  }
-};
-
-// float32 in TFLM's order: the window sum first, then the bias, then the activation clamp. A NaN
-// result is written as the canonical quiet NaN: which NaN payload a sum of two NaNs keeps depends
-// on the operand order the compiler picked for each loop, and the in-place loops must agree with
-// the ordinary ones bit for bit (the simulator fills float inputs and weights with raw bytes).
-struct FloatMath {
-  using T = float;
-  using Acc = float;
-  using Bias = float;
-  static constexpr DType kType = DType::kFloat32;
-  float lo = 0, hi = 0;
-
-  Acc mac(Acc acc, T x, T w) const { return acc + x * w; }
-  T finish(Acc acc, const Bias* bias, int64_t o) const {
-    const float v = acc + (bias ? bias[o] : 0.f);
-    if (std::isnan(v)) return std::numeric_limits<float>::quiet_NaN();
-    return std::min(std::max(v, lo), hi);
-  }
-};
-
-// The arithmetic of a conv-like op from its tensors (multipliers and offsets for int8).
 Int8Math int8_math(const KernelContext& c, const Tensor& x, const Tensor& w, const Tensor& y, int64_t channels) {
   Int8Math m;
   m.mult = channel_multipliers(c, x, w, y, channels);
@@ -120,50 +70,18 @@ Int8Math int8_math(const KernelContext& c, const Tensor& x, const Tensor& w, con
   c.activation_range_int8(y, m.lo, m.hi);
   return m;
 }
+
 FloatMath float_math(const KernelContext& c) {
   FloatMath m;
   c.activation_range_float(m.lo, m.hi);
   return m;
 }
 
-// ---- Window sums and loops (one copy for every element type) --------------------------------
+}  // namespace conv
 
-// Conv: output (b, oy, ox, o) from the fic input channels starting at ic0; the border outside
-// the input (padding) contributes nothing, i.e. reads as the zero point.
-template <class M>
-typename M::Acc conv_sum(const M& m, const ConvGeom& g, int64_t fic, const typename M::T* x, const typename M::T* wo,
-                         int64_t b, int64_t oy, int64_t ox, int64_t ic0) {
-  typename M::Acc acc = 0;
-  for (int64_t fy = 0; fy < g.kh; ++fy) {
-    const int64_t iy = oy * g.stride_h - g.pad_h + fy * g.dil_h;
-    if (iy < 0 || iy >= g.h) continue;
-    for (int64_t fx = 0; fx < g.kw; ++fx) {
-      const int64_t ix = ox * g.stride_w - g.pad_w + fx * g.dil_w;
-      if (ix < 0 || ix >= g.w) continue;
-      const typename M::T* xp = x + ((b * g.h + iy) * g.w + ix) * g.c + ic0;
-      const typename M::T* wp = wo + (fy * g.kw + fx) * fic;
-      for (int64_t i = 0; i < fic; ++i) acc = m.mac(acc, xp[i], wp[i]);
-    }
-  }
-  return acc;
-}
+using namespace conv;
 
-// Depthwise: output channel o of (b, oy, ox) from input channel ic alone.
-template <class M>
-typename M::Acc depthwise_sum(const M& m, const ConvGeom& g, const typename M::T* x, const typename M::T* w, int64_t b,
-                              int64_t oy, int64_t ox, int64_t ic, int64_t o) {
-  typename M::Acc acc = 0;
-  for (int64_t fy = 0; fy < g.kh; ++fy) {
-    const int64_t iy = oy * g.stride_h - g.pad_h + fy * g.dil_h;
-    if (iy < 0 || iy >= g.h) continue;
-    for (int64_t fx = 0; fx < g.kw; ++fx) {
-      const int64_t ix = ox * g.stride_w - g.pad_w + fx * g.dil_w;
-      if (ix < 0 || ix >= g.w) continue;
-      acc = m.mac(acc, x[((b * g.h + iy) * g.w + ix) * g.c + ic], w[(fy * g.kw + fx) * g.oc + o]);
-    }
-  }
-  return acc;
-}
+namespace {
 
 template <class M>
 void conv_loop(const M& m, const ConvGeom& g, int64_t fic, const typename M::T* x, const typename M::T* w,

@@ -18,6 +18,7 @@ struct Registration {
 constexpr Registration kModelKernels[] = {
     {"conv_2d", prepare_conv_2d},
     {"depthwise_conv_2d", prepare_depthwise_conv_2d},
+    {"pointwise_depthwise_stream", prepare_pointwise_depthwise_stream},
     {"fully_connected", prepare_fully_connected},
     {"average_pool_2d", prepare_average_pool_2d},
     {"max_pool_2d", prepare_max_pool_2d},

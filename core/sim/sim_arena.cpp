@@ -328,6 +328,7 @@ void ArenaSimulator::compute_stats() {
     w.macs = kernels_[o].work.macs;
     w.alu_ops = kernels_[o].work.alu_ops;
     w.temp_bytes = kernels_[o].work.temp_bytes;
+    w.reread_bytes = kernels_[o].work.reread_bytes;
     for (TensorId x : op.inputs) {
       if (g_.tensors[x].constant) w.flash_bytes_read += g_.tensors[x].bytes;
       else w.sram_bytes_read += g_.tensors[x].bytes;

@@ -40,7 +40,8 @@ int64_t op_cycles(const McuProfile& p, const OpWork& w) {
              p.sram_load_cycles_per_byte * static_cast<double>(w.sram_bytes_read) +
              p.flash_load_cycles_per_byte * static_cast<double>(w.flash_bytes_read) +
              p.sram_store_cycles_per_byte * static_cast<double>(w.bytes_written) +
-             (p.sram_store_cycles_per_byte + p.sram_load_cycles_per_byte) * static_cast<double>(w.temp_bytes);
+             (p.sram_store_cycles_per_byte + p.sram_load_cycles_per_byte) * static_cast<double>(w.temp_bytes) +
+             p.sram_load_cycles_per_byte * static_cast<double>(w.reread_bytes);
   return static_cast<int64_t>(std::ceil(c));
 }
 

@@ -37,8 +37,17 @@ struct OpWork {
   int64_t flash_bytes_read = 0;
   int64_t bytes_written = 0;
   // Bytes a kernel stages through a temporary before writing them to the output (the in-place
-  // depthwise and pointwise conv kernels): one extra SRAM store and load per byte.
+  // depthwise and pointwise conv kernels), or through a scratch plane between two fused stages
+  // (the streamed pointwise -> depthwise kernel: every element of the vanished expansion is
+  // stored once and read back by the depthwise window): one extra SRAM store and load per byte.
+  // The streamed kernel's MACs are the two convs' own; it pays this plane traffic (which replaces
+  // the expansion's arena store and load) and its input re-reads (below), and saves one dispatch.
   int64_t temp_bytes = 0;
+  // Input bytes a kernel loads again after the first pass, which the "each input byte once" rule
+  // would otherwise hide: the streamed pointwise -> depthwise kernel walks its whole input once per
+  // expanded channel (the plain pointwise conv uses each input pixel for every output channel
+  // while it is in registers). One SRAM load per byte.
+  int64_t reread_bytes = 0;
 };
 
 // Cycles of one op under a profile (rounded up to whole cycles). A folded PAD costs its consumer

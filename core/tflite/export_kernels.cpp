@@ -63,6 +63,12 @@ std::vector<CustomKernel> custom_kernels_needed(const Graph& g) {
                            (family == OpFamily::kAvgPool ? " and counts it in the divisor" : "") +
                            "; TFLM's pool skips padding"});
     }
+    if (attr_of(op, "streamed", 0) == 1)
+      out.push_back({op.name, op.kind,
+                     "a 1x1 conv and its depthwise conv run channel by channel through a " +
+                         std::to_string(attr_of(op, "plane_bytes", op.scratch_bytes)) +
+                         "-byte plane in the op's scratch (the expanded tensor is never stored); TFLM runs them as two "
+                         "ops with the expanded tensor in the arena"});
     if (!op.in_place.empty() && (conv || pool)) {
       const Bytes temp = attr_of(op, "in_place_temp_bytes", op.scratch_bytes);
       out.push_back({op.name, op.kind + "_in_place",

@@ -170,15 +170,18 @@ Transformation parse_transformation(const std::string& spec) {
   for (const std::string& n : t.names)
     if (n.empty()) return bad("an empty name in the list");
   static const char* const kKinds[] = {"fuse", "inplace", "quantize", "recompute", "patch", "order", "pool",
-                                       "foldpad"};
+                                       "foldpad", "stream", "callerquant"};
   if (std::find(std::begin(kKinds), std::end(kKinds), t.kind) == std::end(kKinds))
     return bad("unknown transformation \"" + t.kind + "\"");
-  const bool one_name = t.kind == "inplace" || t.kind == "foldpad" || t.kind == "quantize" || t.kind == "recompute" || t.kind == "pool";
+  const bool one_name = t.kind == "inplace" || t.kind == "foldpad" || t.kind == "callerquant" || t.kind == "quantize" || t.kind == "recompute" || t.kind == "pool";
   if (one_name && t.names.size() != 1) return bad(t.kind + " takes one name");
   if ((t.kind == "quantize" || t.kind == "recompute" || t.kind == "patch") && t.value.empty())
     return bad(t.kind + std::string(" needs a value after '") + value_sep + "'");
   if ((t.kind == "fuse") && t.names.size() < 2) return bad("fuse needs at least two ops");
-  if ((t.kind == "fuse" || t.kind == "order" || t.kind == "pool" || t.kind == "foldpad") && !t.value.empty())
+  if (t.kind == "stream" && t.names.size() != 2) return bad("stream takes two ops: the pointwise conv, the depthwise");
+  if ((t.kind == "fuse" || t.kind == "order" || t.kind == "pool" || t.kind == "foldpad" || t.kind == "stream" ||
+       t.kind == "callerquant") &&
+      !t.value.empty())
     return bad(t.kind + " takes no '=' value");
   return t;
 }
@@ -191,6 +194,8 @@ const char* transformation_help() {
          "  patch:A,B,...=TILES  run the spatial stage A,B,... patch by patch (TILES row bands, or ROWSxCOLS patches)\n"
          "  order:A,B,...|best   run the ops in this order (best: the schedule optimiser)\n"
          "  foldpad:PAD          fold PAD/PADV2 into its conv/depthwise/pool consumer (the padded copy disappears)\n"
+         "  stream:PW,DW         run a 1x1 conv and its depthwise consumer channel by channel (the expanded tensor disappears)\n"
+         "  callerquant:OP       move the entry QUANTIZE / exit DEQUANTIZE to the caller (firmware feeds int8)\n"
          "  pool:MODEL           share one arena with another model that never runs at the same time\n";
 }
 
@@ -198,6 +203,8 @@ Rewrite apply_transformation(const Graph& g, const Transformation& t, const Tran
   if (t.kind == "fuse") return fuse_ops(g, t.names);
   if (t.kind == "inplace") return make_in_place(g, t.names[0], t.value);
   if (t.kind == "foldpad") return fold_pad(g, t.names[0]);
+  if (t.kind == "stream") return stream_pointwise_depthwise(g, t.names[0], t.names[1]);
+  if (t.kind == "callerquant") return quantize_in_caller(g, t.names[0]);
   if (t.kind == "quantize") {
     auto d = dtype_from_name(t.value);
     if (!d) refuse(t.text, "unknown dtype \"" + t.value + "\"");

@@ -12,6 +12,9 @@
 //   fused op     name "A+B+C", kind "conv2d+batchnorm+relu"; part 0's attrs as they were, part k's
 //                attrs prefixed "k." plus "k.slot" (where A's result enters part k's inputs),
 //                "k.inputs" (how many inputs part k adds) and "k.bytes" (the vanished intermediate)
+//   streamed     name "PW+DW", kind "pointwise_depthwise_stream": PW's attrs as they were, DW's
+//                prefixed "1.", plus "pw_inputs", "mid_h", "mid_w", "mid_scale", "mid_zero_point"
+//                (core/sim/kernels_stream.cpp); no "fused_parts": the simulator runs it as one kernel
 //   recomputed   name "P@C" (P again, for consumer C), attrs of P plus "recompute": 1
 //   quantized    ops "quantize" (T -> T.q) after T's producer and "dequantize" (T.q -> T.dq.C)
 //                before each consumer C; attr "scale_log2" is unused by the memory model
@@ -36,6 +39,9 @@ struct Rewrite {
   std::string summary;  // one or two sentences: what changed and what it costs
   // Numbers the rewrite measured, by name: "halo_macs", "stage_macs" (patch), "vanished_bytes" (fuse).
   std::map<std::string, int64_t> figures;
+  // What the firmware around the model must now do differently ("" when nothing: the rewrite
+  // only changes how the model runs). callerquant: feed int8 input quantized with (scale, zp).
+  std::string interface_change;
 };
 
 // ---- The rewrites ---------------------------------------------------------------------------
@@ -58,6 +64,18 @@ bool may_run_in_place(const Graph& g, OpId op);
 // reads the PAD's input with explicit pad amounts and the border as the pad value; the padded
 // tensor disappears. For a conv the pad value must be the input's zero point (0.0 for float32).
 Rewrite fold_pad(const Graph& g, const std::string& pad_op);
+
+// Runs a pointwise (1x1) conv and the depthwise conv reading its output channel by channel
+// (transform_stream.cpp): plane c of the conv's output goes to a one-plane scratch, then the
+// depthwise's output channel c; the expanded tensor is never stored, no MACs are added. Legal when
+// the depthwise (multiplier 1) is the intermediate's only reader and it is no graph output; a PAD
+// between them must be folded first. The op: name "PW+DW", kind "pointwise_depthwise_stream".
+Rewrite stream_pointwise_depthwise(const Graph& g, const std::string& pointwise, const std::string& depthwise);
+
+// Moves the model's entry QUANTIZE (a float32 graph input -> int8) or exit DEQUANTIZE (int8 ->
+// a float32 graph output) to the caller: the int8 tensor becomes the graph input/output and
+// Rewrite::interface_change says what the firmware must do, with the scale and zero point.
+Rewrite quantize_in_caller(const Graph& g, const std::string& op);
 
 // Stores tensor T as `to` (narrower): a quantize op after T's producer and a dequantize op just
 // before each consumer, so only the short-lived ends keep the wide type.
@@ -89,10 +107,10 @@ Rewrite merge_models(const std::vector<Graph>& models);
 
 // ---- Specs: the CLI's --apply and the browser's list ----------------------------------------
 
-// "fuse:A,B", "inplace:C" or "inplace:C=X", "foldpad:PAD", "quantize:T=int8", "recompute:T@C",
-// "patch:A,B,C=4", "order:A,B,C" or "order:best", "pool:NAME".
+// "fuse:A,B", "inplace:C" or "inplace:C=X", "foldpad:PAD", "stream:PW,DW", "callerquant:Q",
+// "quantize:T=int8", "recompute:T@C", "patch:A,B,C=4", "order:A,B,C" or "order:best", "pool:NAME".
 struct Transformation {
-  std::string kind;               // "fuse", "inplace", "foldpad", "quantize", "recompute", "patch", "order", "pool"
+  std::string kind;               // "fuse", "inplace", "foldpad", "stream", "callerquant", "quantize", ...
   std::vector<std::string> names; // ops or tensors the spec names, in order
   std::string value;              // after '=' or '@' ("int8", "4", consumer, input tensor); may be empty
   std::string text;               // the spec as written
@@ -103,6 +121,8 @@ Transformation parse_transformation(const std::string& spec);
 
 // Every "foldpad:PAD" spec that is legal on g (for the rewrite search's kind table).
 std::vector<std::string> foldpad_candidates(const Graph& g);
+// Every "callerquant:OP" spec that may be legal: QUANTIZE of a graph input, DEQUANTIZE to an output.
+std::vector<std::string> callerquant_candidates(const Graph& g);
 
 // What specs can refer to besides the graph: other models for "pool:NAME".
 struct TransformContext {
@@ -123,6 +143,13 @@ const char* transformation_help();
 // name, slices cut rows). Returns the graph outputs back to back, as ArenaSimulator::captured does
 // for one run of one session. For graphs without rewritten ops the bytes equal the simulator's.
 std::vector<uint8_t> evaluate_outputs(const Graph& g, uint64_t seed = 1);
+
+// Whether `rewritten` computes what `original` does: its outputs against the original's tensors
+// of the same names, bit for bit. Inputs of `rewritten` that `original` computes (an entry
+// QUANTIZE moved to the caller) are fed the original's values, i.e. quantize(original input);
+// outputs that are tensors inside `original` (an exit DEQUANTIZE moved out) compare with those.
+// `note` (optional) says which inputs were fed and which outputs compared that way.
+bool outputs_match(const Graph& original, const Graph& rewritten, uint64_t seed, std::string* note = nullptr);
 
 // True when the graph holds quantize/dequantize ops: their values change by design, so outputs
 // are compared with a tolerance on the conversion, not bit for bit.

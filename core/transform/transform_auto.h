@@ -43,7 +43,9 @@ struct RewriteKind {
   Rewrite (*apply)(const Graph& g, const Transformation& t, const TransformContext& context);
 };
 
-// fuse, inplace, recompute, patch, foldpad, order, quantize (the last not bit-exact).
+// fuse, inplace, recompute, patch, foldpad, stream, callerquant, order, quantize (the last not
+// bit-exact; callerquant keeps the arithmetic but changes the model's interface, which the report
+// states for each one applied).
 const std::vector<RewriteKind>& rewrite_kinds();
 const RewriteKind* find_rewrite_kind(const std::string& name);
 
@@ -54,6 +56,7 @@ std::vector<std::string> recompute_candidates(const Graph& g);  // tensor with >
 std::vector<std::string> patch_candidates(const Graph& g);      // NHWC single-input chains (PADs too): 2-4 ops over 2, 4, 8 rows; up to 16 ending at a downsampling op over 2x2, 3x3
 std::vector<std::string> order_candidates(const Graph& g);      // "order:best"
 std::vector<std::string> quantize_candidates(const Graph& g);   // float32 activations to int8
+std::vector<std::string> stream_candidates(const Graph& g);     // 1x1 conv -> [PAD ->] depthwise
 
 // ---- Options, progress, result ----------------------------------------------------------------
 
@@ -93,6 +96,7 @@ struct AutoApplied {
   std::optional<Bytes> peak_without_bytes;
   std::optional<Bytes> saving_bytes;
   std::string note;  // why there is no saving figure
+  std::string interface_change;  // what the firmware must now do (callerquant), "" when nothing
 };
 
 struct AutoRewriteResult {

@@ -131,6 +131,27 @@ std::vector<std::string> quantize_candidates(const Graph& g) {
   return out;
 }
 
+std::vector<std::string> stream_candidates(const Graph& g) {
+  // Each conv with a 1x1 window and each depthwise conv reading its output directly or through a
+  // PAD (which foldpad may remove first). Other readers are not a reason to skip: recompute may
+  // move them to a copy of the conv. stream_pointwise_depthwise decides the rest.
+  std::vector<std::string> out;
+  for (const Op& pw : g.ops) {
+    if (op_family(pw.kind) != OpFamily::kConv || pw.inputs.size() < 2 || pw.outputs.size() != 1 || !spec_safe(pw.name))
+      continue;
+    const Tensor& w = g.tensors[pw.inputs[1]];
+    if (w.shape.size() != 4 || w.shape[1].value != 1 || w.shape[2].value != 1) continue;
+    std::vector<OpId> readers = g.tensors[pw.outputs[0]].consumers;
+    for (OpId r : g.tensors[pw.outputs[0]].consumers)
+      if ((g.ops[r].kind == "pad" || g.ops[r].kind == "padv2") && g.ops[r].outputs.size() == 1)
+        for (OpId next : g.tensors[g.ops[r].outputs[0]].consumers) readers.push_back(next);
+    for (OpId r : readers)
+      if (op_family(g.ops[r].kind) == OpFamily::kDepthwiseConv && spec_safe(g.ops[r].name))
+        out.push_back("stream:" + pw.name + "," + g.ops[r].name);
+  }
+  return out;
+}
+
 // One line per kind. Kernel-level kinds (foldpad, ...) add theirs here.
 const std::vector<RewriteKind>& rewrite_kinds() {
   static const std::vector<RewriteKind> kinds = {
@@ -139,6 +160,8 @@ const std::vector<RewriteKind>& rewrite_kinds() {
       {"recompute", true, true, recompute_candidates, apply_transformation},
       {"patch", true, true, patch_candidates, apply_transformation},
       {"foldpad", true, false, foldpad_candidates, apply_transformation},
+      {"stream", true, false, stream_candidates, apply_transformation},
+      {"callerquant", true, false, callerquant_candidates, apply_transformation},
       {"order", true, false, order_candidates, apply_transformation},
       {"quantize", false, false, quantize_candidates, apply_transformation},
   };

@@ -29,6 +29,8 @@ AutoRewriteResult verify(const Verified& v, const AutoRewriteOptions& options) {
   for (size_t i = 0; i < v.specs.size(); ++i) {
     AutoApplied a;
     a.spec = v.specs[i];
+    for (const WhatIfStep& st : r.report.steps)
+      if (st.spec == a.spec && st.applied) a.interface_change = st.interface_change;
     std::vector<std::string> others = v.specs;
     others.erase(others.begin() + static_cast<long>(i));
     try {
@@ -52,7 +54,8 @@ JsonOut auto_rewrite_json(const AutoRewriteResult& r) {
     applied.push_back({{"spec", a.spec},
                        {"saving_bytes", opt(a.saving_bytes)},
                        {"peak_without_bytes", opt(a.peak_without_bytes)},
-                       {"note", a.note}});
+                       {"note", a.note},
+                       {"interface_change", a.interface_change}});
   const AutoProgress& p = r.progress;
   j["auto"] = {{"budget_bytes", opt(r.budget_bytes)},
                {"lower_bound_bytes", r.lower_bound_bytes},
@@ -105,6 +108,7 @@ std::string auto_rewrite_text(const AutoRewriteResult& r) {
         << format_kib(*a.peak_without_bytes, 2) << ")\n";
     else
       o << a.note << "\n";
+    if (!a.interface_change.empty()) o << "    interface change: " << a.interface_change << "\n";
   }
   for (const std::string& d : r.dropped) o << "  dropped (verification refused it): " << d << "\n";
   if (const std::string s = auto_budget_shortfall(r); !s.empty()) o << s << "\n";

@@ -187,12 +187,19 @@ sim::KernelWork fused_work(const Graph& g, OpId o) {
 }
 }  // namespace transform_detail
 
-std::vector<uint8_t> evaluate_outputs(const Graph& g, uint64_t seed) {
+namespace {
+
+// Every tensor's bytes after one run. Graph inputs named in `fed` take those bytes instead of the
+// simulator's fill.
+std::vector<Bytes8> run_graph(const Graph& g, uint64_t seed, const std::map<std::string, const Bytes8*>& fed) {
   std::vector<Bytes8> data(g.tensors.size());
   for (size_t t = 0; t < g.tensors.size(); ++t) {
     const Tensor& T = g.tensors[t];
     data[t].assign(static_cast<size_t>(T.bytes), 0);
-    if (g.is_input(static_cast<TensorId>(t))) sim::fill_tensor(T, seed, 1, data[t].data());
+    auto given = fed.find(T.name);
+    if (g.is_input(static_cast<TensorId>(t)) && given != fed.end() && given->second->size() == data[t].size())
+      data[t] = *given->second;
+    else if (g.is_input(static_cast<TensorId>(t))) sim::fill_tensor(T, seed, 1, data[t].data());
     // A model's constants are its own bytes (weights, biases), as in the simulator's flash, so
     // the comparison runs the model's arithmetic rather than seeded stand-in weights.
     else if (T.constant && T.data && static_cast<Bytes>(T.data->size()) == T.bytes)
@@ -246,9 +253,52 @@ std::vector<uint8_t> evaluate_outputs(const Graph& g, uint64_t seed) {
     for (TensorId t : op.outputs) out.push_back(operand(data[t]));
     run(sim::plan_kernel(named, o), in, out, op.scratch_bytes, named.ops[o].name, seed);
   }
+  return data;
+}
+
+}  // namespace
+
+std::vector<uint8_t> evaluate_outputs(const Graph& g, uint64_t seed) {
+  const std::vector<Bytes8> data = run_graph(g, seed, {});
   std::vector<uint8_t> result;
   for (TensorId t : g.outputs) result.insert(result.end(), data[t].begin(), data[t].end());
   return result;
+}
+
+bool outputs_match(const Graph& original, const Graph& rewritten, uint64_t seed, std::string* note) {
+  const std::vector<Bytes8> before = run_graph(original, seed, {});
+  auto original_tensor = [&](TensorId t) -> const Bytes8* {
+    auto id = original.find_tensor(rewritten.tensors[t].name);
+    return id ? &before[*id] : nullptr;
+  };
+  std::map<std::string, const Bytes8*> fed;
+  std::string fed_names, inner_outputs;
+  for (TensorId t : rewritten.inputs) {
+    auto id = original.find_tensor(rewritten.tensors[t].name);
+    if (id && !original.is_input(*id)) {
+      fed[rewritten.tensors[t].name] = &before[*id];
+      fed_names += (fed_names.empty() ? "" : ", ") + rewritten.tensors[t].name;
+    }
+  }
+  const std::vector<Bytes8> after = run_graph(rewritten, seed, fed);
+  bool same = rewritten.outputs.size() == original.outputs.size();
+  for (size_t i = 0; same && i < rewritten.outputs.size(); ++i) {
+    const TensorId t = rewritten.outputs[i];
+    // By name; an output a rewrite renamed compares with the original output in its place.
+    const Bytes8* want = original_tensor(t);
+    if (!want) want = &before[original.outputs[i]];
+    same = *want == after[t];
+    if (auto id = original.find_tensor(rewritten.tensors[t].name); id && !original.is_output(*id))
+      inner_outputs += (inner_outputs.empty() ? "" : ", ") + rewritten.tensors[t].name;
+  }
+  if (note) {
+    *note = "";
+    if (!fed_names.empty()) *note += "inputs " + fed_names +
+                                    " fed the original graph's values of them (quantize(original input) for a QUANTIZE "
+                                    "moved to the caller); ";
+    if (!inner_outputs.empty()) *note += "outputs " + inner_outputs + " compared with the original graph's tensors of that name; ";
+  }
+  return same;
 }
 
 }  // namespace arenaplan

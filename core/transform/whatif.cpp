@@ -139,6 +139,7 @@ WhatIfReport run_whatif(const Graph& input, const std::vector<WhatIfSpec>& specs
     cur = std::move(rw.graph);
     st.applied = true;
     st.summary = rw.summary;
+    st.interface_change = rw.interface_change;
     st.figures = rw.figures;
     st.after = measure_graph(cur, options);
     if (r.pool && t.kind == "pool") r.pool->time_shared_bytes = st.after.arena_bytes;
@@ -171,10 +172,11 @@ WhatIfReport run_whatif(const Graph& input, const std::vector<WhatIfSpec>& specs
     r.outputs_note = "quantize/dequantize change values by design: every dequantized element is within scale/2 of "
                      "the original (scale = max|x|/127); later kernels see the rounded values";
   } else {
-    const bool same = evaluate_outputs(original, options.seed) == evaluate_outputs(cur, options.seed);
+    std::string how;
+    const bool same = outputs_match(original, cur, options.seed, &how);
     r.outputs_check = same ? "bit-exact" : "differ";
-    r.outputs_note = same ? "graph outputs equal the untransformed graph's, byte for byte"
-                          : "graph outputs changed: a rewrite did not preserve the computation";
+    r.outputs_note = how + (same ? "graph outputs equal the untransformed graph's, byte for byte"
+                                 : "graph outputs changed: a rewrite did not preserve the computation");
   }
   return r;
 }
@@ -215,6 +217,7 @@ JsonOut whatif_json(const WhatIfReport& r) {
     js["applied"] = s.applied;
     js["error"] = s.error;
     js["summary"] = s.summary;
+    if (!s.interface_change.empty()) js["interface_change"] = s.interface_change;
     JsonOut figs = JsonOut::object();
     for (const auto& [k, v] : s.figures) figs[k] = v;
     js["figures"] = figs;

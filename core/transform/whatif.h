@@ -72,6 +72,7 @@ struct WhatIfStep {
   bool applied = false;                   // enabled and legal on the graph as it stood
   std::string error;                      // the refusal, when not applied
   std::string summary;                    // Rewrite::summary
+  std::string interface_change;           // Rewrite::interface_change ("" when the interface stays)
   std::map<std::string, int64_t> figures; // Rewrite::figures
   PlanFigures after;                      // cumulative: every applied step up to this one
   std::optional<PlanFigures> alone;       // this step alone on the original graph

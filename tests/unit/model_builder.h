@@ -159,6 +159,17 @@ struct Net : ModelBuilder {
        {{"kernel_h", k}, {"kernel_w", k}, {"stride_h", stride}, {"stride_w", stride}});
     return y;
   }
+  // QUANTIZE of a float32 tensor to int8 (a converted model's entry), DEQUANTIZE back (its exit).
+  TensorId quantize(const std::string& name, TensorId x) {
+    TensorId y = activation(name + ".out", dims(x));
+    op(name, "quantize", {x}, {y});
+    return y;
+  }
+  TensorId dequantize(const std::string& name, TensorId x) {
+    TensorId y = tensor(name + ".out", dims(x), DType::kFloat32);
+    op(name, "dequantize", {x}, {y});
+    return y;
+  }
   TensorId activation_tensor(const std::string& name, const std::vector<int64_t>& shape, bool f) {
     return activation(name, shape, f);
   }
@@ -194,5 +205,47 @@ inline Graph mobilenet_style(uint64_t seed, bool float32 = false) {
   return n.finish(x, {t});
 }
 
+// An MCUNet/MobileNetV2-style int8 network as a converter writes it: float32 input -> QUANTIZE ->
+// stem conv -> inverted-residual blocks (1x1 expansion with relu6, [PAD ->] depthwise with relu6,
+// stride 1 or 2, 1x1 projection) -> DEQUANTIZE to a float32 output. Every draw from the seed.
+inline Graph inverted_residual_style(uint64_t seed) {
+  Net n(seed);
+  const int64_t hw = n.uniform(8, 13);
+  TensorId x = n.tensor("image", {1, hw, hw, n.uniform(1, 3)}, DType::kFloat32);
+  TensorId t = n.conv("stem", n.quantize("quant_in", x), n.uniform(3, 6), 3, 1, 1, 3);
+  const int blocks = n.uniform(2, 3);
+  for (int b = 0; b < blocks; ++b) {
+    const std::string id = std::to_string(b);
+    t = n.conv("expand" + id, t, n.dims(t)[3] * n.uniform(2, 4), 1, 1, 0, 3);
+    const int64_t stride = n.uniform(1, 2);
+    if (n.uniform(0, 1)) {  // TF's padding as a PAD op (bottom/right only before a stride 2)
+      t = n.pad("pad" + id, t, stride == 2 ? 0 : 1, stride == 2 ? 0 : 1, 1, 1);
+      t = n.depthwise("dw" + id, t, 3, stride, 0, 1, 3);
+    } else {
+      t = n.depthwise("dw" + id, t, 3, stride, 1, 1, n.uniform(0, 1) * 3);
+    }
+    t = n.conv("project" + id, t, n.uniform(2, 6), 1, 1, 0);
+  }
+  return n.finish(x, {n.dequantize("dequant_out", t)});
+}
+
+// The first stage of MCUNet-VWW (mcunet-vww0, 80x80 input), shapes as in the published model:
+// float32 [1,80,80,3] -> QUANTIZE -> PAD 1 -> conv 3x3/2 to 16 ch -> depthwise 3x3 (same) -> 1x1
+// to 8 ch -> 1x1 expansion to 48 ch (40x40x48 = 76,800 B) -> PAD 1 -> depthwise 3x3/2 -> 1x1 to 16
+// ch, then a pool to a small output. Weights are random; the shapes decide the memory.
+inline Graph vww_first_stage(uint64_t seed = 7) {
+  Net n(seed);
+  TensorId x = n.tensor("image", {1, 80, 80, 3}, DType::kFloat32);
+  TensorId t = n.pad("pad_1", n.quantize("quantize_0", x), 1, 1, 1, 1);
+  t = n.conv("conv_2d_2", t, 16, 3, 2, 0, 3);
+  t = n.depthwise("depthwise_conv_2d_3", t, 3, 1, 1, 1, 3);
+  t = n.conv("conv_2d_4", t, 8, 1, 1, 0);
+  t = n.conv("conv_2d_5", t, 48, 1, 1, 0, 3);
+  t = n.pad("pad_6", t, 1, 1, 1, 1);
+  t = n.depthwise("depthwise_conv_2d_7", t, 3, 2, 0, 1, 3);
+  t = n.conv("conv_2d_8", t, 16, 1, 1, 0);
+  t = n.pool("pool", t, true, 4, 4);
+  return n.finish(x, {t});
+}
 
 }  // namespace arenaplan::test

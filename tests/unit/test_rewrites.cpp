@@ -15,7 +15,7 @@
 #include "core/tflite/exports.h"
 #include "core/transform/whatif.h"
 #include "tests/unit/model_builder.h"
-#include "tests/unit/rewrite_checks.h"
+#include "tests/unit/rewrite_test_support.h"
 #include "tests/unit/test_support.h"
 
 namespace arenaplan {
@@ -26,37 +26,10 @@ using test::check_every_step_safe;
 using test::mobilenet_style;
 using test::Net;
 using test::quant;
+using test::random_bytes;
+using test::random_floats;
 using test::refusal;
-
-// Runs one op's kernel on `x` (the first input), constants from their data; when the op is in
-// place the output is written over x's own bytes, as in the planned arena.
-std::vector<uint8_t> run_op(const Graph& g, OpId o, std::vector<uint8_t> x, std::string* kernel = nullptr) {
-  sim::KernelPlan plan = sim::plan_kernel(g, o);
-  if (kernel) *kernel = sim::plan_kernel_name(plan);
-  const Op& op = g.ops[o];
-  std::vector<std::vector<uint8_t>> store{x};
-  for (size_t i = 1; i < op.inputs.size(); ++i) store.push_back(*g.tensors[op.inputs[i]].data);
-  std::vector<uint8_t> separate(static_cast<size_t>(g.tensors[op.outputs[0]].bytes), 0xEE);
-  std::vector<sim::Operand> in;
-  for (auto& s : store) in.push_back({s.data(), static_cast<int64_t>(s.size())});
-  const bool aliased = !op.in_place.empty();
-  sim::Operand out{aliased ? store[0].data() : separate.data(), g.tensors[op.outputs[0]].bytes};
-  std::vector<uint8_t> scratch(static_cast<size_t>(op.scratch_bytes));
-  sim::run_kernel(plan, in.data(), in.size(), &out, 1, {scratch.data(), op.scratch_bytes});
-  if (!aliased) return separate;
-  return std::vector<uint8_t>(store[0].begin(), store[0].begin() + out.bytes);
-}
-
-std::vector<uint8_t> random_bytes(size_t n, std::mt19937& rng) {
-  std::vector<uint8_t> v(n);
-  for (auto& b : v) b = static_cast<uint8_t>(rng());
-  return v;
-}
-std::vector<uint8_t> random_floats(size_t n, std::mt19937& rng) {
-  std::vector<float> v(n);
-  for (float& f : v) f = std::uniform_real_distribution<float>(-2.f, 2.f)(rng);
-  return bytes_of(v);
-}
+using test::run_op;
 
 float scale_of(const Tensor& t) { return t.quant->scale[0]; }
 int64_t zp_of(const Tensor& t) { return t.quant->zero_point[0]; }

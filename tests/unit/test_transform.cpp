@@ -10,7 +10,7 @@
 #include "core/sim/sim.h"
 #include "core/transform/transform.h"
 #include "core/transform/whatif.h"
-#include "tests/unit/rewrite_checks.h"
+#include "tests/unit/rewrite_test_support.h"
 #include "tests/unit/test_support.h"
 
 using namespace arenaplan;

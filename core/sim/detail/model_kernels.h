@@ -77,6 +77,7 @@ PrepareKernel find_model_kernel(const std::string& kind);
 // Kernel families (kernels_*.cpp).
 ModelKernel prepare_conv_2d(const KernelContext& c);
 ModelKernel prepare_depthwise_conv_2d(const KernelContext& c);
+ModelKernel prepare_pointwise_depthwise_stream(const KernelContext& c);  // kernels_stream.cpp
 ModelKernel prepare_fully_connected(const KernelContext& c);
 ModelKernel prepare_average_pool_2d(const KernelContext& c);
 ModelKernel prepare_max_pool_2d(const KernelContext& c);
