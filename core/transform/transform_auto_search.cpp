@@ -11,6 +11,10 @@
 // the depth and stops. Graphs reached twice (the same rewrites in another order) are expanded
 // once per round. The pruning pass then drops every rewrite the best sequence does not need
 // (with a budget: every MAC that is not needed to meet it).
+// With a budget, a first round searches only the kinds that add no work (fold, stream, in place,
+// move to the caller, order): when they meet the budget, no sequence has fewer extra MACs, and
+// the kinds that add work (patch halos, recomputation) would only crowd the beam with cheaper-
+// looking peaks that cost MACs. Otherwise the search starts again with every kind.
 // Every candidate is re-planned through plan_graph (TFLM's greedy planner, the fast one); the
 // sequence returned is re-planned with the real planner, verified and simulated by run_whatif.
 #include <algorithm>
@@ -80,7 +84,9 @@ uint64_t signature(const Graph& g) { return std::hash<std::string>{}(graph_to_js
 
 struct AutoRewriteSearch::Impl {
   AutoRewriteOptions options;
-  std::vector<const RewriteKind*> kinds;
+  std::vector<const RewriteKind*> kinds;      // searched in the round under way
+  std::vector<const RewriteKind*> all_kinds;  // the kinds asked for
+  bool work_free_round = false;               // the first round with a budget: kinds adding no MACs
   Graph original;
   AutoProgress progress;
   std::optional<int64_t> mac_cap;
@@ -199,6 +205,14 @@ struct AutoRewriteSearch::Impl {
   }
 
   void end_round(bool ran_out) {
+    if (work_free_round) {
+      work_free_round = false;
+      if (!optimal()) {
+        kinds = all_kinds;
+        start_round();
+        return;
+      }
+    }
     const int width = progress.beam_width;
     if (!cut || optimal() || width * 2 > options.max_beam_width) {
       progress.exhausted = !cut && ran_out;
@@ -278,7 +292,13 @@ struct AutoRewriteSearch::Impl {
 AutoRewriteSearch::AutoRewriteSearch(const Graph& g, AutoRewriteOptions options) : impl_(std::make_unique<Impl>()) {
   Impl& m = *impl_;
   m.options = std::move(options);
-  m.kinds = searched_kinds(m.options);
+  m.all_kinds = m.kinds = searched_kinds(m.options);
+  if (m.options.budget_bytes) {
+    std::vector<const RewriteKind*> work_free;
+    for (const RewriteKind* k : m.all_kinds)
+      if (!k->adds_macs) work_free.push_back(k);
+    if (work_free.size() < m.all_kinds.size()) m.kinds = work_free, m.work_free_round = true;
+  }
   m.original = normalized(g);
   m.root_score = measure(m.original, 0);
   m.best.graph = m.original;
@@ -287,7 +307,7 @@ AutoRewriteSearch::AutoRewriteSearch(const Graph& g, AutoRewriteOptions options)
     m.mac_cap = m.root_score.macs + static_cast<int64_t>(static_cast<double>(m.root_score.macs) *
                                                          std::max(0.0, *m.options.max_extra_macs_pct) / 100.0);
   m.progress.start_peak = m.progress.best_peak = m.root_score.peak;
-  m.progress.lower_bound_bytes = auto_lower_bound(m.original, m.kinds);
+  m.progress.lower_bound_bytes = auto_lower_bound(m.original, m.all_kinds);
   m.progress.budget_met = !m.options.budget_bytes || m.feasible(m.root_score);
   m.start_round();
 }
