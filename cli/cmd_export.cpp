@@ -1,4 +1,5 @@
 // arenaplan export: a verified plan as something a firmware or a tool can use.
+#include <fstream>
 #include <iostream>
 
 #include "cli/command.h"
@@ -111,8 +112,16 @@ int run_export(const Args& parsed) {
   if (format == "c-header") data = c_header(view, in.source);
   else if (format == "trace") data = lifetime_trace_json(view, in.source);
   else if (format == "minimalloc-csv") data = plan_minimalloc_csv(view);
-  else if (format == "json") data = plan_report_json(view, in.source).dump(2) + "\n";
-  else if (format == "tflite-offline")
+  else if (format == "json") {
+    // Streamed to its destination: on a large graph with many outputs the report is gigabytes.
+    std::ofstream file;
+    if (out) file.open(*out, std::ios::binary);
+    std::ostream& sink = out ? static_cast<std::ostream&>(file) : std::cout;
+    if (out && !file) throw InputError(*out, "cannot write file");
+    write_plan_report_json(sink, view, in.source);
+    sink << "\n";
+    if (!sink.flush()) throw InputError(out.value_or("stdout"), "cannot write the report");
+  } else if (format == "tflite-offline")
     data = tflite_with_offline_plan(in.bytes, offline_offsets_for(*in.model, live, plan.offsets));
   else
     data = tflite_with_offline_plan(tflite_reordered(in.bytes, file_operator_order(*in.model, order)), [&] {
@@ -130,8 +139,10 @@ int run_export(const Args& parsed) {
         analyze_lifetimes(back.graph, back.graph.file_order()).peak_bytes != live.peak_bytes)
       throw std::logic_error("the reordered model does not run in the planned order");
   }
-  if (out) write_file(*out, data);
-  else std::cout << data;
+  if (format != "json") {  // the report is written as it is made, above
+    if (out) write_file(*out, data);
+    else std::cout << data;
+  }
   std::cerr << "export " << format << ": arena " << plan.arena_bytes << " B (" << plan.planner
             << ", lower bound " << plan.lower_bound_bytes << " B, peak " << live.peak_bytes << " B, "
             << g.ops.size() << " ops)" << (out ? ", wrote " + *out : std::string()) << "\n";

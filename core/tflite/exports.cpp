@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <ostream>
 #include <sstream>
 #include <stdexcept>
 
@@ -213,11 +214,14 @@ std::string plan_minimalloc_csv(const PlanView& v) {
   return minimalloc_csv(v.problem, v.plan.offsets);
 }
 
-JsonOut plan_report_json(const PlanView& v, const PlanSource& s) {
-  require_verified(v);
+namespace {
+
+// plan_report_json's members in document order, "analysis" left null: it is the one part that
+// grows faster than the graph (every step's live list), so the streamed report writes it apart.
+JsonOut plan_report_without_analysis(const PlanView& v, const PlanSource& s) {
   JsonOut out;
   out["source"] = {{"name", s.name}, {"sha256", s.sha256}, {"tool", std::string("arenaplan ") + ARENAPLAN_VERSION}};
-  out["analysis"] = analysis_json(v.graph, v.live);
+  out["analysis"] = nullptr;
   out["layout"] = layout_json(v.problem, v.plan);
   if (s.model) {
     std::vector<TensorRow> rows = tensor_rows(v, s);
@@ -233,6 +237,34 @@ JsonOut plan_report_json(const PlanView& v, const PlanSource& s) {
     custom.push_back({{"op", k.op}, {"kernel", k.kernel}, {"why", k.why}});
   out["custom_kernels"] = custom;
   return out;
+}
+
+}  // namespace
+
+JsonOut plan_report_json(const PlanView& v, const PlanSource& s) {
+  require_verified(v);
+  JsonOut out = plan_report_without_analysis(v, s);
+  out["analysis"] = analysis_json(v.graph, v.live);
+  return out;
+}
+
+void write_plan_report_json(std::ostream& out, const PlanView& v, const PlanSource& s) {
+  require_verified(v);
+  const JsonOut rest = plan_report_without_analysis(v, s);
+  out << "{";
+  bool first = true;
+  for (const auto& [key, value] : rest.items()) {
+    out << (first ? "\n  " : ",\n  ") << JsonOut(key).dump() << ": ";
+    first = false;
+    if (key == "analysis") {
+      out << "{\n";
+      write_analysis_json_members(out, v.graph, v.live, 2);
+      out << "\n  }";
+    } else {
+      write_json_at_depth(out, value, 1);
+    }
+  }
+  out << "\n}";
 }
 
 }  // namespace arenaplan

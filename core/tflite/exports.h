@@ -4,6 +4,7 @@
 // plan is never written (std::logic_error, an internal error).
 #pragma once
 
+#include <iosfwd>
 #include <string>
 #include <vector>
 
@@ -53,6 +54,9 @@ std::string plan_minimalloc_csv(const PlanView& v);
 // {"source", "analysis" (analysis_json), "layout" (layout_json)} plus, for models, the file
 // numbering of tensors and operators, and with source.tflm "tflm_arena" (tflm_comparison_json).
 JsonOut plan_report_json(const PlanView& v, const PlanSource& source);
+// Writes exactly plan_report_json(v, source).dump(2), streamed: the analysis's per-step live lists
+// are quadratic in the graph size on a graph with thousands of outputs (`arenaplan export --format json`).
+void write_plan_report_json(std::ostream& out, const PlanView& v, const PlanSource& source);
 
 // A kernel a rewritten graph needs that the stock TFLM runtime does not have (export_kernels.cpp):
 // an op with a folded PAD (explicit asymmetric padding, or a pool reading the border as the pad
