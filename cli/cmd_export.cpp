@@ -57,7 +57,8 @@ Schedule schedule_from_args(const Graph& g, const Args& args, const std::string&
   std::string which = args.option("schedule").value_or(fallback);
   if (which == "file") return g.file_order();
   if (which == "optimal") {
-    ScheduleResult r = optimize_schedule(g, args.double_option("time-limit", 5.0, 0.0, 3600.0));
+    // Half of what is left of --time-limit: the layout search after it gets the rest.
+    ScheduleResult r = optimize_schedule(g, 0.5 * args.time_limit_left("time-limit", 5.0, 3600.0));
     std::cerr << "schedule: peak " << r.peak_bytes << " B (file order " << r.baseline_peak_bytes << " B, "
               << (r.proven_optimal ? "proven optimal" : "lower bound " + std::to_string(r.lower_bound_bytes) + " B")
               << ", " << r.method << ")\n";
@@ -89,7 +90,8 @@ int run_export(const Args& parsed) {
   Schedule order = schedule_from_args(g, args, format == "tflite-reordered" ? "optimal" : "file");
   PlanOptions plan_options;
   plan_options.planner = args.option("planner").value_or("best");
-  plan_options.time_limit_seconds = args.double_option("time-limit", 5.0, 0.0, 3600.0);
+  // --time-limit covers the whole export: reading the input and any schedule search come off it.
+  plan_options.time_limit_seconds = args.time_limit_left("time-limit", 5.0, 3600.0);
   // Offsets the model's own offline plan fixes stay where they are; the rest is planned around them.
   const GraphPlan planned = plan_graph(g, order, plan_options, [&](LayoutProblem& problem, const LiveAnalysis& live) {
     if (in.model && keep_offline_offsets(problem, *in.model, live) > 0)
