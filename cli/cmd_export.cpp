@@ -111,25 +111,33 @@ int run_export(const Args& parsed) {
   }
 
   std::string data;
-  if (format == "c-header") data = c_header(view, in.source);
-  else if (format == "trace") data = lifetime_trace_json(view, in.source);
-  else if (format == "minimalloc-csv") data = plan_minimalloc_csv(view);
-  else if (format == "json") {
-    // Streamed to its destination: on a large graph with many outputs the report is gigabytes.
+  const bool streamed = format == "json" || format == "trace";
+  if (streamed) {
+    // Written to their destination as they are made: on a large graph they are hundreds of MB
+    // (the report of a graph with many outputs, gigabytes).
     std::ofstream file;
     if (out) file.open(*out, std::ios::binary);
     std::ostream& sink = out ? static_cast<std::ostream&>(file) : std::cout;
     if (out && !file) throw InputError(*out, "cannot write file");
-    write_plan_report_json(sink, view, in.source);
-    sink << "\n";
-    if (!sink.flush()) throw InputError(out.value_or("stdout"), "cannot write the report");
-  } else if (format == "tflite-offline")
+    if (format == "json") {
+      write_plan_report_json(sink, view, in.source);
+      sink << "\n";
+    } else {
+      write_lifetime_trace_json(sink, view, in.source);
+    }
+    if (!sink.flush()) throw InputError(out.value_or("stdout"), "cannot write the export");
+  } else if (format == "c-header") {
+    data = c_header(view, in.source);
+  } else if (format == "minimalloc-csv") {
+    data = plan_minimalloc_csv(view);
+  } else if (format == "tflite-offline") {
     data = tflite_with_offline_plan(in.bytes, offline_offsets_for(*in.model, live, plan.offsets));
-  else
+  } else {
     data = tflite_with_offline_plan(tflite_reordered(in.bytes, file_operator_order(*in.model, order)), [&] {
       // The reordered file also carries the plan, so TFLM uses the arena planned for that order.
       return offline_offsets_for(*in.model, live, plan.offsets);
     }());
+  }
 
   if (tflite_out) {
     // Read back what we wrote: same graph, same offsets, same arena.
@@ -141,7 +149,7 @@ int run_export(const Args& parsed) {
         analyze_lifetimes(back.graph, back.graph.file_order()).peak_bytes != live.peak_bytes)
       throw std::logic_error("the reordered model does not run in the planned order");
   }
-  if (format != "json") {  // the report is written as it is made, above
+  if (!streamed) {
     if (out) write_file(*out, data);
     else std::cout << data;
   }

@@ -137,9 +137,9 @@ void write_analysis_json(std::ostream& out, const Graph& g, const LiveAnalysis& 
   out << "\n}";
 }
 
-void write_json_at_depth(std::ostream& out, const JsonOut& value, int depth) {
+void write_json_at_depth(std::ostream& out, const JsonOut& value, int depth, int indent) {
   // dump() escapes line breaks inside strings, so every raw one starts a line of the layout.
-  const std::string text = value.dump(2), pad = "\n" + std::string(2 * depth, ' ');
+  const std::string text = value.dump(indent), pad = "\n" + std::string(static_cast<size_t>(indent * depth), ' ');
   size_t from = 0;
   for (size_t nl = text.find('\n'); nl != std::string::npos; from = nl + 1, nl = text.find('\n', from)) {
     out.write(text.data() + from, static_cast<std::streamsize>(nl - from));

@@ -24,9 +24,10 @@ void write_analysis_json(std::ostream& out, const Graph& g, const LiveAnalysis& 
 // the documents that embed the analysis (the plan report, the explained analysis) and stream it.
 void write_analysis_json_members(std::ostream& out, const Graph& g, const LiveAnalysis& a, int depth);
 
-// value.dump(2) as it appears `depth` levels deep inside a dump(2) document (every line after the
-// first indented by 2 * depth spaces): streamed documents write their small parts with it.
-void write_json_at_depth(std::ostream& out, const JsonOut& value, int depth);
+// value.dump(indent) as it appears `depth` levels deep inside a dump(indent) document (every line
+// after the first indented by indent * depth spaces): streamed documents write their small parts
+// with it.
+void write_json_at_depth(std::ostream& out, const JsonOut& value, int depth, int indent = 2);
 
 // `arenaplan analyze`'s text: per step the op, live bytes and live set (the peak marked), the
 // peak with its op, and the timeline picture.

@@ -47,6 +47,8 @@ std::string c_header(const PlanView& v, const PlanSource& source);
 // offset, sorted by offset, so memory runs down the screen and time across; a "live bytes" counter
 // and the schedule as a track of op slices.
 std::string lifetime_trace_json(const PlanView& v, const PlanSource& source);
+// The same, written event by event (`export --format trace`: one event per step and per buffer).
+void write_lifetime_trace_json(std::ostream& out, const PlanView& v, const PlanSource& source);
 
 // MiniMalloc's CSV with the solution column (offsets).
 std::string plan_minimalloc_csv(const PlanView& v);

@@ -85,7 +85,9 @@ TEST_CASE("exports: an invalid plan is never written") {
 TEST_CASE("exports: the trace has one slice per buffer on its offset's track, and the live counter") {
   Planned p = plan_two_branch("A,B,D,C,E,F");
   PlanSource src{"two-branch", "", nullptr};
-  JsonOut doc = JsonOut::parse(lifetime_trace_json(p.view(), src));
+  const std::string trace = lifetime_trace_json(p.view(), src);
+  JsonOut doc = JsonOut::parse(trace);
+  CHECK(trace == doc.dump(1) + "\n");  // streamed event by event, spelled as one dump(1)
   int slices = 0, counters = 0;
   std::map<int, std::string> track_name;
   for (const auto& e : doc["traceEvents"])
