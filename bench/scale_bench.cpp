@@ -4,16 +4,19 @@
 // its own `arenaplan` process (stdout to /dev/null), so the figures are what a user sees, set-up
 // included; the peak memory is the child's maxrss. Each row shows its growth against the previous
 // size: about 10x per 10x ops is linear, about 100x is quadratic. The last column checks the goal
-// at every size: under 10 s and 1 GiB, and a command given --time-limit S done within 1.1 S.
-// On a loaded machine wall time runs ahead of CPU time: both are printed.
+// at every size: under 1 GiB, and under 10 s, or within 1.1 S for a command given --time-limit S.
+// On a loaded machine wall time runs ahead of CPU time: both are printed, with the load average,
+// and a row that misses only on wall time is counted apart.
 //
 //   bench_scale_bench [--bin build/native/arenaplan] [--sizes 1000,10000,100000] [--outputs 2000]
 //                     [--shapes residual,many] [--commands analyze,layout-best,...] [--timeout S]
 //                     [--mem-limit-mib M] [--write-graphs DIR]
-// Commands (default: all): analyze, analyze-json, analyze-explain, schedule, schedule-json,
-// layout-PLANNER for every registered planner, verify, simulate, simulate-json, budget,
-// budget-json, export-FORMAT (c-header, minimalloc-csv, trace, json), check-shape (on a shaped
-// residual chain of the same size: the two shapes carry no tensor shapes).
+// Commands (default: all): analyze, analyze-json, analyze-explain, analyze-explain-json,
+// schedule, schedule-json, layout-PLANNER for every registered planner, layout-explain, verify,
+// simulate, simulate-json, budget, budget-json, export-FORMAT (c-header, minimalloc-csv, trace,
+// json), transform-apply (one in-place rewrite, with its what-if report), check-shape (on a shaped
+// residual chain of the same size: the two shapes carry no tensor shapes). Not here: import,
+// tflm-arena and the tflite-* exports read .tflite models only.
 // A child is killed after --timeout seconds (default 60) and limited to --mem-limit-mib of address
 // space (default 4096), so an unfixed quadratic path cannot take the shared machine down.
 // --write-graphs DIR only writes the graphs there, to run one command by hand.
@@ -71,6 +74,9 @@ const std::map<std::string, CommandPath>& command_table() {
         {"analyze", {{"analyze", "GRAPH"}}},
         {"analyze-json", {{"analyze", "GRAPH", "--json"}}},
         {"analyze-explain", {{"analyze", "GRAPH", "--explain"}}},
+        {"analyze-explain-json", {{"analyze", "GRAPH", "--explain", "--json"}}},
+        {"layout-explain", {{"layout", "GRAPH", "--planner", "portfolio", "--explain"}}},
+        {"transform-apply", {{"transform", "GRAPH", "--apply", "REWRITE", "--report"}}},
         {"schedule", {{"schedule", "GRAPH", "--time-limit", "10"}, 10}},
         {"schedule-json", {{"schedule", "GRAPH", "--time-limit", "10", "--json"}, 10}},
         {"verify", {{"verify", "GRAPH", "PLAN"}}},
@@ -110,6 +116,12 @@ std::string shaped_chain_json(int ops) {
   return "{\"format\":\"arenaplan-graph\",\"version\":1,\"name\":\"shaped-chain\",\"alignment\":16,"
          "\"dims\":{\"N\":{\"min\":1,\"max\":8}},\"tensors\":{" +
          tensors + "},\"ops\":[" + list + "],\"inputs\":[\"x\"],\"outputs\":[\"" + previous + "\"]}";
+}
+
+// The machine's load average: wall figures are comparable only under similar load.
+void print_load(const char* when) {
+  double load[3] = {0, 0, 0};
+  if (getloadavg(load, 3) == 3) std::printf("%s: %.1f %.1f %.1f on %ld cores\n", when, load[0], load[1], load[2], sysconf(_SC_NPROCESSORS_ONLN));
 }
 
 struct Run {
@@ -220,16 +232,20 @@ int main(int argc, char** argv) {
     return 1;
   }
   std::printf("binary %s; many-outputs graphs have min(%d, ops/2) graph outputs\n", bin.c_str(), outputs);
+  print_load("load before");
   std::printf("%-9s %7s  %-22s %8s %8s %9s  %-8s %-22s %s\n", "shape", "ops", "command", "wall s", "cpu s", "peak MiB",
-              "status", "growth wall/cpu/mem", "goal (<10 s, <1 GiB, limit +10 %)");
-  int misses = 0, rows = 0;
+              "status", "growth wall/cpu/mem", "goal (<10 s or --time-limit +10 %, <1 GiB)");
+  int misses = 0, rows = 0, wall_only = 0;
   for (const std::string& shape : shapes) {
     std::map<std::string, Run> previous;
     int previous_size = 0;
     for (int n : sizes) {
       const std::string stem = std::string(dir) + "/" + shape + "-" + std::to_string(n);
-      const std::map<std::string, std::string> files = {
-          {"GRAPH", stem + ".json"}, {"SHAPED", stem + "-shaped.json"}, {"PLAN", stem + "-plan.json"}};
+      // REWRITE: one legal rewrite of the shape (an add overwriting an input that dies there).
+      const std::map<std::string, std::string> files = {{"GRAPH", stem + ".json"},
+                                                        {"SHAPED", stem + "-shaped.json"},
+                                                        {"PLAN", stem + "-plan.json"},
+                                                        {"REWRITE", shape == "many" ? "inplace:add0" : "inplace:add2"}};
       // Generated in a child: Linux carries a process's peak RSS across fork and exec, so the
       // bench itself must stay small for the children's figures to be theirs.
       if (const pid_t gen = fork(); gen == 0) {
@@ -252,12 +268,25 @@ int main(int argc, char** argv) {
           std::snprintf(growth, sizeof growth, "%.1fx/%.1fx/%.1fx (%dx)", r.seconds / previous[c].seconds,
                         r.cpu_seconds / previous[c].cpu_seconds, r.peak_mib / previous[c].peak_mib,
                         n / std::max(1, previous_size));
+        // A command given --time-limit S is held to S + 10 % (the user asked for S); any other to
+        // 10 s. Wall time is the goal; on a shared machine it runs ahead of the child's cpu time
+        // while the child waits for a core, so a row whose cpu time is within the goal and only its
+        // wall time is not says so apart ("wall only"): that is the machine's load, not the command.
+        const double time_goal = path.time_limit > 0 ? 1.1 * path.time_limit : 10.0;
         std::string goal = "ok";
+        bool missed = false;
         // Exit 1 is an answer (a check failed: the plan does not fit the board), not an error.
-        if (r.status != "ok" && r.status != "exit 1") goal = "FAILED (" + r.status + ")";
-        else if (r.seconds >= 10 || r.peak_mib >= 1024) goal = "MISSED (time or memory)";
-        if (path.time_limit > 0 && r.seconds > 1.1 * path.time_limit) goal += ", limit " + std::to_string(path.time_limit).substr(0, 4) + " s overrun";
-        misses += goal != "ok";
+        if (r.status != "ok" && r.status != "exit 1") {
+          goal = "FAILED (" + r.status + ")";
+          missed = true;
+        } else if (r.peak_mib >= 1024 || r.cpu_seconds >= time_goal) {
+          goal = r.peak_mib >= 1024 ? "MISSED (memory)" : "MISSED (time)";
+          missed = true;
+        } else if (r.seconds >= time_goal) {
+          goal = "wall only over " + std::to_string(time_goal).substr(0, 4) + " s";
+          ++wall_only;
+        }
+        misses += missed;
         ++rows;
         std::printf("%-9s %7d  %-22s %8.2f %8.2f %9.1f  %-8s %-22s %s\n", shape.c_str(), n, c.c_str(), r.seconds,
                     r.cpu_seconds, r.peak_mib, r.status.c_str(), growth, goal.c_str());
@@ -268,13 +297,16 @@ int main(int argc, char** argv) {
       if (keep) {
         std::printf("wrote %s.json and %s-shaped.json\n", stem.c_str(), stem.c_str());
       } else {
-        for (const auto& [key, file] : files) std::remove(file.c_str());
+        for (const auto& [key, file] : files)
+          if (key != "REWRITE") std::remove(file.c_str());
       }
     }
   }
   if (!keep) {
     rmdir(dir);
-    std::printf("%d of %d rows miss the goal (wall time on a loaded machine runs ahead of cpu time)\n", misses, rows);
+    print_load("load after");
+    std::printf("%d of %d rows miss the goal on cpu time or memory; %d more only on wall time (the machine's load)\n",
+                misses, rows, wall_only);
   }
   return 0;
 }

@@ -13,13 +13,11 @@ int run_analyze(const Args& args) {
   Graph g = load_graph(args.positional_at(0, "GRAPH"));
   LiveAnalysis a = analyze_lifetimes(g, order_from_args(g, args));
   if (args.flag("explain")) {  // one sentence per step, from the live set (core/teach/explain.h)
-    const std::vector<StepExplanation> steps = explain_schedule(g, a);
     if (args.flag("json")) {
-      JsonOut out = analysis_json(g, a);
-      out["explanation"] = schedule_explanation_json(g, a, steps);
-      std::cout << out.dump(2) << "\n";
+      write_explained_analysis_json(std::cout, g, a);
+      std::cout << "\n";
     } else {
-      for (const StepExplanation& e : steps) std::cout << e.sentence << "\n";
+      write_schedule_explanation_text(std::cout, g, a);
     }
     return 0;
   }

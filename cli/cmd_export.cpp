@@ -1,4 +1,5 @@
 // arenaplan export: a verified plan as something a firmware or a tool can use.
+#include <fstream>
 #include <iostream>
 
 #include "cli/command.h"
@@ -56,7 +57,8 @@ Schedule schedule_from_args(const Graph& g, const Args& args, const std::string&
   std::string which = args.option("schedule").value_or(fallback);
   if (which == "file") return g.file_order();
   if (which == "optimal") {
-    ScheduleResult r = optimize_schedule(g, args.double_option("time-limit", 5.0, 0.0, 3600.0));
+    // Half of what is left of --time-limit: the layout search after it gets the rest.
+    ScheduleResult r = optimize_schedule(g, 0.5 * args.time_limit_left("time-limit", 5.0, 3600.0));
     std::cerr << "schedule: peak " << r.peak_bytes << " B (file order " << r.baseline_peak_bytes << " B, "
               << (r.proven_optimal ? "proven optimal" : "lower bound " + std::to_string(r.lower_bound_bytes) + " B")
               << ", " << r.method << ")\n";
@@ -88,7 +90,8 @@ int run_export(const Args& parsed) {
   Schedule order = schedule_from_args(g, args, format == "tflite-reordered" ? "optimal" : "file");
   PlanOptions plan_options;
   plan_options.planner = args.option("planner").value_or("best");
-  plan_options.time_limit_seconds = args.double_option("time-limit", 5.0, 0.0, 3600.0);
+  // --time-limit covers the whole export: reading the input and any schedule search come off it.
+  plan_options.time_limit_seconds = args.time_limit_left("time-limit", 5.0, 3600.0);
   // Offsets the model's own offline plan fixes stay where they are; the rest is planned around them.
   const GraphPlan planned = plan_graph(g, order, plan_options, [&](LayoutProblem& problem, const LiveAnalysis& live) {
     if (in.model && keep_offline_offsets(problem, *in.model, live) > 0)
@@ -108,17 +111,33 @@ int run_export(const Args& parsed) {
   }
 
   std::string data;
-  if (format == "c-header") data = c_header(view, in.source);
-  else if (format == "trace") data = lifetime_trace_json(view, in.source);
-  else if (format == "minimalloc-csv") data = plan_minimalloc_csv(view);
-  else if (format == "json") data = plan_report_json(view, in.source).dump(2) + "\n";
-  else if (format == "tflite-offline")
+  const bool streamed = format == "json" || format == "trace";
+  if (streamed) {
+    // Written to their destination as they are made: on a large graph they are hundreds of MB
+    // (the report of a graph with many outputs, gigabytes).
+    std::ofstream file;
+    if (out) file.open(*out, std::ios::binary);
+    std::ostream& sink = out ? static_cast<std::ostream&>(file) : std::cout;
+    if (out && !file) throw InputError(*out, "cannot write file");
+    if (format == "json") {
+      write_plan_report_json(sink, view, in.source);
+      sink << "\n";
+    } else {
+      write_lifetime_trace_json(sink, view, in.source);
+    }
+    if (!sink.flush()) throw InputError(out.value_or("stdout"), "cannot write the export");
+  } else if (format == "c-header") {
+    data = c_header(view, in.source);
+  } else if (format == "minimalloc-csv") {
+    data = plan_minimalloc_csv(view);
+  } else if (format == "tflite-offline") {
     data = tflite_with_offline_plan(in.bytes, offline_offsets_for(*in.model, live, plan.offsets));
-  else
+  } else {
     data = tflite_with_offline_plan(tflite_reordered(in.bytes, file_operator_order(*in.model, order)), [&] {
       // The reordered file also carries the plan, so TFLM uses the arena planned for that order.
       return offline_offsets_for(*in.model, live, plan.offsets);
     }());
+  }
 
   if (tflite_out) {
     // Read back what we wrote: same graph, same offsets, same arena.
@@ -130,8 +149,10 @@ int run_export(const Args& parsed) {
         analyze_lifetimes(back.graph, back.graph.file_order()).peak_bytes != live.peak_bytes)
       throw std::logic_error("the reordered model does not run in the planned order");
   }
-  if (out) write_file(*out, data);
-  else std::cout << data;
+  if (!streamed) {
+    if (out) write_file(*out, data);
+    else std::cout << data;
+  }
   std::cerr << "export " << format << ": arena " << plan.arena_bytes << " B (" << plan.planner
             << ", lower bound " << plan.lower_bound_bytes << " B, peak " << live.peak_bytes << " B, "
             << g.ops.size() << " ops)" << (out ? ", wrote " + *out : std::string()) << "\n";

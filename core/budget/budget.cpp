@@ -309,15 +309,21 @@ Budget plan_budget(const Graph& g, const LiveAnalysis& live, const MemoryMap& m,
   std::vector<RegionId> where(n, -1);
   for (size_t i = 0; i < n; ++i)
     if (!allowed[i].empty()) where[i] = allowed[i].front();
-  // One time limit for all regions: each region's search gets an equal share of what is left, so
-  // a board with several regions still answers within the limit the user gave.
+  // One time limit for the whole budget (the repair's trial plans and the final one included):
+  // each plan gets what is left of it, each region an equal share of that, so a board with
+  // several regions on a large graph still answers within the limit the user gave.
+  const auto budget_start = std::chrono::steady_clock::now();
+  auto seconds_spent = [&] {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - budget_start).count();
+  };
   auto plan_all = [&](const PlanOptions& whole) {
+    const double left = std::max(0.0, options.plan.time_limit_seconds - seconds_spent());
     const auto start = std::chrono::steady_clock::now();
     std::vector<RegionBudget> out;
     for (size_t r = 0; r < m.regions.size(); ++r) {
       PlanOptions po = whole;
       const double spent = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-      po.time_limit_seconds = std::max(0.0, whole.time_limit_seconds - spent) / static_cast<double>(m.regions.size() - r);
+      po.time_limit_seconds = std::max(0.0, left - spent) / static_cast<double>(m.regions.size() - r);
       std::vector<int> assigned;
       for (size_t i = 0; i < n; ++i)
         if (where[i] == static_cast<RegionId>(r)) assigned.push_back(static_cast<int>(i));
@@ -360,9 +366,11 @@ Budget plan_budget(const Graph& g, const LiveAnalysis& live, const MemoryMap& m,
   // Every trial replans all n buffers, so rounds x trials x n bounds the repair's cost. The budget
   // lets small and mid-size graphs run every round (256 rounds x 8 moves x ~2,000 buffers) and
   // keeps a 100,000-op graph to a few rounds instead of minutes; when it runs out, the answer says so.
+  // Trials also stop once half the time limit is spent: the final plan with the real planner gets
+  // the other half.
   const size_t trial_work_budget = size_t{4} << 20;
   size_t trial_work = 0;
-  bool out_of_work = false;
+  bool out_of_work = false, out_of_time = false;
   for (size_t round = 0; round < max_rounds && overflow(m, regions) > 0 && !out_of_work; ++round) {
     auto best = score(regions);
     int best_buffer = -1;
@@ -383,7 +391,8 @@ Budget plan_budget(const Graph& g, const LiveAnalysis& live, const MemoryMap& m,
         for (RegionId to : allowed[i]) {
           if (to == rb.region || out_of_work) continue;
           trial_work += std::max<size_t>(n, 1);
-          out_of_work = trial_work > trial_work_budget;
+          out_of_time = seconds_spent() > 0.5 * options.plan.time_limit_seconds;
+          out_of_work = trial_work > trial_work_budget || out_of_time;
           where[i] = to;
           std::vector<RegionBudget> trial = plan_all(search);
           auto sc = score(trial);
@@ -403,7 +412,8 @@ Budget plan_budget(const Graph& g, const LiveAnalysis& live, const MemoryMap& m,
   if (out_of_work && overflow(m, regions) > 0)
     b.warnings.push_back("the search for a region assignment that fits stopped after " +
                          std::to_string(trial_work / std::max<size_t>(n, 1)) + " trial plans of " +
-                         std::to_string(n) + " buffers each; a fitting assignment may still exist");
+                         std::to_string(n) + " buffers each" + (out_of_time ? ", at half the time limit" : "") +
+                         "; a fitting assignment may still exist");
   if (options.plan.planner != search.planner) regions = plan_all(options.plan);
   b.regions = std::move(regions);
 

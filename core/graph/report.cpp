@@ -70,25 +70,26 @@ std::string analysis_text(const Graph& g, const LiveAnalysis& a) {
   return out.str();
 }
 
-void write_analysis_json(std::ostream& stream, const Graph& g, const LiveAnalysis& a) {
+void write_analysis_json_members(std::ostream& stream, const Graph& g, const LiveAnalysis& a, int depth) {
   // Every name is spelled once; the per-step lists point at the spellings. The text is gathered
   // in a buffer written out in 64 KiB pieces: hundreds of megabytes of small stream writes were
   // most of the time on a graph with thousands of outputs.
   std::vector<std::string> op_name(g.ops.size()), buffer_name(a.buffers.size());
   for (size_t o = 0; o < g.ops.size(); ++o) op_name[o] = quoted(g.ops[o].name);
   for (size_t b = 0; b < a.buffers.size(); ++b) buffer_name[b] = quoted(a.buffers[b].name);
+  const std::string pad(2 * depth, ' '), element_pad(2 * (depth + 1), ' '), field_pad(2 * (depth + 2), ' ');
   std::string out;
   auto flush = [&](size_t above) {
     if (out.size() < above) return;
     stream.write(out.data(), static_cast<std::streamsize>(out.size()));
     out.clear();
   };
-  auto write_names = [&](const std::vector<const std::string*>& items, int depth) {
+  auto write_names = [&](const std::vector<const std::string*>& items, int list_depth) {
     if (items.empty()) {
       out += "[]";
       return;
     }
-    const std::string inner(2 * (depth + 1), ' ');
+    const std::string inner(2 * (list_depth + 1), ' ');
     out += "[\n";
     for (size_t i = 0; i < items.size(); ++i) {
       out += inner;
@@ -96,7 +97,7 @@ void write_analysis_json(std::ostream& stream, const Graph& g, const LiveAnalysi
       out += i + 1 < items.size() ? ",\n" : "\n";
       flush(size_t{1} << 16);
     }
-    out += std::string(2 * depth, ' ') + "]";
+    out += std::string(2 * list_depth, ' ') + "]";
   };
   std::vector<const std::string*> items;
   auto buffer_items = [&](const std::vector<int>& buffers) -> const std::vector<const std::string*>& {
@@ -104,30 +105,47 @@ void write_analysis_json(std::ostream& stream, const Graph& g, const LiveAnalysi
     for (int b : buffers) items.push_back(&buffer_name[b]);
     return items;
   };
-  out += "{\n  \"graph\": " + quoted(g.name) + ",\n  \"order\": ";
+  out += pad + "\"graph\": " + quoted(g.name) + ",\n" + pad + "\"order\": ";
   items.clear();
   for (OpId o : a.order) items.push_back(&op_name[o]);
-  write_names(items, 1);
-  out += ",\n  \"steps\": ";
+  write_names(items, depth);
+  out += ",\n" + pad + "\"steps\": ";
   if (a.steps.empty()) {
     out += "[]";
   } else {
     out += "[\n";
     LiveSweep sweep(a);
     for (size_t s = 0; s < a.steps.size(); ++s) {
-      out += "    {\n      \"op\": " + op_name[a.steps[s].op] + ",\n      \"live\": ";
-      write_names(buffer_items(sweep.at(static_cast<Step>(s))), 3);
-      out += ",\n      \"live_bytes\": " + std::to_string(a.steps[s].live_bytes) + "\n    }" +
+      out += element_pad + "{\n" + field_pad + "\"op\": " + op_name[a.steps[s].op] + ",\n" + field_pad + "\"live\": ";
+      write_names(buffer_items(sweep.at(static_cast<Step>(s))), depth + 2);
+      out += ",\n" + field_pad + "\"live_bytes\": " + std::to_string(a.steps[s].live_bytes) + "\n" + element_pad + "}" +
              (s + 1 < a.steps.size() ? ",\n" : "\n");
     }
-    out += "  ]";
+    out += pad + "]";
   }
-  out += ",\n  \"peak_bytes\": " + std::to_string(a.peak_bytes) + ",\n  \"peak_step\": " +
-         std::to_string(a.peak_step) + ",\n  \"peak_tensors\": ";
-  write_names(buffer_items(a.steps.empty() ? std::vector<int>{} : a.live_at(a.peak_step)), 1);
-  out += ",\n  \"total_bytes\": " + std::to_string(a.total_bytes) + ",\n  \"largest_tensor_bytes\": " +
-         std::to_string(a.largest_tensor_bytes) + "\n}";
+  out += ",\n" + pad + "\"peak_bytes\": " + std::to_string(a.peak_bytes) + ",\n" + pad + "\"peak_step\": " +
+         std::to_string(a.peak_step) + ",\n" + pad + "\"peak_tensors\": ";
+  write_names(buffer_items(a.steps.empty() ? std::vector<int>{} : a.live_at(a.peak_step)), depth);
+  out += ",\n" + pad + "\"total_bytes\": " + std::to_string(a.total_bytes) + ",\n" + pad +
+         "\"largest_tensor_bytes\": " + std::to_string(a.largest_tensor_bytes);
   flush(0);
+}
+
+void write_analysis_json(std::ostream& out, const Graph& g, const LiveAnalysis& a) {
+  out << "{\n";
+  write_analysis_json_members(out, g, a, 1);
+  out << "\n}";
+}
+
+void write_json_at_depth(std::ostream& out, const JsonOut& value, int depth, int indent) {
+  // dump() escapes line breaks inside strings, so every raw one starts a line of the layout.
+  const std::string text = value.dump(indent), pad = "\n" + std::string(static_cast<size_t>(indent * depth), ' ');
+  size_t from = 0;
+  for (size_t nl = text.find('\n'); nl != std::string::npos; from = nl + 1, nl = text.find('\n', from)) {
+    out.write(text.data() + from, static_cast<std::streamsize>(nl - from));
+    out << pad;
+  }
+  out.write(text.data() + from, static_cast<std::streamsize>(text.size() - from));
 }
 
 }  // namespace arenaplan

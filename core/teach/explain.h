@@ -19,6 +19,7 @@
 //   persistent     state that lives for the whole run
 #pragma once
 
+#include <iosfwd>
 #include <string>
 #include <vector>
 
@@ -47,9 +48,19 @@ struct StepExplanation {
   std::string sentence;
 };
 
+// Every step with every live buffer's reason: the sum of the live sets, so for small graphs (tests,
+// exercises); the CLI streams with the writers below at any size.
 std::vector<StepExplanation> explain_schedule(const Graph& g, const LiveAnalysis& live);
 // One step only (the page explains the current step each time it changes); step in range.
 StepExplanation explain_step(const Graph& g, const LiveAnalysis& live, Step step);
+
+// Every step's sentence, one per line: `arenaplan analyze --explain`. Streamed, and a sentence
+// looks up only the reasons it names, so it is about linear in the graph size.
+void write_schedule_explanation_text(std::ostream& out, const Graph& g, const LiveAnalysis& live);
+// Exactly analysis_json(g, live) with "explanation": schedule_explanation_json(g, live,
+// explain_schedule(g, live)) appended, as dump(2) writes it, streamed: `analyze --explain --json`.
+// Its size is the sum of the live sets (every live buffer's reason at every step).
+void write_explained_analysis_json(std::ostream& out, const Graph& g, const LiveAnalysis& live);
 
 // One buffer placed at a time, lowest offset first (ties: earlier first step): where it goes and
 // why there (the bottom, or on top of which buffer live at the same time), and the arena so far.

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <ostream>
 #include <sstream>
 #include <stdexcept>
 
@@ -161,7 +162,7 @@ std::string c_header(const PlanView& v, const PlanSource& s) {
   return h.str();
 }
 
-std::string lifetime_trace_json(const PlanView& v, const PlanSource& s) {
+void write_lifetime_trace_json(std::ostream& out, const PlanView& v, const PlanSource& s) {
   require_verified(v);
   const Graph& g = v.graph;
   constexpr int64_t kStepMicros = 1000;  // one step = 1 ms on the trace's time axis
@@ -170,42 +171,53 @@ std::string lifetime_trace_json(const PlanView& v, const PlanSource& s) {
   for (size_t b = 0; b < v.live.buffers.size(); ++b) lane_of.emplace(v.plan.offsets[b], 0);
   int lane = 1;  // track 0 is the schedule
   for (auto& [offset, l] : lane_of) l = lane++;
-  JsonOut events = JsonOut::array();
-  events.push_back({{"ph", "M"}, {"pid", 1}, {"name", "process_name"},
-                    {"args", {{"name", "arena " + s.name + " (" + std::to_string(v.plan.arena_bytes) + " B, " + v.plan.planner + ")"}}}});
-  events.push_back({{"ph", "M"}, {"pid", 1}, {"tid", 0}, {"name", "thread_name"}, {"args", {{"name", "schedule"}}}});
-  events.push_back({{"ph", "M"}, {"pid", 1}, {"tid", 0}, {"name", "thread_sort_index"}, {"args", {{"sort_index", -1}}}});
+  // The document as dump(1) spells it, each event written as it is made: held whole, the events
+  // of a 100,000-op graph took 650 MB.
+  JsonOut other = {{"tool", std::string("arenaplan ") + ARENAPLAN_VERSION}, {"model", s.name},
+                   {"sha256", s.sha256}, {"arena_bytes", v.plan.arena_bytes}, {"time_axis", "1 ms = 1 step"}};
+  out << "{\n \"displayTimeUnit\": \"ms\",\n \"otherData\": ";
+  write_json_at_depth(out, other, 1, 1);
+  out << ",\n \"traceEvents\": [";
+  bool first = true;
+  auto event = [&](const JsonOut& e) {
+    out << (first ? "\n  " : ",\n  ");
+    first = false;
+    write_json_at_depth(out, e, 2, 1);
+  };
+  event({{"ph", "M"}, {"pid", 1}, {"name", "process_name"},
+         {"args", {{"name", "arena " + s.name + " (" + std::to_string(v.plan.arena_bytes) + " B, " + v.plan.planner + ")"}}}});
+  event({{"ph", "M"}, {"pid", 1}, {"tid", 0}, {"name", "thread_name"}, {"args", {{"name", "schedule"}}}});
+  event({{"ph", "M"}, {"pid", 1}, {"tid", 0}, {"name", "thread_sort_index"}, {"args", {{"sort_index", -1}}}});
   for (const auto& [offset, l] : lane_of) {
-    events.push_back({{"ph", "M"}, {"pid", 1}, {"tid", l}, {"name", "thread_name"},
-                      {"args", {{"name", "offset " + std::to_string(offset)}}}});
-    events.push_back({{"ph", "M"}, {"pid", 1}, {"tid", l}, {"name", "thread_sort_index"}, {"args", {{"sort_index", l}}}});
+    event({{"ph", "M"}, {"pid", 1}, {"tid", l}, {"name", "thread_name"}, {"args", {{"name", "offset " + std::to_string(offset)}}}});
+    event({{"ph", "M"}, {"pid", 1}, {"tid", l}, {"name", "thread_sort_index"}, {"args", {{"sort_index", l}}}});
   }
   for (size_t st = 0; st < v.live.steps.size(); ++st) {
     const StepLive& step = v.live.steps[st];
-    events.push_back({{"ph", "X"}, {"pid", 1}, {"tid", 0}, {"name", g.ops[step.op].name},
-                      {"ts", static_cast<int64_t>(st) * kStepMicros}, {"dur", kStepMicros},
-                      {"args", {{"step", st}, {"kind", g.ops[step.op].kind}, {"live_bytes", step.live_bytes}}}});
-    events.push_back({{"ph", "C"}, {"pid", 1}, {"name", "live bytes"}, {"ts", static_cast<int64_t>(st) * kStepMicros},
-                      {"args", {{"live", step.live_bytes}}}});
+    event({{"ph", "X"}, {"pid", 1}, {"tid", 0}, {"name", g.ops[step.op].name},
+           {"ts", static_cast<int64_t>(st) * kStepMicros}, {"dur", kStepMicros},
+           {"args", {{"step", st}, {"kind", g.ops[step.op].kind}, {"live_bytes", step.live_bytes}}}});
+    event({{"ph", "C"}, {"pid", 1}, {"name", "live bytes"}, {"ts", static_cast<int64_t>(st) * kStepMicros},
+           {"args", {{"live", step.live_bytes}}}});
   }
   for (size_t b = 0; b < v.live.buffers.size(); ++b) {
     const LiveBuffer& buf = v.live.buffers[b];
     JsonOut tensors = JsonOut::array();
     for (TensorId t : buf.tensors) tensors.push_back(g.tensors[t].name);
-    events.push_back({{"ph", "X"}, {"pid", 1}, {"tid", lane_of[v.plan.offsets[b]]}, {"name", buf.name},
-                      {"ts", static_cast<int64_t>(buf.first) * kStepMicros},
-                      {"dur", static_cast<int64_t>(buf.last - buf.first + 1) * kStepMicros},
-                      {"args", {{"offset", v.plan.offsets[b]}, {"size", buf.size}, {"end", v.plan.offsets[b] + buf.size},
-                                {"first_step", buf.first}, {"last_step", buf.last},
-                                {"category", category_name(buf.category)}, {"tensors", tensors}}}});
+    event({{"ph", "X"}, {"pid", 1}, {"tid", lane_of[v.plan.offsets[b]]}, {"name", buf.name},
+           {"ts", static_cast<int64_t>(buf.first) * kStepMicros},
+           {"dur", static_cast<int64_t>(buf.last - buf.first + 1) * kStepMicros},
+           {"args", {{"offset", v.plan.offsets[b]}, {"size", buf.size}, {"end", v.plan.offsets[b] + buf.size},
+                     {"first_step", buf.first}, {"last_step", buf.last},
+                     {"category", category_name(buf.category)}, {"tensors", tensors}}}});
   }
-  JsonOut doc;
-  doc["displayTimeUnit"] = "ms";
-  doc["otherData"] = {{"tool", std::string("arenaplan ") + ARENAPLAN_VERSION}, {"model", s.name},
-                      {"sha256", s.sha256}, {"arena_bytes", v.plan.arena_bytes},
-                      {"time_axis", "1 ms = 1 step"}};
-  doc["traceEvents"] = events;
-  return doc.dump(1) + "\n";
+  out << "\n ]\n}\n";
+}
+
+std::string lifetime_trace_json(const PlanView& v, const PlanSource& s) {
+  std::ostringstream out;
+  write_lifetime_trace_json(out, v, s);
+  return out.str();
 }
 
 std::string plan_minimalloc_csv(const PlanView& v) {
@@ -213,11 +225,14 @@ std::string plan_minimalloc_csv(const PlanView& v) {
   return minimalloc_csv(v.problem, v.plan.offsets);
 }
 
-JsonOut plan_report_json(const PlanView& v, const PlanSource& s) {
-  require_verified(v);
+namespace {
+
+// plan_report_json's members in document order, "analysis" left null: it is the one part that
+// grows faster than the graph (every step's live list), so the streamed report writes it apart.
+JsonOut plan_report_without_analysis(const PlanView& v, const PlanSource& s) {
   JsonOut out;
   out["source"] = {{"name", s.name}, {"sha256", s.sha256}, {"tool", std::string("arenaplan ") + ARENAPLAN_VERSION}};
-  out["analysis"] = analysis_json(v.graph, v.live);
+  out["analysis"] = nullptr;
   out["layout"] = layout_json(v.problem, v.plan);
   if (s.model) {
     std::vector<TensorRow> rows = tensor_rows(v, s);
@@ -233,6 +248,34 @@ JsonOut plan_report_json(const PlanView& v, const PlanSource& s) {
     custom.push_back({{"op", k.op}, {"kernel", k.kernel}, {"why", k.why}});
   out["custom_kernels"] = custom;
   return out;
+}
+
+}  // namespace
+
+JsonOut plan_report_json(const PlanView& v, const PlanSource& s) {
+  require_verified(v);
+  JsonOut out = plan_report_without_analysis(v, s);
+  out["analysis"] = analysis_json(v.graph, v.live);
+  return out;
+}
+
+void write_plan_report_json(std::ostream& out, const PlanView& v, const PlanSource& s) {
+  require_verified(v);
+  const JsonOut rest = plan_report_without_analysis(v, s);
+  out << "{";
+  bool first = true;
+  for (const auto& [key, value] : rest.items()) {
+    out << (first ? "\n  " : ",\n  ") << JsonOut(key).dump() << ": ";
+    first = false;
+    if (key == "analysis") {
+      out << "{\n";
+      write_analysis_json_members(out, v.graph, v.live, 2);
+      out << "\n  }";
+    } else {
+      write_json_at_depth(out, value, 1);
+    }
+  }
+  out << "\n}";
 }
 
 }  // namespace arenaplan

@@ -4,6 +4,7 @@
 // plan is never written (std::logic_error, an internal error).
 #pragma once
 
+#include <iosfwd>
 #include <string>
 #include <vector>
 
@@ -46,6 +47,8 @@ std::string c_header(const PlanView& v, const PlanSource& source);
 // offset, sorted by offset, so memory runs down the screen and time across; a "live bytes" counter
 // and the schedule as a track of op slices.
 std::string lifetime_trace_json(const PlanView& v, const PlanSource& source);
+// The same, written event by event (`export --format trace`: one event per step and per buffer).
+void write_lifetime_trace_json(std::ostream& out, const PlanView& v, const PlanSource& source);
 
 // MiniMalloc's CSV with the solution column (offsets).
 std::string plan_minimalloc_csv(const PlanView& v);
@@ -53,6 +56,9 @@ std::string plan_minimalloc_csv(const PlanView& v);
 // {"source", "analysis" (analysis_json), "layout" (layout_json)} plus, for models, the file
 // numbering of tensors and operators, and with source.tflm "tflm_arena" (tflm_comparison_json).
 JsonOut plan_report_json(const PlanView& v, const PlanSource& source);
+// Writes exactly plan_report_json(v, source).dump(2), streamed: the analysis's per-step live lists
+// are quadratic in the graph size on a graph with thousands of outputs (`arenaplan export --format json`).
+void write_plan_report_json(std::ostream& out, const PlanView& v, const PlanSource& source);
 
 // A kernel a rewritten graph needs that the stock TFLM runtime does not have (export_kernels.cpp):
 // an op with a folded PAD (explicit asymmetric padding, or a pool reading the border as the pad

@@ -322,3 +322,21 @@ TEST_CASE("spilling across two banks gets past tied peaks: a chain of 32 KiB ten
   CHECK(region_of(r, "x") != region_of(r, "a"));
   CHECK(region_of(r, "a") != region_of(r, "b"));
 }
+
+TEST_CASE("the time limit covers the bank repair too: with none left it stops at once and says so") {
+  // The chain above needs several moves to alternate banks; with no time the repair makes one
+  // trial, and the answer says the search stopped rather than claiming the board is too small.
+  Graph g = parse_graph_json(R"({"format":"arenaplan-graph","version":1,"alignment":16,
+      "tensors":{"x":{"bytes":"32KiB"},"a":{"bytes":"32KiB"},"b":{"bytes":"32KiB"},"c":{"bytes":"32KiB"},"y":{"bytes":"32KiB"}},
+      "ops":[{"name":"p","inputs":["x"],"outputs":["a"]},{"name":"q","inputs":["a"],"outputs":["b"]},
+             {"name":"r","inputs":["b"],"outputs":["c"]},{"name":"s","inputs":["c"],"outputs":["y"]}],
+      "inputs":["x"],"outputs":["y"]})");
+  MemoryMap m = parse_board_json(R"({"format":"arenaplan-board","regions":[
+      {"name":"R0","size":"48KiB"},{"name":"R1","size":"48KiB"}],"arena_regions":["R0","R1"]})");
+  BudgetOptions no_time;
+  no_time.plan.time_limit_seconds = 0;
+  Run r = run(g, "p,q,r,s", m, no_time);
+  CHECK_FALSE(r.budget.fits);
+  REQUIRE(r.budget.warnings.size() == 1);
+  CHECK(r.budget.warnings[0].find("stopped after 1 trial plans of 5 buffers each, at half the time limit") != std::string::npos);
+}

@@ -6,6 +6,7 @@
 
 #include "core/tflite/exports.h"
 #include "core/layout/minimalloc_csv.h"
+#include "core/schedule/schedule_generators.h"
 #include "core/tflite/tflite_import.h"
 #include "test_support.h"
 
@@ -84,7 +85,9 @@ TEST_CASE("exports: an invalid plan is never written") {
 TEST_CASE("exports: the trace has one slice per buffer on its offset's track, and the live counter") {
   Planned p = plan_two_branch("A,B,D,C,E,F");
   PlanSource src{"two-branch", "", nullptr};
-  JsonOut doc = JsonOut::parse(lifetime_trace_json(p.view(), src));
+  const std::string trace = lifetime_trace_json(p.view(), src);
+  JsonOut doc = JsonOut::parse(trace);
+  CHECK(trace == doc.dump(1) + "\n");  // streamed event by event, spelled as one dump(1)
   int slices = 0, counters = 0;
   std::map<int, std::string> track_name;
   for (const auto& e : doc["traceEvents"])
@@ -128,12 +131,39 @@ TEST_CASE("exports: a model's header and report number tensors and operators as 
   CHECK(line_with(h, "#define ARENAPLAN_TENSOR_COUNT") == "#define ARENAPLAN_TENSOR_COUNT " + std::to_string(m.graph_tensor.size()));
   CHECK(line_with(h, "#define ARENAPLAN_INIT_OPERATOR_COUNT") == "#define ARENAPLAN_INIT_OPERATOR_COUNT 74");
   JsonOut r = plan_report_json(p.view(), src);
+  std::ostringstream streamed;  // what `export --format json` writes
+  write_plan_report_json(streamed, p.view(), src);
+  CHECK(streamed.str() == r.dump(2));
   CHECK(r["layout"]["arena_bytes"] == 1376256);
   CHECK(r["tflite"]["tensor_offsets"].size() == m.graph_tensor.size());
   CHECK(r["tflite"]["operator_order"].size() == m.graph.ops.size() + m.folded_ops.size());
   int in_arena = 0;
   for (const auto& o : r["tflite"]["tensor_offsets"]) in_arena += o.get<int64_t>() >= 0;
   CHECK(in_arena == 91);  // the activation tensors (RESHAPE aliases share their input's offset)
+}
+
+TEST_CASE("exports: the streamed JSON report is byte for byte plan_report_json().dump(2)") {
+  // Graphs with many outputs (the per-step live lists the stream exists for), escaped names, an
+  // empty live list, and every built-in example.
+  std::vector<Graph> graphs = {many_outputs_chain_graph(60, 20, 3), long_residual_chain_graph(30, 3),
+                               parse_graph_json(R"({"tensors": {"in \"q\"": {"bytes": 16}, "w": {"bytes": 8, "constant": true},
+      "out\\é": {"bytes": 16}, "k": {"bytes": 16}},
+    "ops": [{"name": "c\tonst", "inputs": ["w"], "outputs": ["k"]},
+            {"name": "op", "inputs": ["in \"q\"", "k"], "outputs": ["out\\é"]}],
+    "inputs": ["in \"q\""], "outputs": ["out\\é"], "input_policy": "caller_owned"})")};
+  for (const Example& e : builtin_examples())
+    if (e.json.find("\"arenaplan-graph\"") != std::string::npos) graphs.push_back(parse_graph_json(e.json));
+  for (const Graph& g : graphs) {
+    Planned p;
+    p.graph = g;
+    p.live = analyze_lifetimes(p.graph, p.graph.file_order());
+    p.problem = layout_problem(p.graph, p.live);
+    p.plan = plan_arena(p.problem, {.planner = "tflm-greedy"});
+    const PlanSource src{g.name, "abc123"};
+    std::ostringstream streamed;
+    write_plan_report_json(streamed, p.view(), src);
+    CHECK_MESSAGE(streamed.str() == plan_report_json(p.view(), src).dump(2), g.name);
+  }
 }
 
 }  // namespace arenaplan
