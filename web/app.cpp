@@ -287,7 +287,8 @@ JsonOut export_state(const AppState& s) {
   out["revision"] = s.revision;
   out["frame"] = s.frame;
   out["reduced_motion"] = s.reduced_motion;
-  out["perf"] = {{"frame_cpu_ms", s.frame_cpu_ms}, {"frame_ui_ms", s.frame_ui_ms}, {"fps", s.fps}};
+  out["perf"] = {{"frame_cpu_ms", s.frame_cpu_ms}, {"frame_ui_ms", s.frame_ui_ms}, {"fps", s.fps},
+                 {"rasterized_frames", s.rasterized_frames}, {"skip_unchanged_frames", s.skip_unchanged_frames}};
   out["analysis"] = s.analysis;
   out["history"] = {{"undo", s.undo_stack.size()},
                     {"redo", s.redo_stack.size()},
