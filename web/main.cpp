@@ -12,6 +12,7 @@
 #include "imgui_impl_opengl3.h"
 #include "imgui_impl_sdl.h"
 #include "web/app.h"
+#include "web/clear_fills.h"
 #include "web/gl.h"
 #include "web/js_api.h"
 #include "web/page_exports.h"
@@ -43,6 +44,7 @@ struct Platform {
   float text_px = 0;     // UI text size (View > Text size) the atlas and style were built for
   bool quit = false;
   uint64_t picture = 0;  // hash of the picture last rasterised onto the canvas (0: none yet)
+  bool clear_fills = true;  // big opaque rectangles drawn as clears (web/clear_fills.h)
 };
 
 Platform g_platform;
@@ -145,6 +147,8 @@ bool frame() {
                int(io.DisplaySize.y * io.DisplayFramebufferScale.y));
     glClearColor(clear.x, clear.y, clear.z, clear.w);
     glClear(GL_COLOR_BUFFER_BIT);
+    // Rectangles of at least ~32x32 pixels: below that the clear's own cost is not worth it.
+    if (p.clear_fills) arenaplan::web::convert_opaque_rects_to_clears(*ImGui::GetDrawData(), 1024.0f);
     ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
     SDL_GL_SwapWindow(p.window);
     p.picture = picture;
@@ -175,6 +179,13 @@ void frame_callback(void*) { frame(); }
 extern "C" EMSCRIPTEN_KEEPALIVE void ap_set_skip_unchanged_frames(int on) {
   g_state.skip_unchanged_frames = on != 0;
   g_platform.picture = 0;
+  arenaplan::web::request_redraw(g_state);
+}
+
+// window.arenaplan.setClearFills(on): tests compare the picture with and without it.
+extern "C" EMSCRIPTEN_KEEPALIVE void ap_set_clear_fills(int on) {
+  g_platform.clear_fills = on != 0;
+  g_platform.picture = 0;  // rasterise the next frame
   arenaplan::web::request_redraw(g_state);
 }
 #endif
