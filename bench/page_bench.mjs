@@ -13,6 +13,7 @@
 //             and printed by graph_overview.test.mjs; timings belong here).
 // Usage: node bench/page_bench.mjs SITE_DIR [seconds per frame-rate run, default 5] [parts]
 //   parts: a comma list of payload,load,frames,graph (default: all), e.g. "frames" while tuning.
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
@@ -41,18 +42,42 @@ function payload() {
               `(goal < 1.50 MB compressed: ${gz < 1.5e6 ? 'met' : 'NOT met'}, gzip/goal ${(gz / 1.5e6).toFixed(2)})`);
 }
 
+// CPU time (ms) used so far by this browser's GPU process, where SwiftShader rasterises: unlike
+// frames/s it hardly depends on what else the machine runs. null where /proc or ps is missing.
+function gpuProcessCpuMs(userDataDir) {
+  try {
+    const tick = 1000 / Number(execFileSync('getconf', ['CLK_TCK']).toString());
+    const pids = execFileSync('ps', ['-eo', 'pid=,args=']).toString().split('\n')
+      .filter((l) => l.includes('--type=gpu-process') && l.includes(userDataDir))
+      .map((l) => Number(l.trim().split(/\s+/)[0]));
+    if (!pids.length) return null;
+    return pids.reduce((sum, pid) => {
+      const f = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+      return sum + (Number(f[11]) + Number(f[12])) * tick;  // utime + stime
+    }, 0);
+  } catch {
+    return null;
+  }
+}
+
 // Per-second rate of each number `count` returns (page-side counters), over `seconds`.
-async function rates(page, count) {
+// With `userDataDir`, the result also has `gpuMs`: GPU-process CPU ms per unit of the last number.
+async function rates(page, count, userDataDir) {
+  const cpu0 = userDataDir ? gpuProcessCpuMs(userDataDir) : null;
   const a = await page.evaluate(count);
   const t0 = Date.now();
   await sleep(seconds * 1000);
   const b = await page.evaluate(count);
+  const cpu1 = userDataDir ? gpuProcessCpuMs(userDataDir) : null;
   const dt = (Date.now() - t0) / 1000;
-  return b.map((x, i) => (x - a[i]) / dt);
+  const out = b.map((x, i) => (x - a[i]) / dt);
+  const n = b[b.length - 1] - a[a.length - 1];
+  out.gpuMs = cpu0 !== null && cpu1 !== null && n > 0 ? (cpu1 - cpu0) / n : null;
+  return out;
 }
 
-async function bareCanvasFps(context, url) {
-  const page = await context.newPage();
+async function bareCanvasFps(browser, url) {
+  const page = await browser.context.newPage();
   await page.goto(url + 'index.html#bench-baseline', { waitUntil: 'load' });  // same origin, same size
   await page.evaluate(() => {
     document.body.innerHTML = '<canvas id="c" style="width:100vw;height:100vh;display:block"></canvas>';
@@ -63,9 +88,9 @@ async function bareCanvasFps(context, url) {
     const tick = () => { gl.clearColor(Math.random(), 0.1, 0.1, 1); gl.clear(gl.COLOR_BUFFER_BIT); ++window.bareFrames; requestAnimationFrame(tick); };
     requestAnimationFrame(tick);
   });
-  const fps = (await rates(page, () => [window.bareFrames]))[0];
+  const r = await rates(page, () => [window.bareFrames], browser.userDataDir);
   await page.close();
-  return fps;
+  return r;
 }
 
 async function firstFrameMs(url, loads = 5) {
@@ -95,24 +120,26 @@ async function firstFrameMs(url, loads = 5) {
 async function frameRates(url) {
   const browser = await launch();
   try {
-    const baseline0 = await bareCanvasFps(browser.context, url);
+    const bare0 = await bareCanvasFps(browser, url);
     const { page } = await openApp(browser.context, url);
     const counters = () => { const s = window.arenaplan.state(); return [s.frame, s.perf.rasterized_frames ?? s.frame]; };
     const canSkip = await page.evaluate(() => typeof window.arenaplan.setSkipUnchangedFrames === 'function');
     const setSkip = (on) => page.evaluate((on) => window.arenaplan.setSkipUnchangedFrames && window.arenaplan.setSkipUnchangedFrames(on), on);
     const setStress = async () => { await click(page, 'menu.debug'); await click(page, 'menu.debug.stress'); await waitFrames(page, 3); };
     await page.evaluate(() => window.arenaplan.redraw(1e9));  // draw continuously, as while interacting
-    const idle = await rates(page, counters);
+    const dir = browser.userDataDir;
+    const idle = await rates(page, counters, dir);
+    await setSkip(false);
+    const idleAll = await rates(page, counters, dir);
     await setStress();
     const st = await page.evaluate(() => window.arenaplan.state());
-    const stress = await rates(page, counters);
+    const stressAll = await rates(page, counters, dir);
+    await setSkip(true);
+    const stress = await rates(page, counters, dir);
     const cpu = (await page.evaluate(() => window.arenaplan.state().perf));
-    await setSkip(false);
-    const stressAll = await rates(page, counters);
-    await setStress();  // off again
-    const idleAll = await rates(page, counters);
     await page.close();
-    const baseline1 = await bareCanvasFps(browser.context, url);
+    const bare1 = await bareCanvasFps(browser, url);
+    const baseline0 = bare0[0], baseline1 = bare1[0];
     const baseline = (baseline0 + baseline1) / 2;  // before and after: the machine's load drifts
     const r = (fps) => `${fps.toFixed(1)} fps (${(fps / baseline).toFixed(2)})`;
     const both = ([ui, raster]) => `${r(ui)}, ${raster.toFixed(1)} of them rasterised`;
@@ -126,6 +153,13 @@ async function frameRates(url) {
                   `${st.gpu_rects.queued_rects} rectangles ${r(stressAll[1])}`);
     else
       console.log('frames    (this build rasterises every frame: no unchanged-picture skip)');
+    // SwiftShader's work per rasterised frame, from the GPU process's CPU time: the figure to
+    // compare between builds on a loaded machine.
+    const ms = (x) => (x.gpuMs === null ? 'n/a' : x.gpuMs.toFixed(1) + ' ms');
+    const bareMs = bare0.gpuMs !== null && bare1.gpuMs !== null ? { gpuMs: (bare0.gpuMs + bare1.gpuMs) / 2 } : { gpuMs: null };
+    console.log(`frames    GPU-process CPU per rasterised frame: bare canvas ${ms(bareMs)}; ` +
+                (canSkip ? `app idle ${ms(idleAll)}, ${st.gpu_rects.queued_rects} rectangles ${ms(stressAll)}`
+                         : `app idle ${ms(idle)}, ${st.gpu_rects.queued_rects} rectangles ${ms(stress)}`));
     // Issue 19's goals are relative to the ceiling measured in the same run (software GL's rate
     // depends on the machine and its load far more than on the app).
     console.log(`frames    goals: idle-animating >= 0.80 of the ceiling: ${idle[0] / baseline >= 0.8 ? 'met' : 'NOT met'}; ` +
