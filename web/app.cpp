@@ -13,6 +13,7 @@
 #include "core/schedule/nearest_order.h"
 #include "core/teach/explain.h"
 #include "core/tflite/tflite_import.h"
+#include "web/clear_fills.h"
 
 namespace arenaplan::web {
 
@@ -287,7 +288,9 @@ JsonOut export_state(const AppState& s) {
   out["revision"] = s.revision;
   out["frame"] = s.frame;
   out["reduced_motion"] = s.reduced_motion;
-  out["perf"] = {{"frame_cpu_ms", s.frame_cpu_ms}, {"frame_ui_ms", s.frame_ui_ms}, {"fps", s.fps}};
+  out["perf"] = {{"frame_cpu_ms", s.frame_cpu_ms}, {"frame_ui_ms", s.frame_ui_ms}, {"fps", s.fps},
+                 {"rasterized_frames", s.rasterized_frames}, {"skip_unchanged_frames", s.skip_unchanged_frames},
+                 {"clear_fills", last_clear_fill_stats().fills}, {"clear_fill_pixels", last_clear_fill_stats().pixels}};
   out["analysis"] = s.analysis;
   out["history"] = {{"undo", s.undo_stack.size()},
                     {"redo", s.redo_stack.size()},

@@ -330,7 +330,12 @@ struct AppState {
 
   uint64_t revision = 0;  // bumped by every successful edit: panels may cache per revision
   uint64_t graph_revision = 0;  // bumped when the graph itself changed (not only the order)
-  uint64_t frame = 0;     // frames drawn so far
+  uint64_t frame = 0;     // frames drawn so far (the UI ran; see rasterized_frames)
+  // Frames whose picture differed from the one on the canvas and were rasterised; the others
+  // were left as they were (main.cpp). skip_unchanged_frames = false rasterises every frame
+  // (bench/page_bench.mjs measures both).
+  uint64_t rasterized_frames = 0;
+  bool skip_unchanged_frames = true;
   double frame_cpu_ms = 0;  // main-thread time of the last frame (UI + GL submission), set by main.cpp
   double frame_ui_ms = 0;   // of which: events, ImGui frame and panels (the rest is GL)
   double fps = 0;           // ImGui's running average frame rate

@@ -12,9 +12,11 @@
 #include "imgui_impl_opengl3.h"
 #include "imgui_impl_sdl.h"
 #include "web/app.h"
+#include "web/clear_fills.h"
 #include "web/gl.h"
 #include "web/js_api.h"
 #include "web/page_exports.h"
+#include "web/picture_hash.h"
 #include "web/rect_renderer.h"
 #include "web/ui_style.h"
 
@@ -41,6 +43,8 @@ struct Platform {
   float font_scale = 0;  // framebuffer pixels per UI unit the font atlas was built for
   float text_px = 0;     // UI text size (View > Text size) the atlas and style were built for
   bool quit = false;
+  uint64_t picture = 0;  // hash of the picture last rasterised onto the canvas (0: none yet)
+  bool clear_fills = true;  // big opaque rectangles drawn as clears (web/clear_fills.h)
 };
 
 Platform g_platform;
@@ -78,6 +82,32 @@ bool input_held() {
   return false;
 }
 
+// Everything that decides the frame's pixels: ImGui's vertices, indices and commands, the
+// rectangle batches behind its callbacks (their data pointers change every frame, their content
+// need not), the clear colour and the framebuffer size.
+uint64_t picture_hash(const ImDrawData& dd, const ImVec4& clear) {
+  arenaplan::web::PictureHash h;
+  h.value(dd.DisplayPos);
+  h.value(dd.DisplaySize);
+  h.value(dd.FramebufferScale);
+  h.value(clear);
+  for (int i = 0; i < dd.CmdListsCount; ++i) {
+    const ImDrawList& list = *dd.CmdLists[i];
+    h.bytes(list.VtxBuffer.Data, size_t(list.VtxBuffer.Size) * sizeof(ImDrawVert));
+    h.bytes(list.IdxBuffer.Data, size_t(list.IdxBuffer.Size) * sizeof(ImDrawIdx));
+    for (const ImDrawCmd& cmd : list.CmdBuffer) {
+      h.value(cmd.ClipRect);
+      h.value(cmd.TextureId);
+      h.value(cmd.VtxOffset);
+      h.value(cmd.IdxOffset);
+      h.value(cmd.ElemCount);
+      h.value(cmd.UserCallback);
+      if (cmd.UserCallback) h.value(arenaplan::web::rect_callback_signature(cmd));
+    }
+  }
+  return h.get();
+}
+
 // Returns false when the frame was skipped because nothing changed.
 bool frame() {
   Platform& p = g_platform;
@@ -103,14 +133,28 @@ bool frame() {
 
   const ImGuiIO& io = ImGui::GetIO();
   const uint64_t ui_done = SDL_GetPerformanceCounter();
-  SDL_GL_MakeCurrent(p.window, p.gl);
-  glViewport(0, 0, int(io.DisplaySize.x * io.DisplayFramebufferScale.x),
-             int(io.DisplaySize.y * io.DisplayFramebufferScale.y));
   const ImVec4 clear = arenaplan::web::canvas_clear_color();  // also the tiles' background
-  glClearColor(clear.x, clear.y, clear.z, clear.w);
-  glClear(GL_COLOR_BUFFER_BIT);
-  ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
-  SDL_GL_SwapWindow(p.window);
+  // A frame whose picture equals the one on the canvas is not rasterised again: the canvas keeps
+  // showing it (WebGL presents only frames that drew). Software GL spends most of a frame
+  // shading pixels, so an unchanged frame (idle redraws, a static 10,000-rectangle view) then
+  // costs only the UI pass. A PNG export needs the drawing buffer filled in this very frame.
+  const uint64_t picture = picture_hash(*ImGui::GetDrawData(), clear);
+  const bool unchanged = g_state.skip_unchanged_frames && p.picture != 0 && picture == p.picture &&
+                         g_state.png_export_frames == 0;
+  if (!unchanged) {
+    SDL_GL_MakeCurrent(p.window, p.gl);
+    glViewport(0, 0, int(io.DisplaySize.x * io.DisplayFramebufferScale.x),
+               int(io.DisplaySize.y * io.DisplayFramebufferScale.y));
+    glClearColor(clear.x, clear.y, clear.z, clear.w);
+    glClear(GL_COLOR_BUFFER_BIT);
+    // Rectangles of at least ~32x32 pixels: below that the clear's own cost is not worth it.
+    // Off (tests comparing pictures): no rectangle is big enough, so none is converted.
+    arenaplan::web::convert_opaque_rects_to_clears(*ImGui::GetDrawData(), p.clear_fills ? 1024.0f : INFINITY);
+    ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+    SDL_GL_SwapWindow(p.window);
+    p.picture = picture;
+    ++g_state.rasterized_frames;
+  }
   arenaplan::web::deliver_png_if_due(g_state);
 #ifdef __EMSCRIPTEN__
   // Time to the first drawn frame, read by bench/page_bench.mjs (the page's load-time goal).
@@ -129,6 +173,23 @@ void frame_callback(void*) { frame(); }
 #endif
 
 }  // namespace
+
+#ifdef __EMSCRIPTEN__
+// window.arenaplan.setSkipUnchangedFrames(on) (index.html): page_bench turns the skip off to
+// measure what rasterising every frame costs.
+extern "C" EMSCRIPTEN_KEEPALIVE void ap_set_skip_unchanged_frames(int on) {
+  g_state.skip_unchanged_frames = on != 0;
+  g_platform.picture = 0;
+  arenaplan::web::request_redraw(g_state);
+}
+
+// window.arenaplan.setClearFills(on): tests compare the picture with and without it.
+extern "C" EMSCRIPTEN_KEEPALIVE void ap_set_clear_fills(int on) {
+  g_platform.clear_fills = on != 0;
+  g_platform.picture = 0;  // rasterise the next frame
+  arenaplan::web::request_redraw(g_state);
+}
+#endif
 
 int main(int argc, char** argv) {
   // Desktop only: `--frames N` draws N frames and exits (a smoke run, e.g. with

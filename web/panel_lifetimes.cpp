@@ -48,7 +48,17 @@ void draw_lifetimes_panel(AppState& s) {
   const int steps = int(a.steps.size());
   const int rows = int(a.buffers.size());
   // The stress switch (+10,000 rectangles) lives in the Debug menu (AppState::stress_rects).
-  ImGui::TextDisabled("%.0f fps, one instanced draw call%s", ImGui::GetIO().Framerate,
+  // The frame rate is shown as sampled twice a second: readable, and it does not change the
+  // picture every frame (an unchanged picture is not rasterised again, main.cpp). Kept in
+  // ImGui's per-window storage, like a widget's state.
+  ImGuiStorage* storage = ImGui::GetStateStorage();
+  float& fps_shown = *storage->GetFloatRef(ImGui::GetID("fps.shown"), 0.0f);
+  float& fps_sampled_at = *storage->GetFloatRef(ImGui::GetID("fps.at"), -1.0f);
+  if (fps_sampled_at < 0 || float(ImGui::GetTime()) - fps_sampled_at >= 0.5f) {
+    fps_shown = ImGui::GetIO().Framerate;
+    fps_sampled_at = float(ImGui::GetTime());
+  }
+  ImGui::TextDisabled("%.0f fps, one draw call%s", fps_shown,
                       s.stress_rects ? ", +10,000 stress rectangles (Debug menu)" : "");
   if (steps == 0 || rows == 0) {
     ImGui::TextDisabled("No arena buffers.");
@@ -108,6 +118,7 @@ void draw_lifetimes_panel(AppState& s) {
 JsonOut export_gpu(const AppState& s) {
   const RectRendererStats st = rect_renderer_stats();
   return {{"queued_rects", st.frame_rects}, {"draw_calls", st.draw_calls}, {"drawn_rects", st.drawn_rects},
+          {"layer_renders", st.layer_renders},
           {"stress", s.stress_rects}, {"error", rect_renderer_error()}, {"fps", ImGui::GetIO().Framerate}};
 }
 

@@ -34,13 +34,21 @@ bool queue_rects(ImDrawList* draw_list, ImVec2 screen_min, ImVec2 screen_max, Pl
 
 const std::string& rect_renderer_error();
 
-// Rectangles queued in the current frame, and the draw calls and rectangles (after
-// merging sub-pixel ones) of the previous one (exported to the browser tests as proof the GPU
-// path ran).
+// What decides the pixels of a draw command queued by queue_rects (its rectangles, view, size and
+// place), 0 for any other command: the frame's picture hash (main.cpp) uses it, since the
+// command's callback data is a pointer that changes every frame.
+uint64_t rect_callback_signature(const ImDrawCmd& cmd);
+
+// Rectangles queued in the current frame, and the draw calls onto the canvas and rectangles
+// (after merging sub-pixel ones) of the last rasterised frame (exported to the browser tests as
+// proof the GPU path ran): one draw call per batch. A batch's rectangles are rendered, in one
+// draw call, into a cached layer that is drawn onto the canvas as one quad and re-rendered only
+// when they change; layer_renders counts those renders since the start.
 struct RectRendererStats {
   int frame_rects = 0;
   int draw_calls = 0;
   int drawn_rects = 0;
+  int layer_renders = 0;
 };
 RectRendererStats rect_renderer_stats();
 

@@ -36,6 +36,7 @@ export async function launch({ deviceScaleFactor = 1, viewport = { width: 1280, 
   });
   return {
     context,
+    userDataDir,  // names this browser's processes in `ps` (bench/page_bench.mjs reads their CPU time)
     async close() {
       await context.close();
       fs.rmSync(userDataDir, { recursive: true, force: true });
