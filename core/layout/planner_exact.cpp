@@ -43,6 +43,7 @@ struct Frame {
   Bytes min_offset = 0;  // canonical order: later buffers never sit lower...
   int min_pre = 0;       // ...nor, at the same offset, earlier in the static order
   Bytes min_height = 0;  // dominance: no candidate may start at or above an unplaced buffer's top
+  Bytes max_offset = 0;  // section inference: no candidate may start above capacity - a section's unplaced bytes
   bool fresh = true;
   int buffer = -1;  // the candidate currently applied (local id), -1 when none
   size_t offset_mark = 0, section_mark = 0;
@@ -315,11 +316,23 @@ struct ExactSolver::Impl {
     f.sub_next = 0;
   }
 
-  // Section inference: every unplaced byte of a section must fit above its floor (and above the
-  // offset just used, since later buffers never sit lower).
-  bool fits(const Partition& part, Bytes offset) const {
-    for (int s = part.lo; s < part.hi; ++s)
-      if (std::max(offset, floor[s]) + total[s] > capacity) return false;
+  // Section inference: every unplaced byte of a section must fit above its floor and above the
+  // offset just used (later buffers never sit lower). Split in two so a candidate costs only the
+  // sections it changed: at a frame's entry every section of its piece has floor + unplaced bytes
+  // within the capacity (its parent checked that), so "above the offset" is one ceiling per frame,
+  // offset <= capacity - max unplaced bytes (sorted candidates: the first above it ends the frame),
+  // and after placing a candidate only the sections whose floor or total apply() logged can newly
+  // overflow.
+  Bytes offset_ceiling(const Partition& part) const {
+    Bytes most = 0;
+    for (int s = part.lo; s < part.hi; ++s) most = std::max(most, total[s]);
+    return capacity - most;
+  }
+  bool changed_sections_fit(const Frame& f) const {
+    for (size_t i = f.section_mark; i < section_log.size(); ++i) {
+      const int s = section_log[i].section;
+      if (floor[s] + total[s] > capacity) return false;
+    }
     return true;
   }
 
@@ -360,6 +373,7 @@ struct ExactSolver::Impl {
         });
         f.min_height = std::numeric_limits<Bytes>::max();
         for (const Candidate& c : f.ordering) f.min_height = std::min(f.min_height, c.offset + size[(*f.preorder)[c.pre]]);
+        f.max_offset = offset_ceiling(*f.part);
       }
       if (ret != Result::kNone) {  // a child returned
         if (ret == Result::kFound && f.sub_next < f.subparts.size()) {
@@ -382,9 +396,11 @@ struct ExactSolver::Impl {
         const Candidate c = f.ordering[f.cursor++];
         const int k = (*f.preorder)[c.pre];
         if (c.offset < f.min_offset || (c.offset == f.min_offset && c.pre < f.min_pre)) continue;
-        if (c.offset >= f.min_height) continue;  // would leave a gap some unplaced buffer fits in
+        // Candidates come sorted by offset, so past either limit every later one fails too.
+        if (c.offset >= f.min_height) break;  // would leave a gap some unplaced buffer fits in
+        if (c.offset > f.max_offset) break;   // some section's unplaced bytes overflow above it
         apply(f, k, c.offset);
-        if (!fits(*f.part, c.offset)) {
+        if (!changed_sections_fit(f)) {
           undo(f);
           continue;
         }
