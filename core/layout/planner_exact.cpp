@@ -55,6 +55,14 @@ struct Frame {
 
 enum class Result { kNone, kFound, kNotFound };
 
+// align_up without its checks, for the search's hottest loop: alignments were checked positive
+// when the solver was built, and offsets stay below the capacity, far from overflow.
+inline Bytes aligned_above(Bytes value, Bytes alignment) {
+  if (alignment == 1) return value;
+  const Bytes rem = value % alignment;
+  return rem == 0 ? value : value + (alignment - rem);
+}
+
 }  // namespace
 
 struct ExactSolver::Impl {
@@ -100,7 +108,7 @@ struct ExactSolver::Impl {
   std::vector<SectionLog> section_log;
   std::vector<Frame> stack;
   Result ret = Result::kNone;
-  std::vector<std::pair<int, int>> raised;  // section ranges of buffers whose min_off apply() raised
+  std::vector<int> cover;                   // apply()'s difference array over sections, all zero between calls
   std::vector<int> witness;                 // per section: see refloor()
   std::vector<Candidate> raised_candidates, merged_candidates;  // scratch of refresh_candidates()
   const std::vector<int>* preorder_of_frame = nullptr;          // the static order refresh_candidates() reads
@@ -142,6 +150,7 @@ struct ExactSolver::Impl {
     for (int k = 0; k < n; ++k) {
       const LayoutBuffer& b = sized.buffers[k];
       size.push_back(b.size);
+      if (b.alignment <= 0) throw InputError("alignment", "must be a positive number of bytes (buffer " + b.name + ")");
       align.push_back(b.alignment);
       length.push_back(static_cast<double>(b.last) - b.first + 1);
       area.push_back(static_cast<double>(b.size) * length.back());
@@ -191,6 +200,7 @@ struct ExactSolver::Impl {
     cuts = initial_cuts;
     live_members.resize(sections);
     witness.assign(sections, -1);
+    cover.assign(sections + 1, 0);
     for (int s = 0; s < sections; ++s) live_members[s] = static_cast<int>(member_row[s + 1] - member_row[s]);
     offset_log.clear();
     section_log.clear();
@@ -243,7 +253,8 @@ struct ExactSolver::Impl {
     f.cuts_applied = false;
     assign[k] = offset;
     const Bytes height = offset + size[k];
-    raised.clear();
+    const int kb = sec_begin[k], ke = sec_end[k];
+    int left = kb, right = ke;  // raised sections outside k's own: [left, kb) and [ke, right)
     f.hatless = true;
     for (int64_t e = overlap_row[k]; e < overlap_row[k + 1]; ++e) {
       const int o = overlap_col[e];
@@ -251,8 +262,13 @@ struct ExactSolver::Impl {
       f.hatless = false;
       if (min_off[o] >= height) continue;
       offset_log.push_back({o, min_off[o]});
-      min_off[o] = align_up(height, align[o]);
-      raised.push_back({sec_begin[o], sec_end[o]});
+      min_off[o] = aligned_above(height, align[o]);
+      // o overlaps k in time, so its sections meet k's: outside k's they extend it contiguously,
+      // inside they are counted on a difference array (no sort, no per-section marks per buffer).
+      left = std::min(left, sec_begin[o]);
+      right = std::max(right, sec_end[o]);
+      ++cover[std::max(sec_begin[o], kb)];
+      --cover[std::min(sec_end[o], ke)];
     }
     for (int s = sec_begin[k]; s < sec_end[k]; ++s) {
       section_log.push_back({s, floor[s], total[s]});
@@ -267,14 +283,17 @@ struct ExactSolver::Impl {
       list[last] = k;
       where[where_base[k] + s - sec_begin[k]] = last;
     }
-    // The sections to revisit are the union of the raised buffers' ranges, merged as intervals
-    // (marking each section once per buffer cost O(neighbours x span) and dominated the search).
-    std::sort(raised.begin(), raised.end());
-    int visited_to = 0;
-    for (auto [from, to] : raised) {
-      for (int s = std::max(from, visited_to); s < to; ++s) refloor(s);
-      visited_to = std::max(visited_to, to);
+    // The sections to revisit: the union of the raised buffers' ranges (marking each section once
+    // per buffer cost O(neighbours x span) and dominated the search).
+    for (int s = left; s < kb; ++s) refloor(s);
+    int covering = 0;
+    for (int s = kb; s < ke; ++s) {
+      covering += cover[s];
+      cover[s] = 0;
+      if (covering > 0) refloor(s);
     }
+    cover[ke] = 0;
+    for (int s = ke; s < right; ++s) refloor(s);
   }
 
   // A section's floor is at least the lowest offset any of its unplaced buffers can still take.
