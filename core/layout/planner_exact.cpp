@@ -284,8 +284,14 @@ struct ExactSolver::Impl {
       where[where_base[k] + s - sec_begin[k]] = last;
     }
     // The sections to revisit: the union of the raised buffers' ranges (marking each section once
-    // per buffer cost O(neighbours x span) and dominated the search).
+    // per buffer cost O(neighbours x span) and dominated the search), and k's own: their floor is
+    // now k's top, but every unplaced buffer there may already sit higher (raised by buffers
+    // placed earlier, or aligned up), and the floor rises to the lowest of them. Leaving k's own
+    // sections out, as before, kept the same plans but searched up to 3.4x the nodes (MiniMalloc's
+    // J, A and D: 329k -> 111k, 195k -> 57k, 362k -> 209k to the best known, none more on the 11).
     for (int s = left; s < kb; ++s) refloor(s);
+    ++cover[kb];
+    --cover[ke];
     int covering = 0;
     for (int s = kb; s < ke; ++s) {
       covering += cover[s];
