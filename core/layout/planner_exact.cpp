@@ -7,6 +7,9 @@
 #include <cmath>
 #include <cstdio>
 #include <limits>
+#include <map>
+#include <tuple>
+#include <utility>
 #include <stdexcept>
 
 #include "core/layout/detail/exact_capacity.h"
@@ -109,6 +112,7 @@ struct ExactSolver::Impl {
   std::vector<Frame> stack;
   Result ret = Result::kNone;
   std::vector<int> cover;                   // apply()'s difference array over sections, all zero between calls
+  std::vector<int> twin_before;             // the previous buffer of the same size, alignment and life, or -1
   std::vector<int> witness;                 // per section: see refloor()
   std::vector<Candidate> raised_candidates, merged_candidates;  // scratch of refresh_candidates()
   const std::vector<int>* preorder_of_frame = nullptr;          // the static order refresh_candidates() reads
@@ -159,6 +163,16 @@ struct ExactSolver::Impl {
         ++member_row[s + 1];
       }
       for (int s = sec_begin[k]; s + 1 < sec_end[k]; ++s) ++initial_cuts[s];
+    }
+    // Twins (same size, alignment and life) are interchangeable in any plan: only plans where each
+    // sits above the twin before it are searched. They overlap, so their order is strict; and
+    // the static orders break ties by id, so a twin's earlier sibling is always its earlier candidate.
+    std::map<std::tuple<Bytes, Bytes, Step, Step>, int> last_of_shape;
+    twin_before.assign(n, -1);
+    for (int k = 0; k < n; ++k) {
+      const LayoutBuffer& b = sized.buffers[k];
+      auto [it, fresh] = last_of_shape.try_emplace({b.size, b.alignment, b.first, b.last}, k);
+      if (!fresh) twin_before[k] = std::exchange(it->second, k);
     }
     for (int s = 0; s < sections; ++s) member_row[s + 1] += member_row[s];
     member_col.resize(member_row[sections]);
@@ -447,6 +461,7 @@ struct ExactSolver::Impl {
         const Candidate c = f.ordering[f.cursor++];
         const int k = (*f.preorder)[c.pre];
         if (c.offset < f.min_offset || (c.offset == f.min_offset && c.pre < f.min_pre)) continue;
+        if (twin_before[k] >= 0 && assign[twin_before[k]] == kNoOffset) continue;  // its twin goes first
         // Candidates come sorted by offset, so past either limit every later one fails too.
         if (c.offset >= f.min_height) break;  // would leave a gap some unplaced buffer fits in
         if (c.offset > f.max_offset) break;   // some section's unplaced bytes overflow above it

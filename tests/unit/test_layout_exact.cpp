@@ -2,6 +2,7 @@
 #include <doctest/doctest.h>
 
 #include <functional>
+#include <memory>
 #include <random>
 
 #include "core/layout/layout.h"
@@ -42,6 +43,24 @@ Bytes brute_force_optimum(const LayoutProblem& p, Bytes unit) {
   return best;
 }
 
+// Solves `p` from a seed with no reuse at all (every buffer stacked on the previous), so the solver
+// walks down through many capacities on its own, in small slices (it resumes mid-attempt many
+// times); checks all along that the proven bound never passes `optimum`.
+std::unique_ptr<ExactSolver> solve_from_worst_seed(const LayoutProblem& p, Bytes optimum) {
+  std::vector<Bytes> stacked;
+  Bytes top = 0;
+  for (const LayoutBuffer& b : p.buffers) {
+    stacked.push_back(top);
+    top += b.size;
+  }
+  auto solver = std::make_unique<ExactSolver>(p, stacked, top);
+  for (int i = 0; i < 10000 && !solver->done(); ++i) {
+    solver->step(3);
+    REQUIRE(solver->lower_bound_bytes() <= optimum);
+  }
+  return solver;
+}
+
 }  // namespace
 
 TEST_CASE("exact equals the brute-force optimum on tiny random instances") {
@@ -72,8 +91,7 @@ TEST_CASE("exact equals the brute-force optimum on tiny random instances") {
 
 TEST_CASE("ExactSolver from the worst seed: optimal on crowded instances, whatever the slicing") {
   // Many buffers over few steps: busy sections (the floors and candidate orders the search
-  // updates incrementally between nodes), and a seed with no reuse at all, so the solver walks
-  // down through many capacities on its own. A prune that dropped a feasible branch would end an
+  // updates incrementally between nodes). A prune that dropped a feasible branch would end an
   // attempt "infeasible" and raise the bound past the optimum: the bound is checked all along.
   std::mt19937 rng(7);
   for (int trial = 0; trial < 40; ++trial) {
@@ -89,24 +107,46 @@ TEST_CASE("ExactSolver from the worst seed: optimal on crowded instances, whatev
       b.last = std::max(x, y);
       p.buffers.push_back(b);
     }
-    std::vector<Bytes> stacked;
-    Bytes top = 0;
-    for (const LayoutBuffer& b : p.buffers) {
-      stacked.push_back(top);
-      top += b.size;
+    const Bytes optimum = brute_force_optimum(p, 1);
+    const std::unique_ptr<ExactSolver> solver = solve_from_worst_seed(p, optimum);
+    CAPTURE(trial);
+    CHECK(solver->done());
+    CHECK(solver->proven_optimal());
+    CHECK(solver->best_arena_bytes() == optimum);
+    CHECK(verify_plan(p, solver->best_so_far(), solver->best_arena_bytes()).ok());
+  }
+}
+
+TEST_CASE("exact with twins (same size, alignment and life): the search orders them and still finds the optimum") {
+  // The solver only searches plans where each twin sits above the one before it; a wrong rule
+  // would cut every plan of some instance with twins and end "proven" above the optimum.
+  std::mt19937 rng(11);
+  int twins = 0;
+  for (int trial = 0; trial < 60; ++trial) {
+    LayoutProblem p;
+    const int shapes = 2 + static_cast<int>(rng() % 2);
+    for (int i = 0; i < shapes; ++i) {
+      LayoutBuffer b;
+      b.size = 1 + static_cast<Bytes>(rng() % 6);
+      b.alignment = 1;
+      const Step x = static_cast<Step>(rng() % 4), y = static_cast<Step>(rng() % 4);
+      b.first = std::min(x, y);
+      b.last = std::max(x, y);
+      const int copies = 1 + static_cast<int>(rng() % 2);
+      twins += copies - 1;
+      for (int c = 0; c < copies; ++c) {
+        b.name = "b" + std::to_string(p.buffers.size());
+        p.buffers.insert(p.buffers.begin() + static_cast<long>(rng() % (p.buffers.size() + 1)), b);
+      }
     }
     const Bytes optimum = brute_force_optimum(p, 1);
-    ExactSolver solver(p, stacked, top);
-    for (int i = 0; i < 10000 && !solver.done(); ++i) {
-      solver.step(3);  // small slices: the search resumes mid-attempt many times
-      REQUIRE(solver.lower_bound_bytes() <= optimum);
-    }
+    const std::unique_ptr<ExactSolver> solver = solve_from_worst_seed(p, optimum);
     CAPTURE(trial);
-    CHECK(solver.done());
-    CHECK(solver.proven_optimal());
-    CHECK(solver.best_arena_bytes() == optimum);
-    CHECK(verify_plan(p, solver.best_so_far(), solver.best_arena_bytes()).ok());
+    CHECK(solver->proven_optimal());
+    CHECK(solver->best_arena_bytes() == optimum);
+    CHECK(verify_plan(p, solver->best_so_far(), solver->best_arena_bytes()).ok());
   }
+  CHECK(twins > 30);
 }
 
 TEST_CASE("exact proves optimality above the live-bytes bound when the search is exhaustive") {
