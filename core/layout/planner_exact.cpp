@@ -7,13 +7,12 @@
 #include <cmath>
 #include <cstdio>
 #include <limits>
-#include <map>
-#include <tuple>
+#include <optional>
 #include <utility>
 #include <stdexcept>
 
 #include "core/layout/detail/exact_capacity.h"
-#include "core/layout/detail/planner_common.h"
+#include "core/layout/detail/exact_model.h"
 
 namespace arenaplan {
 namespace {
@@ -26,11 +25,8 @@ constexpr int64_t kMaxOverlapEntries = int64_t{1} << 24;  // beyond this the sea
 const char* const kHeuristics[] = {"LAT", "TAL", "TLA"};
 constexpr int kHeuristicCount = 3;
 
-struct Partition {
-  std::vector<int> buffers;  // local buffer ids
-  int lo = 0, hi = 0;        // sections [lo, hi)
-};
-using PartitionPtr = std::shared_ptr<const Partition>;
+using Partition = planner::ExactPartition;
+using PartitionPtr = planner::ExactPartitionPtr;
 
 struct Candidate {
   Bytes offset;
@@ -68,23 +64,9 @@ inline Bytes aligned_above(Bytes value, Bytes alignment) {
 
 }  // namespace
 
-struct ExactSolver::Impl {
-  // The problem, restricted to buffers with bytes (local ids).
+// The model (exact_model.h) is a base so the search reads its arrays by their plain names.
+struct ExactSolver::Impl : planner::ExactModel {
   LayoutProblem problem;
-  std::vector<int> global_of;
-  std::vector<Bytes> size, align;
-  std::vector<int> sec_begin, sec_end;
-  std::vector<double> area, length;
-  std::vector<int64_t> overlap_row;
-  std::vector<int> overlap_col;
-  std::vector<int64_t> member_row;  // buffers per section; the first live_members[s] are unplaced
-  std::vector<int> member_col;
-  std::vector<int64_t> where_base;  // where_base[k] + (s - sec_begin[k]): k's slot in section s
-  std::vector<int> where;
-  int sections = 0;
-  std::vector<Bytes> initial_total;
-  std::vector<int> initial_cuts;
-  std::vector<PartitionPtr> static_parts;
 
   // Best verified plan and proven bound.
   std::vector<Bytes> best;
@@ -112,7 +94,6 @@ struct ExactSolver::Impl {
   std::vector<Frame> stack;
   Result ret = Result::kNone;
   std::vector<int> cover;                   // apply()'s difference array over sections, all zero between calls
-  std::vector<int> twin_before;             // the previous buffer of the same size, alignment and life, or -1
   std::vector<int> witness;                 // per section: see refloor()
   std::vector<Candidate> raised_candidates, merged_candidates;  // scratch of refresh_candidates()
   const std::vector<int>* preorder_of_frame = nullptr;          // the static order refresh_candidates() reads
@@ -129,75 +110,14 @@ struct ExactSolver::Impl {
       }
     granularity = planner::offset_granularity(problem);
     lo = planner::granular_lower_bound(problem);
-    LayoutProblem sized;
-    for (size_t i = 0; i < problem.buffers.size(); ++i)
-      if (problem.buffers[i].size > 0) {
-        global_of.push_back(static_cast<int>(i));
-        sized.buffers.push_back(problem.buffers[i]);
-      }
-    auto conflicts = planner::build_conflicts(sized, kMaxOverlapEntries);
-    if (!conflicts) {
+    std::optional<planner::ExactModel> model = planner::build_exact_model(problem, kMaxOverlapEntries);
+    if (!model) {
       why = "not searched: too many overlapping buffers";
       finished = true;
       return;
     }
-    overlap_row = std::move(conflicts->row);
-    overlap_col = std::move(conflicts->col);
-    planner::TimeAxis axis = planner::build_time_axis(sized);
-    sections = axis.sections();
-    const int n = static_cast<int>(sized.buffers.size());
-    sec_begin = axis.begin;
-    sec_end = axis.end;
-    initial_total.assign(sections, 0);
-    initial_cuts.assign(std::max(sections - 1, 0), 0);
-    member_row.assign(sections + 1, 0);
-    for (int k = 0; k < n; ++k) {
-      const LayoutBuffer& b = sized.buffers[k];
-      size.push_back(b.size);
-      if (b.alignment <= 0) throw InputError("alignment", "must be a positive number of bytes (buffer " + b.name + ")");
-      align.push_back(b.alignment);
-      length.push_back(static_cast<double>(b.last) - b.first + 1);
-      area.push_back(static_cast<double>(b.size) * length.back());
-      for (int s = sec_begin[k]; s < sec_end[k]; ++s) {
-        initial_total[s] += b.size;
-        ++member_row[s + 1];
-      }
-      for (int s = sec_begin[k]; s + 1 < sec_end[k]; ++s) ++initial_cuts[s];
-    }
-    // Twins (same size, alignment and life) are interchangeable in any plan: only plans where each
-    // sits above the twin before it are searched. They overlap, so their order is strict; and
-    // the static orders break ties by id, so a twin's earlier sibling is always its earlier candidate.
-    std::map<std::tuple<Bytes, Bytes, Step, Step>, int> last_of_shape;
-    twin_before.assign(n, -1);
-    for (int k = 0; k < n; ++k) {
-      const LayoutBuffer& b = sized.buffers[k];
-      auto [it, fresh] = last_of_shape.try_emplace({b.size, b.alignment, b.first, b.last}, k);
-      if (!fresh) twin_before[k] = std::exchange(it->second, k);
-    }
-    for (int s = 0; s < sections; ++s) member_row[s + 1] += member_row[s];
-    member_col.resize(member_row[sections]);
-    std::vector<int64_t> fill(member_row.begin(), member_row.end() - 1);
-    where_base.assign(n + 1, 0);
-    for (int k = 0; k < n; ++k) where_base[k + 1] = where_base[k] + (sec_end[k] - sec_begin[k]);
-    where.resize(where_base[n]);
-    for (int k = 0; k < n; ++k)
-      for (int s = sec_begin[k]; s < sec_end[k]; ++s) {
-        where[where_base[k] + s - sec_begin[k]] = static_cast<int>(fill[s] - member_row[s]);
-        member_col[fill[s]++] = k;
-      }
-    // Independent pieces from the start: no buffer spans the boundary.
-    std::vector<int> cut_at = {0};
-    for (int s = 0; s + 1 < sections; ++s)
-      if (initial_cuts[s] == 0) cut_at.push_back(s + 1);
-    cut_at.push_back(sections);
-    for (size_t c = 1; c < cut_at.size(); ++c) {
-      auto part = std::make_shared<Partition>();
-      part->lo = cut_at[c - 1];
-      part->hi = cut_at[c];
-      for (int k = 0; k < n; ++k)
-        if (sec_begin[k] >= part->lo && sec_end[k] <= part->hi) part->buffers.push_back(k);
-      if (!part->buffers.empty()) static_parts.push_back(part);
-    }
+    static_cast<planner::ExactModel&>(*this) = std::move(*model);
+    const int n = static_cast<int>(size.size());
     ladder = planner::CapacityLadder(granularity, 2 * n);
     if (best_arena <= lo) finished = true;
   }
