@@ -201,6 +201,19 @@ TEST_CASE("ExactSolver is anytime: small steps, progress, best so far, cancel") 
   CHECK_FALSE(solver.step(1000));
 }
 
+TEST_CASE("ExactSolver rejects an alignment that is not positive, naming the buffer") {
+  LayoutProblem p;
+  add_buffer(p, "odd", 16, 0, 1);
+  p.buffers[0].alignment = 0;
+  try {
+    ExactSolver solver(p, {0}, 16);
+    FAIL("no error");
+  } catch (const InputError& e) {
+    CHECK(std::string(e.what()).find("odd") != std::string::npos);
+    CHECK(std::string(e.what()).find("alignment") != std::string::npos);
+  }
+}
+
 TEST_CASE("exact keeps fixed offsets: the search is skipped and the greedy plan kept") {
   LayoutProblem p;
   LayoutBuffer a;
