@@ -5,12 +5,13 @@
 // best known, proof), MiniMalloc's time, ratio. Prints figures; not part of the test command.
 //
 //   bench_minimalloc_side_by_side [--time-limit S] [--data DIR] [--only D,J] [--max-nodes N]
-//                                 [--no-minimalloc] [--keep-going]
+//                                 [--no-minimalloc] [--keep-going] [--trace]
 // MiniMalloc's binary: $ARENAPLAN_MINIMALLOC, else /work/scratch/exactjd/minimalloc/out/minimalloc;
 // when it is absent that half prints "skipped: ..." and ours still runs. --max-nodes stops our
 // search after N nodes instead of (as well as) the time limit: node counts do not depend on the
 // machine's load, so strategies can be compared with them on a shared machine. Ours stops at the
-// best known unless --keep-going (then it searches on for a smaller arena or a proof).
+// best known unless --keep-going (then it searches on for a smaller arena or a proof). --trace
+// prints every capacity our solver asked, with its nodes and time (where the time goes).
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -35,7 +36,7 @@ struct Instance {
   const char* name;
   Bytes best_known;  // the smallest arena known (data README; D and J from issue 19's runs)
 };
-const Instance kInstances[] = {{"A", 1048576}, {"B", 1048576}, {"C", 1039360}, {"D", 1038336},
+const Instance kInstances[] = {{"A", 1048576}, {"B", 1048576}, {"C", 1039360}, {"D", 1031168},
                                {"E", 1048576}, {"F", 1048576}, {"G", 1048576}, {"H", 1048576},
                                {"I", 1048576}, {"J", 1035264}, {"K", 1048576}};
 
@@ -60,7 +61,8 @@ struct OursResult {
   std::string status;
 };
 
-OursResult run_ours(const LayoutProblem& problem, Bytes best_known, double limit, int64_t max_nodes, bool keep_going) {
+OursResult run_ours(const LayoutProblem& problem, Bytes best_known, double limit, int64_t max_nodes, bool keep_going,
+                    bool trace) {
   OursResult r;
   const double t0 = now();
   ArenaPlan seed = plan_arena(problem, {"portfolio", limit});
@@ -72,11 +74,31 @@ OursResult run_ours(const LayoutProblem& problem, Bytes best_known, double limit
     }
   };
   check_reached();
+  // --trace: one line per capacity the solver asks, with the nodes and time spent when it moved on.
+  Bytes traced_capacity = -1, traced_best = solver.best_arena_bytes(), traced_bound = solver.lower_bound_bytes();
+  int64_t traced_nodes = 0;
+  double traced_at = now();
+  auto trace_line = [&] {
+    if (traced_capacity >= 0)
+      std::printf("    capacity %lld: %lld nodes, %.3f s -> best %lld, bound %lld\n", static_cast<long long>(traced_capacity),
+                  static_cast<long long>(solver.nodes() - traced_nodes), now() - traced_at,
+                  static_cast<long long>(solver.best_arena_bytes()), static_cast<long long>(solver.lower_bound_bytes()));
+  };
   while (!solver.done() && now() - t0 < limit && (max_nodes <= 0 || solver.nodes() < max_nodes) &&
          (keep_going || r.seconds_to_best_known < 0)) {
     solver.step(200);
     check_reached();
+    if (trace && (solver.trying_capacity() != traced_capacity || solver.best_arena_bytes() != traced_best ||
+                  solver.lower_bound_bytes() != traced_bound)) {
+      trace_line();
+      traced_capacity = solver.trying_capacity();
+      traced_best = solver.best_arena_bytes();
+      traced_bound = solver.lower_bound_bytes();
+      traced_nodes = solver.nodes();
+      traced_at = now();
+    }
   }
+  if (trace) trace_line();
   r.arena = solver.best_arena_bytes();
   r.seconds = now() - t0;
   r.status = solver.proven_optimal() ? "optimal: " + solver.optimality_proof() : solver.status_text();
@@ -125,7 +147,7 @@ int main(int argc, char** argv) {
   double limit = 60.0;
   int64_t max_nodes = 0;
   std::string dir = "/work/shared/data/minimalloc", only;
-  bool minimalloc = true, keep_going = false;
+  bool minimalloc = true, keep_going = false, trace = false;
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--time-limit") && i + 1 < argc) limit = std::atof(argv[++i]);
     else if (!std::strcmp(argv[i], "--data") && i + 1 < argc) dir = argv[++i];
@@ -133,8 +155,9 @@ int main(int argc, char** argv) {
     else if (!std::strcmp(argv[i], "--max-nodes") && i + 1 < argc) max_nodes = std::atoll(argv[++i]);
     else if (!std::strcmp(argv[i], "--no-minimalloc")) minimalloc = false;
     else if (!std::strcmp(argv[i], "--keep-going")) keep_going = true;
+    else if (!std::strcmp(argv[i], "--trace")) trace = true;
     else {
-      std::fprintf(stderr, "usage: %s [--time-limit S] [--data DIR] [--only D,J] [--max-nodes N] [--no-minimalloc] [--keep-going]\n", argv[0]);
+      std::fprintf(stderr, "usage: %s [--time-limit S] [--data DIR] [--only D,J] [--max-nodes N] [--no-minimalloc] [--keep-going] [--trace]\n", argv[0]);
       return 2;
     }
   }
@@ -159,7 +182,7 @@ int main(int argc, char** argv) {
     }
     ++present;
     const LayoutProblem problem = parse_minimalloc_csv(text).problem;
-    const OursResult ours = run_ours(problem, inst.best_known, limit, max_nodes, keep_going);
+    const OursResult ours = run_ours(problem, inst.best_known, limit, max_nodes, keep_going, trace);
     reached += ours.seconds_to_best_known >= 0;
     std::string mm_text = "skipped", ratio_text = "-", why;
     double mm = -1;

@@ -1,9 +1,11 @@
 // The exact planner: MiniMalloc-style branch and bound (Moffitt, "MiniMalloc", ASPLOS 2023),
 // written for time slicing. It decides "do all buffers fit below capacity C?" by depth-first
 // placement at each buffer's lowest feasible offset, buffers taken in non-decreasing offset order
-// (canonical solutions), with per-section capacity pruning, a dominance rule (never leave a gap
-// an unplaced buffer could fill) and splitting the problem wherever no unplaced buffer spans a time
-// boundary. Around that decision it searches on C, restarting with doubling node limits and several
+// (canonical solutions), with per-section capacity pruning (each section's floor raised to the
+// lowest offset its unplaced buffers can take, updated incrementally per placement), a dominance
+// rule (never leave a gap an unplaced buffer could fill), symmetry breaking (buffers of the same
+// size, alignment and life placed in id order) and splitting the problem wherever no unplaced
+// buffer spans a time boundary. Around that decision it searches on C, restarting with doubling node limits and several
 // static orders, always holding the best verified plan and a proven lower bound.
 //
 // Usage (the browser calls step() once per frame; plan_arena calls run_for()):

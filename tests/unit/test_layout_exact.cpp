@@ -1,6 +1,7 @@
 // The exact planner against brute force on tiny instances, and its anytime interface.
 #include <doctest/doctest.h>
 
+#include <memory>
 #include <random>
 
 #include "core/layout/layout.h"
@@ -10,6 +11,28 @@
 
 using namespace arenaplan;
 using namespace arenaplan::test;
+
+namespace {
+
+// Solves `p` from a seed with no reuse at all (every buffer stacked on the previous), so the solver
+// walks down through many capacities on its own, in small slices (it resumes mid-attempt many
+// times); checks all along that the proven bound never passes `optimum`.
+std::unique_ptr<ExactSolver> solve_from_worst_seed(const LayoutProblem& p, Bytes optimum) {
+  std::vector<Bytes> stacked;
+  Bytes top = 0;
+  for (const LayoutBuffer& b : p.buffers) {
+    stacked.push_back(top);
+    top += b.size;
+  }
+  auto solver = std::make_unique<ExactSolver>(p, stacked, top);
+  for (int i = 0; i < 10000 && !solver->done(); ++i) {
+    solver->step(3);
+    REQUIRE(solver->lower_bound_bytes() <= optimum);
+  }
+  return solver;
+}
+
+}  // namespace
 
 TEST_CASE("exact equals the brute-force optimum on tiny random instances") {
   std::mt19937 rng(2024);
@@ -35,6 +58,66 @@ TEST_CASE("exact equals the brute-force optimum on tiny random instances") {
     beat_greedy += exact.arena_bytes < greedy.arena_bytes;
   }
   CHECK(beat_greedy > 0);  // the instances are not all easy for greedy
+}
+
+TEST_CASE("ExactSolver from the worst seed: optimal on crowded instances, whatever the slicing") {
+  // Many buffers over few steps: busy sections (the floors and candidate orders the search
+  // updates incrementally between nodes). A prune that dropped a feasible branch would end an
+  // attempt "infeasible" and raise the bound past the optimum: the bound is checked all along.
+  std::mt19937 rng(7);
+  for (int trial = 0; trial < 40; ++trial) {
+    LayoutProblem p;
+    const int n = 5 + static_cast<int>(rng() % 3);
+    for (int i = 0; i < n; ++i) {
+      LayoutBuffer b;
+      b.name = "b" + std::to_string(i);
+      b.size = 1 + static_cast<Bytes>(rng() % 7);
+      b.alignment = 1;
+      const Step x = static_cast<Step>(rng() % 4), y = static_cast<Step>(rng() % 4);
+      b.first = std::min(x, y);
+      b.last = std::max(x, y);
+      p.buffers.push_back(b);
+    }
+    const Bytes optimum = exhaustive_optimum(p);
+    const std::unique_ptr<ExactSolver> solver = solve_from_worst_seed(p, optimum);
+    CAPTURE(trial);
+    CHECK(solver->done());
+    CHECK(solver->proven_optimal());
+    CHECK(solver->best_arena_bytes() == optimum);
+    CHECK(verify_plan(p, solver->best_so_far(), solver->best_arena_bytes()).ok());
+  }
+}
+
+TEST_CASE("exact with twins (same size, alignment and life): the search orders them and still finds the optimum") {
+  // The solver only searches plans where each twin sits above the one before it; a wrong rule
+  // would cut every plan of some instance with twins and end "proven" above the optimum.
+  std::mt19937 rng(11);
+  int twins = 0;
+  for (int trial = 0; trial < 60; ++trial) {
+    LayoutProblem p;
+    const int shapes = 2 + static_cast<int>(rng() % 2);
+    for (int i = 0; i < shapes; ++i) {
+      LayoutBuffer b;
+      b.size = 1 + static_cast<Bytes>(rng() % 6);
+      b.alignment = 1;
+      const Step x = static_cast<Step>(rng() % 4), y = static_cast<Step>(rng() % 4);
+      b.first = std::min(x, y);
+      b.last = std::max(x, y);
+      const int copies = 1 + static_cast<int>(rng() % 2);
+      twins += copies - 1;
+      for (int c = 0; c < copies; ++c) {
+        b.name = "b" + std::to_string(p.buffers.size());
+        p.buffers.insert(p.buffers.begin() + static_cast<long>(rng() % (p.buffers.size() + 1)), b);
+      }
+    }
+    const Bytes optimum = exhaustive_optimum(p);
+    const std::unique_ptr<ExactSolver> solver = solve_from_worst_seed(p, optimum);
+    CAPTURE(trial);
+    CHECK(solver->proven_optimal());
+    CHECK(solver->best_arena_bytes() == optimum);
+    CHECK(verify_plan(p, solver->best_so_far(), solver->best_arena_bytes()).ok());
+  }
+  CHECK(twins > 30);
 }
 
 TEST_CASE("exact proves optimality above the live-bytes bound when the search is exhaustive") {
@@ -87,6 +170,19 @@ TEST_CASE("ExactSolver is anytime: small steps, progress, best so far, cancel") 
   solver.cancel();
   CHECK(solver.done());
   CHECK_FALSE(solver.step(1000));
+}
+
+TEST_CASE("ExactSolver rejects an alignment that is not positive, naming the buffer") {
+  LayoutProblem p;
+  add_buffer(p, "odd", 16, 0, 1);
+  p.buffers[0].alignment = 0;
+  try {
+    ExactSolver solver(p, {0}, 16);
+    FAIL("no error");
+  } catch (const InputError& e) {
+    CHECK(std::string(e.what()).find("odd") != std::string::npos);
+    CHECK(std::string(e.what()).find("alignment") != std::string::npos);
+  }
 }
 
 TEST_CASE("exact keeps fixed offsets: the search is skipped and the greedy plan kept") {
