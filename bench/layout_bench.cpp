@@ -3,16 +3,14 @@
 // time against tflm-greedy's). Prints figures; never a pass/fail test.
 //
 //   bench_layout_bench [--time-limit S] [--data DIR] [--only A,B] [--random-only] [--no-random]
-#include <chrono>
 #include <ctime>
 #include <cstdio>
 #include <cstring>
-#include <fstream>
 #include <random>
-#include <sstream>
 #include <string>
 #include <vector>
 
+#include "bench/bench_util.h"
 #include "core/layout/layout.h"
 #include "core/layout/layout_generators.h"
 #include "core/layout/minimalloc_csv.h"
@@ -37,18 +35,8 @@ const Instance kInstances[] = {
     {"I", 1048576, true, 3.01}, {"J", 1035264, false, 12.09}, {"K", 1048576, true, 0.55},
 };
 
-double now() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
-
-bool read_text(const std::string& path, std::string* out) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return false;
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  *out = ss.str();
-  return true;
-}
+using bench::now;
+using bench::read_text;
 
 }  // namespace
 

@@ -15,15 +15,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
-#include <sstream>
 #include <string>
 #include <vector>
 
+#include "bench/bench_util.h"
 #include "core/layout/layout.h"
 #include "core/layout/minimalloc_csv.h"
 #include "core/layout/planner_exact.h"
@@ -40,18 +38,8 @@ const Instance kInstances[] = {{"A", 1048576}, {"B", 1048576}, {"C", 1039360}, {
                                {"E", 1048576}, {"F", 1048576}, {"G", 1048576}, {"H", 1048576},
                                {"I", 1048576}, {"J", 1035264}, {"K", 1048576}};
 
-double now() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
-
-bool read_text(const std::string& path, std::string* out) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return false;
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  *out = ss.str();
-  return true;
-}
+using bench::now;
+using bench::read_text;
 
 struct OursResult {
   Bytes arena = 0;

@@ -37,6 +37,7 @@
 #include <thread>
 #include <vector>
 
+#include "bench/bench_util.h"
 #include "core/graph/graph_json.h"
 #include "core/layout/planner.h"
 #include "core/schedule/schedule_generators.h"
@@ -45,9 +46,7 @@ using namespace arenaplan;
 
 namespace {
 
-double now() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
+using bench::now;
 
 std::vector<std::string> split(const std::string& s) {
   std::vector<std::string> out;
