@@ -2,7 +2,9 @@
 // simulator's kernels and fills, so an untransformed graph gives exactly the simulator's outputs
 // and a rewritten one can be compared with it bit for bit.
 #include <cstring>
+#include <functional>
 #include <map>
+#include <set>
 
 #include "core/sim/sim.h"
 #include "core/transform/transform.h"
@@ -189,22 +191,74 @@ sim::KernelWork fused_work(const Graph& g, OpId o) {
 
 namespace {
 
-// Every tensor's bytes after one run. Graph inputs named in `fed` take those bytes instead of the
-// simulator's fill.
-std::vector<Bytes8> run_graph(const Graph& g, uint64_t seed, const std::map<std::string, const Bytes8*>& fed) {
+// Runs op `o` of `g` on `data` (its outputs allocated). `named` is `g` with recomputed ops under
+// their original names (their kernels' salt); `scales` carries the quantize rewrite's scales.
+void run_op(const Graph& g, const Graph& named, OpId o, std::vector<Bytes8>& data, std::map<TensorId, float>& scales,
+            uint64_t seed) {
+  const Op& op = g.ops[o];
+  if (op.attrs.count("fused_parts")) {
+    run_fused(g, op, data, seed);
+    return;
+  }
+  if (op.kind == "slice") {
+    run_slice(g, op, data);
+    return;
+  }
+  const bool quant = op.kind == "quantize", dequant = op.kind == "dequantize";
+  if ((quant || dequant) && op.inputs.size() == 1 && op.outputs.size() == 1) {
+    const Tensor& x = g.tensors[op.inputs[0]];
+    const Tensor& y = g.tensors[op.outputs[0]];
+    // The quantize rewrite's own ops choose their scale from the data; a model's quantize op
+    // (its output carries quantization) runs its model kernel below.
+    if (quant && x.dtype == DType::kFloat32 && y.dtype == DType::kInt8 && !y.quant) {
+      const int64_t n = y.bytes;
+      std::vector<float> v(static_cast<size_t>(n));
+      std::memcpy(v.data(), data[op.inputs[0]].data(), static_cast<size_t>(n * 4));
+      const float s = quantize_scale(v.data(), n);
+      scales[op.outputs[0]] = s;
+      quantize_values(v.data(), n, s, reinterpret_cast<int8_t*>(data[op.outputs[0]].data()));
+      return;
+    }
+    if (dequant && x.dtype == DType::kInt8 && y.dtype == DType::kFloat32 && !x.quant) {
+      const int64_t n = x.bytes;
+      std::vector<float> v(static_cast<size_t>(n));
+      const float s = scales.count(op.inputs[0]) ? scales[op.inputs[0]] : 1.0f;
+      dequantize_values(reinterpret_cast<const int8_t*>(data[op.inputs[0]].data()), n, s, v.data());
+      std::memcpy(data[op.outputs[0]].data(), v.data(), static_cast<size_t>(n * 4));
+      return;
+    }
+  }
+  std::vector<sim::Operand> in, out;
+  for (TensorId t : op.inputs) in.push_back(operand(data[t]));
+  for (TensorId t : op.outputs) out.push_back(operand(data[t]));
+  run(sim::plan_kernel(named, o), in, out, op.scratch_bytes, named.ops[o].name, seed);
+}
+
+// The bytes of the tensors `keep` names after one run (the rest are empty: each is freed after its
+// last reader, so a long graph needs only what is live at once, as on the device). Graph inputs
+// named in `fed` take those bytes instead of the simulator's fill.
+std::vector<Bytes8> run_graph(const Graph& g, uint64_t seed, const std::map<std::string, const Bytes8*>& fed,
+                              const std::function<bool(TensorId)>& keep) {
+  const std::vector<OpId> order = topological_order(g);
+  std::vector<size_t> last_read(g.tensors.size(), 0);
+  for (size_t i = 0; i < order.size(); ++i)
+    for (TensorId t : g.ops[order[i]].inputs) last_read[t] = i;
   std::vector<Bytes8> data(g.tensors.size());
+  auto produced = [&](TensorId t) { data[t].assign(static_cast<size_t>(g.tensors[t].bytes), 0); };
   for (size_t t = 0; t < g.tensors.size(); ++t) {
     const Tensor& T = g.tensors[t];
-    data[t].assign(static_cast<size_t>(T.bytes), 0);
+    const bool input = g.is_input(static_cast<TensorId>(t));
+    if (!input && !T.constant && !T.persistent) continue;  // allocated when its producer runs
+    produced(static_cast<TensorId>(t));
     auto given = fed.find(T.name);
-    if (g.is_input(static_cast<TensorId>(t)) && given != fed.end() && given->second->size() == data[t].size())
+    if (input && given != fed.end() && given->second->size() == data[t].size())
       data[t] = *given->second;
-    else if (g.is_input(static_cast<TensorId>(t))) sim::fill_tensor(T, seed, 1, data[t].data());
+    else if (input) sim::fill_tensor(T, seed, 1, data[t].data());
     // A model's constants are its own bytes (weights, biases), as in the simulator's flash, so
     // the comparison runs the model's arithmetic rather than seeded stand-in weights.
     else if (T.constant && T.data && static_cast<Bytes>(T.data->size()) == T.bytes)
       std::memcpy(data[t].data(), T.data->data(), T.data->size());
-    else if (T.constant || T.persistent) sim::fill_tensor(T, seed, 0, data[t].data());
+    else sim::fill_tensor(T, seed, 0, data[t].data());
   }
   // Recomputed ops salt their kernels with the original op's name, as the original run did.
   Graph named = g;
@@ -214,59 +268,37 @@ std::vector<Bytes8> run_graph(const Graph& g, uint64_t seed, const std::map<std:
       op.attrs.erase("recompute");
     }
   std::map<TensorId, float> scales;  // quantized tensors: the scale their quantize op chose
-  for (OpId o : topological_order(g)) {
+  for (size_t i = 0; i < order.size(); ++i) {
+    const OpId o = order[i];
     const Op& op = g.ops[o];
-    if (op.attrs.count("fused_parts")) {
-      run_fused(g, op, data, seed);
-      continue;
-    }
-    if (op.kind == "slice") {
-      run_slice(g, op, data);
-      continue;
-    }
-    const bool quant = op.kind == "quantize", dequant = op.kind == "dequantize";
-    if ((quant || dequant) && op.inputs.size() == 1 && op.outputs.size() == 1) {
-      const Tensor& x = g.tensors[op.inputs[0]];
-      const Tensor& y = g.tensors[op.outputs[0]];
-      // The quantize rewrite's own ops choose their scale from the data; a model's quantize op
-      // (its output carries quantization) runs its model kernel below.
-      if (quant && x.dtype == DType::kFloat32 && y.dtype == DType::kInt8 && !y.quant) {
-        const int64_t n = y.bytes;
-        std::vector<float> v(static_cast<size_t>(n));
-        std::memcpy(v.data(), data[op.inputs[0]].data(), static_cast<size_t>(n * 4));
-        const float s = quantize_scale(v.data(), n);
-        scales[op.outputs[0]] = s;
-        quantize_values(v.data(), n, s, reinterpret_cast<int8_t*>(data[op.outputs[0]].data()));
-        continue;
-      }
-      if (dequant && x.dtype == DType::kInt8 && y.dtype == DType::kFloat32 && !x.quant) {
-        const int64_t n = x.bytes;
-        std::vector<float> v(static_cast<size_t>(n));
-        const float s = scales.count(op.inputs[0]) ? scales[op.inputs[0]] : 1.0f;
-        dequantize_values(reinterpret_cast<const int8_t*>(data[op.inputs[0]].data()), n, s, v.data());
-        std::memcpy(data[op.outputs[0]].data(), v.data(), static_cast<size_t>(n * 4));
-        continue;
-      }
-    }
-    std::vector<sim::Operand> in, out;
-    for (TensorId t : op.inputs) in.push_back(operand(data[t]));
-    for (TensorId t : op.outputs) out.push_back(operand(data[t]));
-    run(sim::plan_kernel(named, o), in, out, op.scratch_bytes, named.ops[o].name, seed);
+    for (TensorId t : op.outputs)
+      if (data[t].empty()) produced(t);
+    run_op(g, named, o, data, scales, seed);
+    for (TensorId t : op.inputs)
+      if (last_read[t] == i && !keep(t) && !g.tensors[t].persistent) Bytes8().swap(data[t]);
   }
   return data;
 }
 
+
 }  // namespace
 
 std::vector<uint8_t> evaluate_outputs(const Graph& g, uint64_t seed) {
-  const std::vector<Bytes8> data = run_graph(g, seed, {});
+  const std::vector<Bytes8> data = run_graph(g, seed, {}, [&](TensorId t) { return g.is_output(t); });
   std::vector<uint8_t> result;
   for (TensorId t : g.outputs) result.insert(result.end(), data[t].begin(), data[t].end());
   return result;
 }
 
 bool outputs_match(const Graph& original, const Graph& rewritten, uint64_t seed, std::string* note) {
-  const std::vector<Bytes8> before = run_graph(original, seed, {});
+  // The original run keeps what the comparison reads: its outputs, and the tensors the rewritten
+  // graph names as inputs (fed) or outputs (compared by name).
+  std::set<std::string> named_by_rewrite;
+  for (const std::vector<TensorId>* list : {&rewritten.inputs, &rewritten.outputs})
+    for (TensorId t : *list) named_by_rewrite.insert(rewritten.tensors[t].name);
+  const std::vector<Bytes8> before = run_graph(original, seed, {}, [&](TensorId t) {
+    return original.is_output(t) || named_by_rewrite.count(original.tensors[t].name) > 0;
+  });
   auto original_tensor = [&](TensorId t) -> const Bytes8* {
     auto id = original.find_tensor(rewritten.tensors[t].name);
     return id ? &before[*id] : nullptr;
@@ -280,7 +312,7 @@ bool outputs_match(const Graph& original, const Graph& rewritten, uint64_t seed,
       fed_names += (fed_names.empty() ? "" : ", ") + rewritten.tensors[t].name;
     }
   }
-  const std::vector<Bytes8> after = run_graph(rewritten, seed, fed);
+  const std::vector<Bytes8> after = run_graph(rewritten, seed, fed, [&](TensorId t) { return rewritten.is_output(t); });
   bool same = rewritten.outputs.size() == original.outputs.size();
   for (size_t i = 0; same && i < rewritten.outputs.size(); ++i) {
     const TensorId t = rewritten.outputs[i];
