@@ -203,7 +203,17 @@ TEST_CASE("patch: each patch's border is the image border only (pads on the edge
 }
 
 TEST_CASE("patch after foldpad, and foldpad after patch, stay bit-exact; pools read folded pads per patch") {
-  Graph g = mobilenet_style(11);
+  // The first seed whose tail pool has at least 3x3 outputs, so every grid below can cut it (the
+  // generator's draws differ between libstdc++ and libc++, so the seed is found, not fixed).
+  Graph g;
+  uint64_t seed = 11;
+  for (;; ++seed) {
+    REQUIRE(seed < 100);
+    g = mobilenet_style(seed);
+    const std::vector<ShapeDim>& pooled = g.tensors[g.outputs[0]].shape;
+    if (pooled[1].value >= 3 && pooled[2].value >= 3) break;
+  }
+  CAPTURE(seed);
   const std::vector<uint8_t> want = evaluate_outputs(g);
   // Fold every PAD, then patch the stem .. first pointwise and, separately, the padded tail pool.
   Graph folded = g;
