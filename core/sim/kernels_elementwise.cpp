@@ -211,8 +211,13 @@ ModelKernel quantize_to(const KernelContext& c, int64_t n) {
     k.run = [=](const Operand* in, const Operand* out) {
       const float* x = as<float>(in[0]);
       Out* y = as_mut<Out>(out[0]);
-      for (int64_t i = 0; i < n; ++i)
-        y[i] = static_cast<Out>(std::clamp(static_cast<int32_t>(tflm::round_half_away(x[i] / out_scale)) + out_zp, lo, hi));
+      // Clamped in float before the cast: TFLM casts first, which is undefined for a float beyond
+      // int32 (a random or corrupt input); in range both give the same value. NaN gives the zero point.
+      const float below = static_cast<float>(lo - out_zp), above = static_cast<float>(hi - out_zp);
+      for (int64_t i = 0; i < n; ++i) {
+        const float r = tflm::round_half_away(x[i] / out_scale);
+        y[i] = static_cast<Out>(static_cast<int32_t>(std::isnan(r) ? 0.0f : std::clamp(r, below, above)) + out_zp);
+      }
     };
     return k;
   }
