@@ -63,7 +63,7 @@ std::vector<std::string> stream_candidates(const Graph& g);     // 1x1 conv -> [
 struct AutoRewriteOptions {
   std::optional<Bytes> budget_bytes;          // set: minimise extra MACs subject to peak <= budget
   std::optional<double> max_extra_macs_pct;   // set: never more MACs than before * (1 + pct / 100)
-  double time_limit_seconds = 10.0;           // for the search (verification of the result comes after)
+  double time_limit_seconds = 10.0;           // set-up and search (verification of the result comes after)
   int64_t max_evaluations = 0;                // rewrites tried, 0 = no limit
   int max_rewrites = 12;                      // longest sequence
   int max_beam_width = 64;                    // the widest round (1: the greedy search alone)
