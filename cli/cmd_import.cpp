@@ -59,7 +59,7 @@ int run_import(const Args& parsed) {
   try {
     tflm = tflm_arena_comparison(read_file(path), static_cast<int>(args.int_option("pointer-bytes", 4, 4, 8)),
                                  args.option("planner").value_or("best"),
-                                 args.double_option("time-limit", 5.0, 0.0, 3600.0));
+                                 args.time_limit_left("time-limit", 5.0, 3600.0));
     s["tflm_arena"] = tflm_comparison_json(*tflm);
   } catch (const InputError& e) {
     if (e.where().rfind("--", 0) == 0) throw;

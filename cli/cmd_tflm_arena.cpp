@@ -14,7 +14,7 @@ int run_tflm_arena(const Args& args) {
   o.pointer_bytes = static_cast<int>(args.int_option("pointer-bytes", 4, 4, 8));
   o.plan = parse_tflm_plan(args.option("plan").value_or("tflm"));
   o.planner = args.option("planner").value_or("best");
-  o.time_limit_seconds = args.double_option("time-limit", 5.0, 0.0, 3600.0);
+  o.time_limit_seconds = args.time_limit_left("time-limit", 5.0, 3600.0);
   const std::string bytes = read_file(path);
   TflmArena a;
   try {

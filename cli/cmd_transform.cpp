@@ -30,7 +30,7 @@ int run_auto(const Args& args, const Graph& g, const std::string& out_path) {
   o.whatif = whatif_options(args);
   o.budget_bytes = o.whatif.arena_budget_bytes;
   if (args.option("max-extra-macs")) o.max_extra_macs_pct = args.double_option("max-extra-macs", 0, 0, 1e6);
-  o.time_limit_seconds = args.double_option("time-limit", 10.0, 0.0, 86400);
+  o.time_limit_seconds = args.time_limit_left("time-limit", 10.0, 86400);
   o.max_evaluations = args.int_option("max-evaluations", 0, 0, INT64_MAX);
   o.max_rewrites = static_cast<int>(args.int_option("max-rewrites", 12, 1, 1000));
   o.allow_value_changes = args.flag("allow-quantize");

@@ -1,5 +1,7 @@
 #include "core/tflite/tflm_arena.h"
 
+#include <algorithm>
+#include <chrono>
 #include <sstream>
 
 #include "core/layout/pipeline.h"
@@ -22,9 +24,13 @@ std::string planned_model(std::string_view bytes, bool reorder, const TflmArenaO
   TfliteImportOptions keep;
   keep.fold_constant_ops = false;
   TfliteModel m = import_tflite(bytes, keep);
-  Schedule order = reorder ? optimize_schedule(m.graph, o.time_limit_seconds).order : m.graph.file_order();
+  // One time limit for both searches: the schedule gets half, the layout what is left.
+  const auto start = std::chrono::steady_clock::now();
+  Schedule order = reorder ? optimize_schedule(m.graph, 0.5 * o.time_limit_seconds).order : m.graph.file_order();
+  const double left = std::max(
+      0.0, o.time_limit_seconds - std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
   // A plan the file already fixes (e.g. Vela's) stays; the rest is planned around it.
-  const GraphPlan p = plan_graph(m.graph, order, {o.planner, o.time_limit_seconds},
+  const GraphPlan p = plan_graph(m.graph, order, {o.planner, left},
                                  [&](LayoutProblem& problem, const LiveAnalysis& live) { keep_offline_offsets(problem, m, live); });
   std::vector<int32_t> offsets = offline_offsets_for(m, p.live, p.plan.offsets);
   if (!reorder) return tflite_with_offline_plan(bytes, offsets);
