@@ -5,6 +5,8 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
+#include <functional>
 #include <random>
 #include <string>
 #include <vector>
@@ -50,6 +52,30 @@ inline std::vector<uint8_t> random_floats(size_t n, std::mt19937& rng) {
 // The InputError message `spec` is refused with on `g`, or "" when it applies.
 inline std::string refusal(const Graph& g, const std::string& spec) {
   return input_error_of([&] { apply_transformation(g, parse_transformation(spec), {}); });
+}
+
+// A random legal rewrite sequence: up to `max_steps` times, the first of `candidates(g)` (shuffled)
+// that applies; `g` ends rewritten. Returns the specs applied, in order.
+inline std::vector<WhatIfSpec> apply_random_legal(Graph& g, int max_steps, std::mt19937& rng,
+                                                  const std::function<std::vector<std::string>(const Graph&)>& candidates) {
+  std::vector<WhatIfSpec> applied;
+  for (int step = 0; step < max_steps; ++step) {
+    std::vector<std::string> specs = candidates(g);
+    std::shuffle(specs.begin(), specs.end(), rng);
+    bool done = false;
+    for (const std::string& spec : specs) {
+      try {
+        g = apply_transformation(g, parse_transformation(spec), {}).graph;
+      } catch (const InputError&) {
+        continue;  // not legal here
+      }
+      applied.push_back({spec});
+      done = true;
+      break;
+    }
+    if (!done) break;
+  }
+  return applied;
 }
 
 // Every step applied, its plan verified and its simulation free of violations.

@@ -13,6 +13,7 @@
 #include "core/transform/transform_auto.h"
 #include "core/transform/whatif.h"
 #include "tests/unit/model_builder.h"
+#include "tests/unit/rewrite_test_support.h"
 #include "tests/unit/test_support.h"
 
 using namespace arenaplan;
@@ -287,33 +288,21 @@ TEST_CASE("fuzz: random sequences of patch, foldpad and in-place rewrites on Mob
     const Graph original = mobilenet_style(seed, seed % 5 == 0);
     std::mt19937 rng(static_cast<uint32_t>(seed * 7919));
     Graph g = original;
-    std::vector<WhatIfSpec> applied;
-    for (int step = 0; step < 5; ++step) {
-      std::vector<std::string> candidates = patch_candidates(g);
+    const std::vector<WhatIfSpec> applied = test::apply_random_legal(g, 5, rng, [](const Graph& h) {
+      std::vector<std::string> candidates = patch_candidates(h);
       // Patch grids the candidate list leaves out: 2x2 and 3x2 over every proposed chain.
       for (const std::string& c : std::vector<std::string>(candidates)) {
         const std::string chain = c.substr(0, c.rfind('='));
         candidates.push_back(chain + "=2x2");
         candidates.push_back(chain + "=3x2");
       }
-      for (const std::string& f : foldpad_candidates(g)) candidates.push_back(f);
-      for (const Op& op : g.ops)
+      for (const std::string& f : foldpad_candidates(h)) candidates.push_back(f);
+      for (const Op& op : h.ops)
         if (op.kind == "depthwise_conv_2d" || op.kind == "conv_2d") candidates.push_back("inplace:" + op.name);
-      std::shuffle(candidates.begin(), candidates.end(), rng);
-      bool done = false;
-      for (const std::string& spec : candidates) {
-        try {
-          g = apply_transformation(g, parse_transformation(spec), {}).graph;
-        } catch (const InputError&) {
-          continue;  // not legal here
-        }
-        applied.push_back({spec});
-        if (spec.rfind("patch:", 0) == 0) ++patched, patched_2d += spec.find('x', spec.rfind('=')) != std::string::npos;
-        done = true;
-        break;
-      }
-      if (!done) break;
-    }
+      return candidates;
+    });
+    for (const WhatIfSpec& s : applied)
+      if (s.spec.rfind("patch:", 0) == 0) ++patched, patched_2d += s.spec.find('x', s.spec.rfind('=')) != std::string::npos;
     REQUIRE(!applied.empty());
     for (OpId o = 0; o < static_cast<OpId>(g.ops.size()); ++o)  // model kernels everywhere, no stand-ins
       REQUIRE_MESSAGE(!sim::plan_kernel(g, o).stand_in, g.ops[o].name);

@@ -338,25 +338,12 @@ TEST_CASE("fuzz: random legal rewrite sequences over MobileNet-style int8 graphs
       REQUIRE_MESSAGE(!sim::plan_kernel(original, o).stand_in, original.ops[o].name);
     std::mt19937 rng(static_cast<uint32_t>(seed * 977));
     Graph g = original;
-    std::vector<WhatIfSpec> applied;
-    for (int step = 0; step < 8; ++step) {
-      std::vector<std::string> candidates = foldpad_candidates(g);
-      for (const Op& op : g.ops)
+    const std::vector<WhatIfSpec> applied = test::apply_random_legal(g, 8, rng, [](const Graph& h) {
+      std::vector<std::string> candidates = foldpad_candidates(h);
+      for (const Op& op : h.ops)
         if (op.kind == "depthwise_conv_2d" || op.kind == "conv_2d") candidates.push_back("inplace:" + op.name);
-      std::shuffle(candidates.begin(), candidates.end(), rng);
-      bool done = false;
-      for (const std::string& spec : candidates) {
-        try {
-          g = apply_transformation(g, parse_transformation(spec), {}).graph;
-        } catch (const InputError&) {
-          continue;  // not legal here (already in place, a conv with a 3x3 window, ...)
-        }
-        applied.push_back({spec});
-        done = true;
-        break;
-      }
-      if (!done) break;
-    }
+      return candidates;
+    });
     REQUIRE(!applied.empty());
     for (OpId o = 0; o < static_cast<OpId>(g.ops.size()); ++o)
       REQUIRE_MESSAGE(!sim::plan_kernel(g, o).stand_in, g.ops[o].name);

@@ -423,27 +423,14 @@ TEST_CASE("fuzz: random legal sequences with stream and callerquant over inverte
       REQUIRE_MESSAGE(!sim::plan_kernel(original, o).stand_in, original.ops[o].name);
     std::mt19937 rng(static_cast<uint32_t>(seed * 131));
     Graph g = original;
-    std::vector<WhatIfSpec> applied;
-    for (int step = 0; step < 10; ++step) {
-      std::vector<std::string> candidates = foldpad_candidates(g);
+    const std::vector<WhatIfSpec> applied = test::apply_random_legal(g, 10, rng, [](const Graph& h) {
+      std::vector<std::string> candidates = foldpad_candidates(h);
       for (auto* list : {stream_candidates, callerquant_candidates, inplace_candidates}) {
-        const auto more = list(g);
+        const auto more = list(h);
         candidates.insert(candidates.end(), more.begin(), more.end());
       }
-      std::shuffle(candidates.begin(), candidates.end(), rng);
-      bool done = false;
-      for (const std::string& spec : candidates) {
-        try {
-          g = applied_to(g, spec);
-        } catch (const InputError&) {
-          continue;
-        }
-        applied.push_back({spec});
-        done = true;
-        break;
-      }
-      if (!done) break;
-    }
+      return candidates;
+    });
     REQUIRE(!applied.empty());
     for (OpId o = 0; o < static_cast<OpId>(g.ops.size()); ++o)
       REQUIRE_MESSAGE(!sim::plan_kernel(g, o).stand_in, g.ops[o].name);
