@@ -1,10 +1,11 @@
 // Scale benchmark (issue 19 item 4): wall time, CPU time and peak memory of every CLI command
 // against the graph size, on the two shapes a user with a big exported graph has: a residual-style
 // chain (one input, one output) and a chain with thousands of graph outputs. Each command runs as
-// its own `arenaplan` process (stdout to /dev/null), so the figures are what a user sees, set-up
-// included; the peak memory is the child's maxrss. Each row shows its growth against the previous
+// its own `arenaplan` process (stdout drained through a pipe and counted), so the figures are what a
+// user sees, set-up included; the peak memory is the child's maxrss, and "out MiB" what it printed
+// (a view whose size is the sum of the live sets is quadratic even when its memory is not). Each row shows its growth against the previous
 // size: about 10x per 10x ops is linear, about 100x is quadratic. The last column checks the goal
-// at every size: under 1 GiB, and under 10 s, or within 1.1 S for a command given --time-limit S.
+// at every size: under 1 GiB of memory and of output, and under 10 s, or within 1.1 S for a command given --time-limit S.
 // On a loaded machine wall time runs ahead of CPU time: both are printed, with the load average,
 // and a row that misses only on wall time is counted apart.
 //
@@ -127,18 +128,24 @@ struct Run {
   double seconds = 0;
   double cpu_seconds = 0;
   double peak_mib = 0;
+  double out_mib = 0;  // what the command wrote to stdout: a view quadratic in the graph is too
   std::string status = "ok";
 };
 
+// Runs one command. Its stdout goes to `stdout_path` when given, else into a pipe the bench
+// drains and counts (the bytes a user's terminal or file would receive).
 Run run_child(const std::string& bin, const std::vector<std::string>& rest, const std::map<std::string, std::string>& files,
-              double timeout, long mem_limit_mib, const std::string& stdout_path = "/dev/null") {
+              double timeout, long mem_limit_mib, const std::string& stdout_path = "") {
   std::vector<std::string> args = {bin};
   for (const std::string& a : rest) args.push_back(files.count(a) ? files.at(a) : a);
+  int pipe_fds[2] = {-1, -1};
+  if (stdout_path.empty() && pipe(pipe_fds) != 0) std::perror("pipe");
   const double t0 = now();
   const pid_t pid = fork();
   if (pid == 0) {
-    const int out = open(stdout_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    const int out = stdout_path.empty() ? pipe_fds[1] : open(stdout_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
     const int devnull = open("/dev/null", O_WRONLY);
+    if (pipe_fds[0] >= 0) close(pipe_fds[0]);
     dup2(out, 1);
     dup2(devnull, 2);
     rlimit limit{};
@@ -153,7 +160,20 @@ Run run_child(const std::string& bin, const std::vector<std::string>& rest, cons
   Run r;
   int status = 0;
   rusage usage{};
+  long long out_bytes = 0;
+  if (pipe_fds[1] >= 0) {
+    close(pipe_fds[1]);
+    fcntl(pipe_fds[0], F_SETFL, O_NONBLOCK);
+  }
+  auto drain = [&] {
+    static char chunk[1 << 16];
+    if (pipe_fds[0] < 0) return false;
+    bool any = false;
+    for (ssize_t n; (n = read(pipe_fds[0], chunk, sizeof chunk)) > 0; any = true) out_bytes += n;
+    return any;
+  };
   while (true) {
+    const bool read_some = drain();
     const pid_t done = wait4(pid, &status, WNOHANG, &usage);
     if (done == pid) break;
     if (now() - t0 > timeout) {
@@ -162,8 +182,11 @@ Run run_child(const std::string& bin, const std::vector<std::string>& rest, cons
       r.status = "timeout";
       break;
     }
-    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    if (!read_some) std::this_thread::sleep_for(std::chrono::milliseconds(2));
   }
+  drain();
+  if (pipe_fds[0] >= 0) close(pipe_fds[0]);
+  r.out_mib = static_cast<double>(out_bytes) / (1 << 20);
   r.seconds = now() - t0;
   r.peak_mib = static_cast<double>(usage.ru_maxrss) / 1024.0;
   r.cpu_seconds = static_cast<double>(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) +
@@ -232,8 +255,8 @@ int main(int argc, char** argv) {
   }
   std::printf("binary %s; many-outputs graphs have min(%d, ops/2) graph outputs\n", bin.c_str(), outputs);
   print_load("load before");
-  std::printf("%-9s %7s  %-22s %8s %8s %9s  %-8s %-22s %s\n", "shape", "ops", "command", "wall s", "cpu s", "peak MiB",
-              "status", "growth wall/cpu/mem", "goal (<10 s or --time-limit +10 %, <1 GiB)");
+  std::printf("%-9s %7s  %-22s %8s %8s %9s %9s  %-8s %-30s %s\n", "shape", "ops", "command", "wall s", "cpu s", "peak MiB",
+              "out MiB", "status", "growth wall/cpu/mem/out", "goal (<10 s or --time-limit +10 %, <1 GiB, out <1 GiB)");
   int misses = 0, rows = 0, wall_only = 0;
   for (const std::string& shape : shapes) {
     std::map<std::string, Run> previous;
@@ -262,11 +285,11 @@ int main(int argc, char** argv) {
       for (const std::string& c : commands) {
         const CommandPath& path = command_table().at(c);
         const Run r = run_child(bin, path.args, files, timeout, mem_limit_mib);
-        char growth[64] = "";
+        char growth[80] = "";
         if (previous.count(c) && previous[c].seconds > 0 && previous[c].cpu_seconds > 0 && previous[c].peak_mib > 0)
-          std::snprintf(growth, sizeof growth, "%.1fx/%.1fx/%.1fx (%dx)", r.seconds / previous[c].seconds,
+          std::snprintf(growth, sizeof growth, "%.1fx/%.1fx/%.1fx/%.1fx (%dx)", r.seconds / previous[c].seconds,
                         r.cpu_seconds / previous[c].cpu_seconds, r.peak_mib / previous[c].peak_mib,
-                        n / std::max(1, previous_size));
+                        previous[c].out_mib > 0 ? r.out_mib / previous[c].out_mib : 0.0, n / std::max(1, previous_size));
         // A command given --time-limit S is held to S + 10 % (the user asked for S); any other to
         // 10 s. Wall time is the goal; on a shared machine it runs ahead of the child's cpu time
         // while the child waits for a core, so a row whose cpu time is within the goal and only its
@@ -278,8 +301,8 @@ int main(int argc, char** argv) {
         if (r.status != "ok" && r.status != "exit 1") {
           goal = "FAILED (" + r.status + ")";
           missed = true;
-        } else if (r.peak_mib >= 1024 || r.cpu_seconds >= time_goal) {
-          goal = r.peak_mib >= 1024 ? "MISSED (memory)" : "MISSED (time)";
+        } else if (r.peak_mib >= 1024 || r.cpu_seconds >= time_goal || r.out_mib >= 1024) {
+          goal = r.peak_mib >= 1024 ? "MISSED (memory)" : r.out_mib >= 1024 ? "MISSED (output)" : "MISSED (time)";
           missed = true;
         } else if (r.seconds >= time_goal) {
           goal = "wall only over " + std::to_string(time_goal).substr(0, 4) + " s";
@@ -287,8 +310,8 @@ int main(int argc, char** argv) {
         }
         misses += missed;
         ++rows;
-        std::printf("%-9s %7d  %-22s %8.2f %8.2f %9.1f  %-8s %-22s %s\n", shape.c_str(), n, c.c_str(), r.seconds,
-                    r.cpu_seconds, r.peak_mib, r.status.c_str(), growth, goal.c_str());
+        std::printf("%-9s %7d  %-22s %8.2f %8.2f %9.1f %9.1f  %-8s %-30s %s\n", shape.c_str(), n, c.c_str(), r.seconds,
+                    r.cpu_seconds, r.peak_mib, r.out_mib, r.status.c_str(), growth, goal.c_str());
         std::fflush(stdout);
         previous[c] = r;
       }

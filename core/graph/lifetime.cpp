@@ -279,7 +279,13 @@ std::string timeline_text(const Graph& g, const LiveAnalysis& a) {
 void write_timeline_text(std::ostream& out, const Graph& g, const LiveAnalysis& a) {
   // One column per buffer: '#' where live, '.' where not; compact enough for logs and tests.
   // The row is kept between steps and only the buffers starting or ending change it, so building
-  // it costs O(buffers) in all; printing it is the output's own size.
+  // it costs O(buffers) in all; printing it is the output's own size, which the column cap keeps
+  // linear in the steps (a 100,000-op graph drawn whole was 10 GB of text no one can read).
+  if (a.buffers.size() > kTimelineMaxColumns) {
+    out << "(not drawn: " << a.buffers.size() << " buffers, one column each, and at most " << kTimelineMaxColumns
+        << " are drawn; the JSON view lists each buffer's first and last step)\n";
+    return;
+  }
   size_t op_width = 4;
   for (OpId o : a.order) op_width = std::max(op_width, g.ops[o].name.size());
   std::string row(op_width + 7, ' ');

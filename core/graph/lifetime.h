@@ -105,7 +105,9 @@ std::string order_names(const Graph& g, const Schedule& order, const char* separ
 
 LiveAnalysis analyze_lifetimes(const Graph& g, const Schedule& order);
 
-// A text timeline, one row per step: live buffers as bars, live bytes at the end.
+// A text timeline, one row per step: live buffers as bars, live bytes at the end. A graph with
+// more than kTimelineMaxColumns buffers gets one line saying why it is not drawn.
+constexpr size_t kTimelineMaxColumns = 256;
 std::string timeline_text(const Graph& g, const LiveAnalysis& a);
 // The same text written to `out` row by row (it is steps x buffers characters: never held whole).
 void write_timeline_text(std::ostream& out, const Graph& g, const LiveAnalysis& a);

@@ -1,5 +1,6 @@
 #include "core/graph/report.h"
 
+#include <functional>
 #include <iomanip>
 #include <ostream>
 #include <sstream>
@@ -23,21 +24,44 @@ JsonOut name_list(const LiveAnalysis& a, const std::vector<int>& buffers) {
 // A string as nlohmann's dump() spells it (quotes and escapes), so the streamed view matches it.
 std::string quoted(const std::string& s) { return JsonOut(s).dump(); }
 
+// The number of buffers live at each step, from the buffers' intervals (a difference array).
+std::vector<int> live_counts(const LiveAnalysis& a) {
+  std::vector<int> delta(a.steps.size() + 1, 0);
+  for (const LiveBuffer& b : a.buffers) {
+    ++delta[static_cast<size_t>(b.first)];
+    --delta[static_cast<size_t>(b.last) + 1];
+  }
+  std::vector<int> counts(a.steps.size());
+  int live = 0;
+  for (size_t s = 0; s < counts.size(); ++s) counts[s] = live += delta[s];
+  return counts;
+}
+
+// One buffer's lifetime: the interval that replaces per-step live lists in the views.
+JsonOut buffer_json(const LiveBuffer& b) {
+  return {{"name", b.name}, {"size", b.size}, {"first", b.first}, {"last", b.last}, {"category", category_name(b.category)}};
+}
+
+JsonOut step_json(const Graph& g, const StepLive& st, int live_count) {
+  return {{"op", g.ops[st.op].name}, {"live_bytes", st.live_bytes}, {"live_count", live_count}};
+}
+
+// The text view lists at most this many of a step's live buffers, then "+N more".
+constexpr size_t kMaxNamesPerStep = 12;
+
 }  // namespace
 
 JsonOut analysis_json(const Graph& g, const LiveAnalysis& a) {
   JsonOut out;
   out["graph"] = g.name;
   out["order"] = order_json(g, a.order);
+  JsonOut buffers = JsonOut::array();
+  for (const LiveBuffer& b : a.buffers) buffers.push_back(buffer_json(b));
+  out["buffers"] = std::move(buffers);
   JsonOut steps = JsonOut::array();
-  LiveSweep sweep(a);
-  for (size_t s = 0; s < a.steps.size(); ++s) {
-    const StepLive& st = a.steps[s];
-    steps.push_back({{"op", g.ops[st.op].name},
-                     {"live", name_list(a, sweep.at(static_cast<Step>(s)))},
-                     {"live_bytes", st.live_bytes}});
-  }
-  out["steps"] = steps;
+  const std::vector<int> counts = live_counts(a);
+  for (size_t s = 0; s < a.steps.size(); ++s) steps.push_back(step_json(g, a.steps[s], counts[s]));
+  out["steps"] = std::move(steps);
   out["peak_bytes"] = a.peak_bytes;
   out["peak_step"] = a.peak_step;
   out["peak_tensors"] = a.steps.empty() ? JsonOut::array() : name_list(a, a.live_at(a.peak_step));
@@ -52,8 +76,10 @@ void write_analysis_text(std::ostream& out, const Graph& g, const LiveAnalysis& 
   LiveSweep sweep(a);  // live sets derived step by step, never all held at once
   for (size_t s = 0; s < a.steps.size(); ++s) {
     const StepLive& st = a.steps[s];
+    const std::vector<int>& live_now = sweep.at(static_cast<Step>(s));
     std::string live;
-    for (int b : sweep.at(static_cast<Step>(s))) live += (live.empty() ? "" : " ") + a.buffers[b].name;
+    for (size_t i = 0; i < live_now.size() && i < kMaxNamesPerStep; ++i) live += (i ? " " : "") + a.buffers[live_now[i]].name;
+    if (live_now.size() > kMaxNamesPerStep) live += " +" + std::to_string(live_now.size() - kMaxNamesPerStep) + " more";
     out << std::setw(4) << s << "  " << std::left << std::setw(10) << g.ops[st.op].name << std::right << std::setw(12)
         << format_bytes(st.live_bytes) << "   " << live << (static_cast<Step>(s) == a.peak_step ? "   <- peak" : "")
         << "\n";
@@ -70,65 +96,52 @@ std::string analysis_text(const Graph& g, const LiveAnalysis& a) {
   return out.str();
 }
 
-void write_analysis_json_members(std::ostream& stream, const Graph& g, const LiveAnalysis& a, int depth) {
-  // Every name is spelled once; the per-step lists point at the spellings. The text is gathered
-  // in a buffer written out in 64 KiB pieces: hundreds of megabytes of small stream writes were
-  // most of the time on a graph with thousands of outputs.
-  std::vector<std::string> op_name(g.ops.size()), buffer_name(a.buffers.size());
-  for (size_t o = 0; o < g.ops.size(); ++o) op_name[o] = quoted(g.ops[o].name);
-  for (size_t b = 0; b < a.buffers.size(); ++b) buffer_name[b] = quoted(a.buffers[b].name);
-  const std::string pad(2 * depth, ' '), element_pad(2 * (depth + 1), ' '), field_pad(2 * (depth + 2), ' ');
-  std::string out;
-  auto flush = [&](size_t above) {
-    if (out.size() < above) return;
-    stream.write(out.data(), static_cast<std::streamsize>(out.size()));
-    out.clear();
-  };
-  auto write_names = [&](const std::vector<const std::string*>& items, int list_depth) {
-    if (items.empty()) {
-      out += "[]";
-      return;
-    }
-    const std::string inner(2 * (list_depth + 1), ' ');
-    out += "[\n";
-    for (size_t i = 0; i < items.size(); ++i) {
-      out += inner;
-      out += *items[i];
-      out += i + 1 < items.size() ? ",\n" : "\n";
-      flush(size_t{1} << 16);
-    }
-    out += std::string(2 * list_depth, ' ') + "]";
-  };
-  std::vector<const std::string*> items;
-  auto buffer_items = [&](const std::vector<int>& buffers) -> const std::vector<const std::string*>& {
-    items.clear();
-    for (int b : buffers) items.push_back(&buffer_name[b]);
-    return items;
-  };
-  out += pad + "\"graph\": " + quoted(g.name) + ",\n" + pad + "\"order\": ";
-  items.clear();
-  for (OpId o : a.order) items.push_back(&op_name[o]);
-  write_names(items, depth);
-  out += ",\n" + pad + "\"steps\": ";
-  if (a.steps.empty()) {
-    out += "[]";
-  } else {
-    out += "[\n";
-    LiveSweep sweep(a);
-    for (size_t s = 0; s < a.steps.size(); ++s) {
-      out += element_pad + "{\n" + field_pad + "\"op\": " + op_name[a.steps[s].op] + ",\n" + field_pad + "\"live\": ";
-      write_names(buffer_items(sweep.at(static_cast<Step>(s))), depth + 2);
-      out += ",\n" + field_pad + "\"live_bytes\": " + std::to_string(a.steps[s].live_bytes) + "\n" + element_pad + "}" +
-             (s + 1 < a.steps.size() ? ",\n" : "\n");
-    }
-    out += pad + "]";
+void write_json_array_member(std::ostream& out, const std::string& key, const std::function<bool(JsonOut&)>& next,
+                             int depth) {
+  const std::string pad(2 * static_cast<size_t>(depth), ' ');
+  out << pad << quoted(key) << ": ";
+  JsonOut element;
+  if (!next(element)) {
+    out << "[]";
+    return;
   }
-  out += ",\n" + pad + "\"peak_bytes\": " + std::to_string(a.peak_bytes) + ",\n" + pad + "\"peak_step\": " +
-         std::to_string(a.peak_step) + ",\n" + pad + "\"peak_tensors\": ";
-  write_names(buffer_items(a.steps.empty() ? std::vector<int>{} : a.live_at(a.peak_step)), depth);
-  out += ",\n" + pad + "\"total_bytes\": " + std::to_string(a.total_bytes) + ",\n" + pad +
-         "\"largest_tensor_bytes\": " + std::to_string(a.largest_tensor_bytes);
-  flush(0);
+  out << "[\n";
+  for (bool more = true; more;) {
+    out << pad << "  ";
+    write_json_at_depth(out, element, depth + 1);
+    more = next(element);
+    out << (more ? ",\n" : "\n");
+  }
+  out << pad << "]";
+}
+
+void write_json_array_member(std::ostream& out, const std::string& key, size_t count,
+                             const std::function<JsonOut(size_t)>& element, int depth) {
+  size_t i = 0;
+  write_json_array_member(out, key, [&](JsonOut& e) { return i < count && (e = element(i++), true); }, depth);
+}
+
+void write_analysis_json_members(std::ostream& out, const Graph& g, const LiveAnalysis& a, int depth) {
+  // One small element at a time, each spelled by dump() itself: the document (tens of megabytes
+  // at 100,000 ops) is never held as a JSON tree.
+  const std::string pad(2 * static_cast<size_t>(depth), ' ');
+  out << pad << "\"graph\": " << quoted(g.name) << ",\n";
+  write_json_array_member(out, "order", a.order.size(), [&](size_t i) { return JsonOut(g.ops[a.order[i]].name); }, depth);
+  out << ",\n";
+  write_json_array_member(out, "buffers", a.buffers.size(), [&](size_t b) { return buffer_json(a.buffers[b]); }, depth);
+  out << ",\n";
+  const std::vector<int> counts = live_counts(a);
+  write_json_array_member(out, "steps", a.steps.size(), [&](size_t s) { return step_json(g, a.steps[s], counts[s]); }, depth);
+  JsonOut tail;
+  tail["peak_bytes"] = a.peak_bytes;
+  tail["peak_step"] = a.peak_step;
+  tail["peak_tensors"] = a.steps.empty() ? JsonOut::array() : name_list(a, a.live_at(a.peak_step));
+  tail["total_bytes"] = a.total_bytes;
+  tail["largest_tensor_bytes"] = a.largest_tensor_bytes;
+  for (const auto& [key, value] : tail.items()) {
+    out << ",\n" << pad << quoted(key) << ": ";
+    write_json_at_depth(out, value, depth);
+  }
 }
 
 void write_analysis_json(std::ostream& out, const Graph& g, const LiveAnalysis& a) {

@@ -2,6 +2,7 @@
 // all read these, so a number is computed once and spelled the same everywhere.
 #pragma once
 
+#include <functional>
 #include <iosfwd>
 
 #include <nlohmann/json.hpp>
@@ -13,24 +14,36 @@ namespace arenaplan {
 
 using JsonOut = nlohmann::ordered_json;
 
-// {"order": [...], "steps": [{"op", "live", "live_bytes"}], "peak_bytes", "peak_step",
-//  "peak_tensors", "total_bytes", "largest_tensor_bytes"}: the `arenaplan analyze --json` contract.
+// {"graph", "order": [...], "buffers": [{"name", "size", "first", "last", "category"}],
+//  "steps": [{"op", "live_bytes", "live_count"}], "peak_bytes", "peak_step", "peak_tensors",
+//  "total_bytes", "largest_tensor_bytes"}: the `arenaplan analyze --json` contract. Each buffer is
+// live at the steps first..last; the live set of a step is not listed (on a graph with thousands
+// of outputs the lists were quadratic: 1.8 GB at 100,000 ops), only counted.
 JsonOut analysis_json(const Graph& g, const LiveAnalysis& a);
-// Writes exactly analysis_json(g, a).dump(2), streamed: its per-step live lists are quadratic in
-// the graph size on a graph with thousands of outputs, so the document is never held in memory.
+// Writes exactly analysis_json(g, a).dump(2), streamed one element at a time.
 void write_analysis_json(std::ostream& out, const Graph& g, const LiveAnalysis& a);
 // analysis_json's members ("graph" ... "largest_tensor_bytes", no braces, no line break after the
 // last) as dump(2) spells them in an object nested `depth` levels deep (1: the top level's), for
 // the documents that embed the analysis (the plan report, the explained analysis) and stream it.
 void write_analysis_json_members(std::ostream& out, const Graph& g, const LiveAnalysis& a, int depth);
 
+// `"key": [element(0), ..., element(count - 1)]` as dump(2) spells that member of an object nested
+// `depth` levels deep (no comma or line break after it), one element built at a time: streamed
+// documents write their long lists with it.
+void write_json_array_member(std::ostream& out, const std::string& key, size_t count,
+                             const std::function<JsonOut(size_t)>& element, int depth);
+// The same with the elements drawn from `next`, which sets its argument and returns true while
+// there is one more (for lists whose length is known only once written).
+void write_json_array_member(std::ostream& out, const std::string& key, const std::function<bool(JsonOut&)>& next,
+                             int depth);
+
 // value.dump(indent) as it appears `depth` levels deep inside a dump(indent) document (every line
 // after the first indented by indent * depth spaces): streamed documents write their small parts
 // with it.
 void write_json_at_depth(std::ostream& out, const JsonOut& value, int depth, int indent = 2);
 
-// `arenaplan analyze`'s text: per step the op, live bytes and live set (the peak marked), the
-// peak with its op, and the timeline picture.
+// `arenaplan analyze`'s text: per step the op, live bytes and live set (its first 12 buffers, then
+// "+N more"; the peak marked), the peak with its op, and the timeline picture.
 std::string analysis_text(const Graph& g, const LiveAnalysis& a);
 // The same, streamed (its timeline is steps x buffers characters).
 void write_analysis_text(std::ostream& out, const Graph& g, const LiveAnalysis& a);

@@ -5,8 +5,8 @@
 //
 //   LiveAnalysis live = analyze_lifetimes(g, order);
 //   std::vector<StepExplanation> steps = explain_schedule(g, live);
-//   steps[2].sentence  // "Step 2 runs D: live A (32 KiB, read later by C at step 3), ... = 192 KiB.
-//                      //  Freed after step 1: I (16 KiB). This is the peak: ..."
+//   steps[2].sentence  // "Step 2 runs D: A 32 KiB (read by D now), B 96 KiB (read later by C at
+//                      //  step 3) and D 64 KiB (made by D now) = 192 KiB live. This is the peak, ..."
 //
 // Why a buffer is live at step t (the first reason that applies, DESIGN.md "Lifetime semantics"):
 //   made now       an output of the op running at t
@@ -54,13 +54,28 @@ std::vector<StepExplanation> explain_schedule(const Graph& g, const LiveAnalysis
 // One step only (the page explains the current step each time it changes); step in range.
 StepExplanation explain_step(const Graph& g, const LiveAnalysis& live, Step step);
 
+// One buffer's reason over consecutive steps where it stays the same (reason and why): a buffer's
+// spans cover its steps first..last in order, and two neighbours always differ. Their number is
+// about the buffer's reads and writes, so all of them are linear in the graph size where one
+// reason per live buffer per step is quadratic (16 GB of JSON at 100,000 ops with 2,000 outputs).
+struct ReasonSpan {
+  int buffer = -1;
+  Step first = 0, last = 0;
+  LiveReason reason = LiveReason::kReadNow;
+  std::string why;
+};
+// Every buffer's spans, by buffer, each buffer's in step order.
+std::vector<ReasonSpan> explain_reason_spans(const Graph& g, const LiveAnalysis& live);
+
 // Every step's sentence, one per line: `arenaplan analyze --explain`. Streamed, and a sentence
 // looks up only the reasons it names, so it is about linear in the graph size.
 void write_schedule_explanation_text(std::ostream& out, const Graph& g, const LiveAnalysis& live);
-// Exactly analysis_json(g, live) with "explanation": schedule_explanation_json(g, live,
-// explain_schedule(g, live)) appended, as dump(2) writes it, streamed: `analyze --explain --json`.
-// Its size is the sum of the live sets (every live buffer's reason at every step).
+// Exactly explained_analysis_json(g, live).dump(2), streamed: `analyze --explain --json`.
 void write_explained_analysis_json(std::ostream& out, const Graph& g, const LiveAnalysis& live);
+// analysis_json(g, live) plus "explanation": schedule_explanation_json(g, live,
+// explain_schedule(g, live)) and "reasons": reason_spans_json(live, explain_reason_spans(g, live)),
+// held in memory: for small graphs and the tests of the streamed writer.
+JsonOut explained_analysis_json(const Graph& g, const LiveAnalysis& live);
 
 // One buffer placed at a time, lowest offset first (ties: earlier first step): where it goes and
 // why there (the bottom, or on top of which buffer live at the same time), and the arena so far.
@@ -75,7 +90,9 @@ std::vector<PlacementExplanation> explain_layout(const LayoutProblem& problem, c
 // [{"buffer", "offset", "arena_so_far", "sentence"}]: `arenaplan layout --explain --json`.
 JsonOut layout_explanation_json(const LayoutProblem& problem, const std::vector<PlacementExplanation>& steps);
 
-// [{"step", "op", "live": [{"buffer", "reason", "why"}], "freed", "peak", "sentence"}].
+// [{"step", "op", "freed", "peak", "sentence"}]: each step's sentence and the buffers freed before it.
 JsonOut schedule_explanation_json(const Graph& g, const LiveAnalysis& live, const std::vector<StepExplanation>& steps);
+// [{"buffer", "first", "last", "reason", "why"}]: why each buffer is live, step span by step span.
+JsonOut reason_spans_json(const LiveAnalysis& live, const std::vector<ReasonSpan>& spans);
 
 }  // namespace arenaplan

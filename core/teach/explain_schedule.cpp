@@ -19,9 +19,6 @@ std::string join_and(const std::vector<std::string>& items) {
   return out;
 }
 
-// A string as nlohmann's dump() spells it, so the streamed JSON matches schedule_explanation_json.
-std::string quoted(const std::string& s) { return JsonOut(s).dump(); }
-
 // Why each buffer is live, kept as the steps where its reason changes (explain.h's list): it is
 // made at its producer's step, read at its readers' steps, "read later" in between, and after its
 // last read it is held for one reason (async, output, retained, persistent). That is O(buffers +
@@ -59,6 +56,37 @@ class LiveReasons {
         held_[b] = Held::kRetained;
       else if (any([&](TensorId x) { return g.tensors[x].persistent; })) held_[b] = Held::kPersistent;
     }
+  }
+
+  // Buffer b's reasons over its steps as spans (explain.h), in step order, to `visit`. The reason
+  // can change only where a write or a read happens, the step after one, or where a pending
+  // asynchronous read begins or ends: it is looked up once at each such cut, never at every step.
+  template <typename Visit>
+  void spans(int b, Visit&& visit) const {
+    const LiveBuffer& buf = live_.buffers[b];
+    std::vector<Step> cuts = {buf.first};
+    auto cut = [&](Step s) {
+      if (s > buf.first && s <= buf.last) cuts.push_back(s);
+    };
+    if (buf.kind != BufferKind::kScratch) {
+      for (Step m : made_[b]) cut(m), cut(m + 1);
+      for (const Read& r : reads_[b]) cut(r.step), cut(r.step + 1);
+      for (const Pending& p : async_[b]) cut(p.step + 1), cut(p.until + 1);
+      std::sort(cuts.begin(), cuts.end());
+      cuts.erase(std::unique(cuts.begin(), cuts.end()), cuts.end());
+    }
+    ReasonSpan span;
+    for (size_t i = 0; i < cuts.size(); ++i) {
+      const Step last = i + 1 < cuts.size() ? cuts[i + 1] - 1 : buf.last;
+      LiveBufferReason r = at(b, cuts[i]);
+      if (i > 0 && r.reason == span.reason && r.why == span.why) {
+        span.last = last;
+        continue;
+      }
+      if (i > 0) visit(std::move(span));
+      span = {b, cuts[i], last, r.reason, std::move(r.why)};
+    }
+    visit(std::move(span));
   }
 
   // The reason buffer `b` (live at step `t`) is live: the first of explain.h's list that applies.
@@ -110,6 +138,7 @@ class LiveReasons {
 class StepExplainer {
  public:
   StepExplainer(const Graph& g, const LiveAnalysis& live) : g_(g), live_(live), reasons_(g, live) {}
+  const LiveReasons& reasons() const { return reasons_; }
 
   // Step t with every live buffer's reason (`live_now`: the buffers live at t, ascending).
   StepExplanation full(Step t, const std::vector<int>& live_now, std::vector<int> freed) const {
@@ -246,59 +275,79 @@ void write_schedule_explanation_text(std::ostream& out, const Graph& g, const Li
   });
 }
 
-JsonOut schedule_explanation_json(const Graph& g, const LiveAnalysis& live, const std::vector<StepExplanation>& steps) {
-  JsonOut out = JsonOut::array();
-  for (const StepExplanation& e : steps) {
-    JsonOut buffers = JsonOut::array();
-    for (const LiveBufferReason& r : e.live)
-      buffers.push_back({{"buffer", live.buffers[r.buffer].name}, {"reason", live_reason_name(r.reason)}, {"why", r.why}});
-    JsonOut freed = JsonOut::array();
-    for (int b : e.freed) freed.push_back(live.buffers[b].name);
-    out.push_back({{"step", e.step},   {"op", g.ops[e.op].name}, {"live", std::move(buffers)},
-                   {"freed", std::move(freed)}, {"peak", e.peak}, {"sentence", e.sentence}});
-  }
+std::vector<ReasonSpan> explain_reason_spans(const Graph& g, const LiveAnalysis& live) {
+  const LiveReasons reasons(g, live);
+  std::vector<ReasonSpan> out;
+  for (size_t b = 0; b < live.buffers.size(); ++b)
+    reasons.spans(static_cast<int>(b), [&](ReasonSpan span) { out.push_back(std::move(span)); });
   return out;
 }
 
-void write_explained_analysis_json(std::ostream& stream, const Graph& g, const LiveAnalysis& live) {
-  stream << "{\n";
-  write_analysis_json_members(stream, g, live, 1);
-  stream << ",\n  \"explanation\": ";
-  if (live.steps.empty()) {
-    stream << "[]\n}";
-    return;
-  }
-  // schedule_explanation_json(...).dump(2) one step at a time, names spelled once; gathered in a
-  // buffer written in 64 KiB pieces (as write_analysis_json_members does).
-  std::vector<std::string> buffer_name(live.buffers.size());
-  for (size_t b = 0; b < live.buffers.size(); ++b) buffer_name[b] = quoted(live.buffers[b].name);
+namespace {
+
+JsonOut step_explanation_json(const Graph& g, const LiveAnalysis& live, Step step, OpId op,
+                              const std::vector<int>& freed, bool peak, const std::string& sentence) {
+  JsonOut names = JsonOut::array();
+  for (int b : freed) names.push_back(live.buffers[b].name);
+  return {{"step", step}, {"op", g.ops[op].name}, {"freed", std::move(names)}, {"peak", peak}, {"sentence", sentence}};
+}
+
+JsonOut reason_span_json(const LiveAnalysis& live, const ReasonSpan& span) {
+  return {{"buffer", live.buffers[span.buffer].name}, {"first", span.first}, {"last", span.last},
+          {"reason", live_reason_name(span.reason)}, {"why", span.why}};
+}
+
+}  // namespace
+
+JsonOut schedule_explanation_json(const Graph& g, const LiveAnalysis& live, const std::vector<StepExplanation>& steps) {
+  JsonOut out = JsonOut::array();
+  for (const StepExplanation& e : steps)
+    out.push_back(step_explanation_json(g, live, e.step, e.op, e.freed, e.peak, e.sentence));
+  return out;
+}
+
+JsonOut reason_spans_json(const LiveAnalysis& live, const std::vector<ReasonSpan>& spans) {
+  JsonOut out = JsonOut::array();
+  for (const ReasonSpan& span : spans) out.push_back(reason_span_json(live, span));
+  return out;
+}
+
+JsonOut explained_analysis_json(const Graph& g, const LiveAnalysis& live) {
+  JsonOut out = analysis_json(g, live);
+  out["explanation"] = schedule_explanation_json(g, live, explain_schedule(g, live));
+  out["reasons"] = reason_spans_json(live, explain_reason_spans(g, live));
+  return out;
+}
+
+void write_explained_analysis_json(std::ostream& out, const Graph& g, const LiveAnalysis& live) {
+  out << "{\n";
+  write_analysis_json_members(out, g, live, 1);
+  out << ",\n";
+  // The sentences in step order, then the spans buffer by buffer: each element built and written
+  // on its own, so memory stays at the analysis's while the output is linear in the graph.
   const StepExplainer explainer(g, live);
-  std::string out = "[\n";
-  sweep_steps(live, [&](Step t, const std::vector<int>& live_now, std::vector<int> freed) {
-    const StepExplanation e = explainer.full(t, live_now, std::move(freed));
-    out += "    {\n      \"step\": " + std::to_string(t) + ",\n      \"op\": " + quoted(g.ops[e.op].name) +
-           ",\n      \"live\": ";
-    if (e.live.empty()) out += "[]";
-    for (size_t i = 0; i < e.live.size(); ++i) {
-      const LiveBufferReason& r = e.live[i];
-      out += i == 0 ? "[\n" : ",\n";
-      out += "        {\n          \"buffer\": " + buffer_name[r.buffer] + ",\n          \"reason\": \"" +
-             live_reason_name(r.reason) + "\",\n          \"why\": " + quoted(r.why) + "\n        }";
-      if (out.size() >= (size_t{1} << 16)) {
-        stream.write(out.data(), static_cast<std::streamsize>(out.size()));
-        out.clear();
-      }
+  std::vector<std::vector<int>> freed = freed_by_step(live);
+  LiveSweep sweep(live);
+  write_json_array_member(out, "explanation", live.steps.size(), [&](size_t t) {
+    const Step s = static_cast<Step>(t);
+    const std::string sentence = explainer.sentence_only(s, sweep.at(s), freed[t]);
+    return step_explanation_json(g, live, s, live.steps[t].op, freed[t], s == live.peak_step, sentence);
+  }, 1);
+  out << ",\n";
+  std::vector<ReasonSpan> spans;  // one buffer's at a time
+  size_t next_buffer = 0, next_span = 0;
+  const LiveReasons& reasons = explainer.reasons();
+  write_json_array_member(out, "reasons", [&](JsonOut& element) {
+    while (next_span == spans.size()) {
+      if (next_buffer == live.buffers.size()) return false;
+      spans.clear();
+      next_span = 0;
+      reasons.spans(static_cast<int>(next_buffer++), [&](ReasonSpan span) { spans.push_back(std::move(span)); });
     }
-    if (!e.live.empty()) out += "\n      ]";
-    out += ",\n      \"freed\": ";
-    if (e.freed.empty()) out += "[]";
-    for (size_t i = 0; i < e.freed.size(); ++i) out += (i == 0 ? "[\n        " : ",\n        ") + buffer_name[e.freed[i]];
-    if (!e.freed.empty()) out += "\n      ]";
-    out += std::string(",\n      \"peak\": ") + (e.peak ? "true" : "false") + ",\n      \"sentence\": " + quoted(e.sentence) +
-           "\n    }" + (t + 1 < static_cast<Step>(live.steps.size()) ? ",\n" : "\n");
-  });
-  out += "  ]\n}";
-  stream.write(out.data(), static_cast<std::streamsize>(out.size()));
+    element = reason_span_json(live, spans[next_span++]);
+    return true;
+  }, 1);
+  out << "\n}";
 }
 
 }  // namespace arenaplan

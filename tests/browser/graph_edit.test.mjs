@@ -175,7 +175,7 @@ test('graph view: a real imported network (selfie_segmentation.tflite, 136 ops) 
   // The size field of a tensor live at the op's step (so it counts in the peak) that the editor
   // shows without scrolling (its column is as tall as the canvas).
   const bottom = s.ui['graph.canvas'][3];
-  const live = new Set(s.analysis.steps[s.step].live);
+  const live = new Set(s.analysis.buffers.filter((b) => b.first <= s.step && s.step <= b.last).map((b) => b.name));
   const field = Object.keys(s.ui).find((k) => k.startsWith('graph.sel.tensor.') && k.endsWith('.bytes') &&
                                               live.has(k.slice(17, -6)) && s.ui[k][3] <= bottom);
   assert.ok(field, 'the selected op lists its tensors with size fields');

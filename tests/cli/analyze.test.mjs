@@ -9,7 +9,12 @@ export const tests = [
     assert.equal(r.status, 0, r.stderr);
     assert.deepEqual(r.json.order, ['A', 'B', 'C', 'D', 'E', 'F']);
     assert.deepEqual(r.json.steps.map((s) => s.live_bytes / KiB), [48, 128, 136, 104, 80, 32]);
-    assert.deepEqual(r.json.steps[0], { op: 'A', live: ['I', 'A'], live_bytes: 49152 });
+    assert.deepEqual(r.json.steps[0], { op: 'A', live_bytes: 49152, live_count: 2 });
+    // Each buffer's live interval stands for the per-step live lists (linear in the graph size).
+    const liveAt = (step) => r.json.buffers.filter((b) => b.first <= step && step <= b.last).map((b) => b.name);
+    assert.deepEqual(liveAt(0), ['I', 'A']);
+    assert.deepEqual(liveAt(2), ['A', 'B', 'C']);
+    assert.deepEqual(r.json.buffers.find((b) => b.name === 'B'), { name: 'B', size: 96 * KiB, first: 1, last: 2, category: 'head' });
     assert.equal(r.json.peak_bytes, 139264);
     assert.equal(r.json.peak_step, 2);
     assert.equal(r.json.total_bytes, 240 * KiB);
@@ -55,6 +60,11 @@ export const tests = [
     assert.equal(j.explanation.length, 6);
     assert.equal(j.explanation[2].peak, true);
     assert.equal(j.explanation[2].sentence, lines[2]);
-    assert.deepEqual(j.explanation[2].live.map((b) => [b.buffer, b.reason]), [['A', 'read now'], ['B', 'read later'], ['D', 'made now']]);
+    // Why each buffer is live comes as spans of steps: at step 2 A is read now, B waits for C, D is made.
+    const at2 = j.reasons.filter((r) => r.first <= 2 && 2 <= r.last);
+    assert.deepEqual(at2.map((r) => [r.buffer, r.reason]), [['A', 'read now'], ['B', 'read later'], ['D', 'made now']]);
+    assert.deepEqual(j.reasons.filter((r) => r.buffer === 'B').map((r) => [r.first, r.last, r.why]),
+                     [[1, 1, 'made by B now'], [2, 2, 'read later by C at step 3'], [3, 3, 'read by C now']]);
+    assert.deepEqual(j.explanation[3].freed, ['A']);
   }],
 ];

@@ -114,10 +114,8 @@ TEST_CASE("the streamed explanations are explain_schedule's sentences and JSON, 
     std::ostringstream text, json;
     write_schedule_explanation_text(text, g, a);
     CHECK(text.str() == sentences);
-    JsonOut whole = analysis_json(g, a);
-    whole["explanation"] = schedule_explanation_json(g, a, steps);
     write_explained_analysis_json(json, g, a);
-    CHECK(json.str() == whole.dump(2));
+    CHECK(json.str() == explained_analysis_json(g, a).dump(2));
     for (const StepExplanation& e : steps) {  // the page's one-step call agrees with the sweep
       const StepExplanation one = explain_step(g, a, e.step);
       CHECK(one.sentence == e.sentence);
@@ -143,8 +141,54 @@ TEST_CASE("ABDCEF peaks at 192 KiB during D because B waits for C") {
   CHECK(contains(steps[1].sentence, "Freed after step 0: I (16 KiB)"));
   CHECK(contains(steps[3].sentence, "Freed after step 2: A (32 KiB)"));
   for (const StepExplanation& e : steps) CHECK(e.peak == (e.step == 2));
-  const JsonOut j = schedule_explanation_json(g, a, steps);
-  CHECK(j[2]["live"][1]["reason"] == "read later");
+  const JsonOut j = explained_analysis_json(g, a);
+  CHECK(j["explanation"][2]["sentence"] == d.sentence);
+  CHECK(j["explanation"][3]["freed"] == JsonOut::array({"A"}));
+  const JsonOut b = JsonOut::array({JsonOut{{"buffer", "B"}, {"first", 1}, {"last", 1}, {"reason", "made now"}, {"why", "made by B now"}},
+                                    JsonOut{{"buffer", "B"}, {"first", 2}, {"last", 2}, {"reason", "read later"}, {"why", "read later by C at step 3"}},
+                                    JsonOut{{"buffer", "B"}, {"first", 3}, {"last", 3}, {"reason", "read now"}, {"why", "read by C now"}}});
+  JsonOut b_spans = JsonOut::array();
+  for (const JsonOut& r : j["reasons"])
+    if (r["buffer"] == "B") b_spans.push_back(r);
+  CHECK(b_spans == b);
+}
+
+TEST_CASE("the reason spans cover each buffer's steps and agree with the per-step reasons, merged") {
+  int spans_seen = 0, longer_than_a_step = 0;
+  for (const auto& [g, order] : explained_cases()) {
+    const LiveAnalysis a = analyze_lifetimes(g, order);
+    const std::vector<StepExplanation> steps = explain_schedule(g, a);
+    const std::vector<ReasonSpan> spans = explain_reason_spans(g, a);
+    // The per-step reason of each (buffer, step), from explain_schedule (checked against the
+    // literal list above).
+    std::vector<std::vector<const LiveBufferReason*>> at(a.buffers.size(), std::vector<const LiveBufferReason*>(a.steps.size()));
+    for (const StepExplanation& e : steps)
+      for (const LiveBufferReason& r : e.live) at[r.buffer][e.step] = &r;
+    size_t i = 0;
+    for (size_t b = 0; b < a.buffers.size(); ++b) {
+      Step next = a.buffers[b].first;  // each buffer's spans tile first..last in order
+      const ReasonSpan* previous = nullptr;
+      for (; i < spans.size() && spans[i].buffer == static_cast<int>(b); ++i) {
+        const ReasonSpan& span = spans[i];
+        REQUIRE(span.first == next);
+        REQUIRE(span.last >= span.first);
+        for (Step t = span.first; t <= span.last; ++t) {
+          REQUIRE(at[b][t] != nullptr);
+          CHECK(at[b][t]->reason == span.reason);
+          CHECK(at[b][t]->why == span.why);
+        }
+        if (previous) CHECK((previous->reason != span.reason || previous->why != span.why));  // merged
+        previous = &span;
+        next = span.last + 1;
+        ++spans_seen;
+        longer_than_a_step += span.last > span.first;
+      }
+      CHECK(next == a.buffers[b].last + 1);
+    }
+    CHECK(i == spans.size());
+  }
+  CHECK(spans_seen > 500);
+  CHECK(longer_than_a_step > 100);
 }
 
 TEST_CASE("every lifetime rule gives its reason: async, output, retained, persistent, scratch") {

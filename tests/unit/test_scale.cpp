@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "core/graph/report.h"
+#include "core/teach/explain.h"
 #include "core/schedule/schedule.h"
 #include "core/schedule/schedule_generators.h"
 #include "core/schedule/detail/schedule_model.h"
@@ -229,8 +230,50 @@ TEST_CASE("the streamed analysis JSON is byte for byte analysis_json().dump(2)")
 TEST_CASE("the streamed timeline draws the same rows as testing every buffer at every step") {
   for (const Case& c : cases()) {
     const LiveAnalysis a = analyze_lifetimes(c.g, c.order);
+    REQUIRE(a.buffers.size() <= kTimelineMaxColumns);
     CHECK(timeline_text(c.g, a) == naive_timeline(c.g, a));
   }
+}
+
+TEST_CASE("the analysis JSON counts each step's live buffers and lists each buffer's interval") {
+  for (const Case& c : cases()) {
+    const LiveAnalysis a = analyze_lifetimes(c.g, c.order);
+    const JsonOut j = analysis_json(c.g, a);
+    const std::vector<std::vector<int>> sets = naive_live_sets(a);
+    REQUIRE(j["steps"].size() == sets.size());
+    for (size_t s = 0; s < sets.size(); ++s) CHECK(j["steps"][s]["live_count"] == sets[s].size());
+    REQUIRE(j["buffers"].size() == a.buffers.size());
+    for (size_t b = 0; b < a.buffers.size(); ++b) {
+      CHECK(j["buffers"][b]["name"] == a.buffers[b].name);
+      CHECK(j["buffers"][b]["first"] == a.buffers[b].first);
+      CHECK(j["buffers"][b]["last"] == a.buffers[b].last);
+    }
+  }
+}
+
+TEST_CASE("the analyze views grow linearly with a graph's outputs, where per-step live lists grew quadratically") {
+  // Ten times the ops (and outputs, each live to the end): a linear view is about ten times
+  // longer, one listing every live buffer at every step a hundred times.
+  auto sizes = [](int ops) {
+    const Graph g = many_outputs_chain_graph(ops, ops / 2, 1);
+    const LiveAnalysis a = analyze_lifetimes(g, topological_order(g));
+    std::ostringstream text, json, explained_text, explained_json;
+    write_analysis_text(text, g, a);
+    write_analysis_json(json, g, a);
+    write_schedule_explanation_text(explained_text, g, a);
+    write_explained_analysis_json(explained_json, g, a);
+    return std::vector<double>{double(text.str().size()), double(json.str().size()), double(explained_text.str().size()),
+                               double(explained_json.str().size())};
+  };
+  const std::vector<double> small = sizes(300), large = sizes(3000);
+  for (size_t v = 0; v < small.size(); ++v) {
+    INFO("view " << v << ": " << small[v] << " -> " << large[v] << " bytes");
+    CHECK(large[v] / small[v] < 20);
+  }
+  const Graph g = many_outputs_chain_graph(600, 300, 1);
+  const std::string timeline = timeline_text(g, analyze_lifetimes(g, topological_order(g)));
+  CHECK(timeline.find("not drawn") != std::string::npos);
+  CHECK(timeline.size() < 200);
 }
 
 TEST_CASE("the schedule lower bound equals the ancestor-matrix computation it replaced") {
