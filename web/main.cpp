@@ -22,6 +22,7 @@
 
 #ifdef __EMSCRIPTEN__
 #include <emscripten.h>
+#include <emscripten/html5.h>
 #endif
 
 namespace {
@@ -45,6 +46,8 @@ struct Platform {
   bool quit = false;
   uint64_t picture = 0;  // hash of the picture last rasterised onto the canvas (0: none yet)
   bool clear_fills = true;  // big opaque rectangles drawn as clears (web/clear_fills.h)
+  bool context_lost = false;  // the WebGL context is lost: no frames until it is restored
+  const char* glsl_version = nullptr;  // ImGui's OpenGL3 backend's, to start it again after a restore
 };
 
 Platform g_platform;
@@ -111,6 +114,8 @@ uint64_t picture_hash(const ImDrawData& dd, const ImVec4& clear) {
 // Returns false when the frame was skipped because nothing changed.
 bool frame() {
   Platform& p = g_platform;
+  // GL objects made now would belong to the lost context; input waits in SDL's queue.
+  if (p.context_lost) return false;
   const uint64_t start = SDL_GetPerformanceCounter();
   SDL_Event event;
   bool had_input = false;
@@ -170,6 +175,32 @@ bool frame() {
 
 #ifdef __EMSCRIPTEN__
 void frame_callback(void*) { frame(); }
+
+// A lost WebGL context (GPU reset, driver update, too many contexts) takes every GL object with it:
+// ImGui's shaders, buffers and font texture, the rectangle renderer's programs and cached layers.
+// The restored context starts blank while the picture hash still names the last picture, so
+// without this the canvas would stay blank until the picture changed. The handles are forgotten
+// while the context is lost (its GL calls do nothing then); the first frame after the restore
+// makes them anew and is rasterised whatever its hash.
+EM_BOOL on_webgl_context_lost(int, const void*, void*) {
+  Platform& p = g_platform;
+  p.context_lost = true;
+  // The whole backend, not just DestroyDeviceObjects: imgui 1.86 keeps the sizes of its vertex
+  // and index buffers across that, and would then update the new, empty buffers past their end.
+  ImGui_ImplOpenGL3_Shutdown();
+  arenaplan::web::forget_rect_renderer_gl_objects();
+  p.picture = 0;
+  return EM_TRUE;  // preventDefault: without it the browser never restores the context
+}
+
+EM_BOOL on_webgl_context_restored(int, const void*, void*) {
+  Platform& p = g_platform;
+  ImGui_ImplOpenGL3_Init(p.glsl_version);  // its objects are made on the next frame
+  p.context_lost = false;
+  p.picture = 0;
+  arenaplan::web::request_redraw(g_state);
+  return EM_TRUE;
+}
 #endif
 
 }  // namespace
@@ -244,11 +275,14 @@ int main(int argc, char** argv) {
   arenaplan::web::apply_style();
   ImGui_ImplSDL2_InitForOpenGL(p.window, p.gl);
   ImGui_ImplOpenGL3_Init(glsl_version);
+  p.glsl_version = glsl_version;
 
   arenaplan::web::load_example(g_state, "two_branch");
   arenaplan::web::bind_js_api(&g_state);
 
 #ifdef __EMSCRIPTEN__
+  emscripten_set_webglcontextlost_callback("#canvas", nullptr, EM_FALSE, on_webgl_context_lost);
+  emscripten_set_webglcontextrestored_callback("#canvas", nullptr, EM_FALSE, on_webgl_context_restored);
   // Tell the page the module is live before the first frame, so window.arenaplan appears.
   EM_ASM({ if (Module.onAppReady) Module.onAppReady(); });
   emscripten_set_main_loop_arg(frame_callback, nullptr, 0, true);

@@ -285,6 +285,15 @@ bool queue_rects(ImDrawList* dl, ImVec2 screen_min, ImVec2 screen_max, PlotView 
 
 const std::string& rect_renderer_error() { return renderer().error; }
 
+void forget_rect_renderer_gl_objects() {
+  Renderer& r = renderer();
+  r.tried = r.ok = false;
+  r.error.clear();
+  r.program = r.vao = r.vertex_vbo = r.layer_program = r.layer_vao = 0;
+  r.u_view = r.u_pixel = r.u_border = r.u_layer = -1;
+  r.layers.clear();  // their textures and framebuffers are gone: every batch renders its layer again
+}
+
 uint64_t rect_callback_signature(const ImDrawCmd& cmd) {
   if (cmd.UserCallback != draw_batch) return 0;
   const Batch& b = *static_cast<const Batch*>(cmd.UserCallbackData);

@@ -34,6 +34,11 @@ bool queue_rects(ImDrawList* draw_list, ImVec2 screen_min, ImVec2 screen_max, Pl
 
 const std::string& rect_renderer_error();
 
+// Forgets every GL object the renderer holds (programs, buffers, cached layers) without deleting
+// them: call it when the GL context is lost, which took them all. The next queue_rects builds
+// them anew on the restored context and renders every layer again.
+void forget_rect_renderer_gl_objects();
+
 // What decides the pixels of a draw command queued by queue_rects (its rectangles, view, size and
 // place), 0 for any other command: the frame's picture hash (main.cpp) uses it, since the
 // command's callback data is a pointer that changes every frame.

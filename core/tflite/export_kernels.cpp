@@ -1,6 +1,6 @@
 // Which kernels a rewritten graph needs that the stock TFLM runtime does not have: the exports
-// name them, since an arena plan for an in-place or pad-folded op is only valid on a runtime
-// whose kernel does what the plan assumes.
+// name them, since an arena plan for an in-place, pad-folded or patch-bordered op is only valid on
+// a runtime whose kernel does what the plan assumes.
 #include <algorithm>
 
 #include "core/graph/op_kinds.h"
@@ -22,15 +22,28 @@ std::vector<int64_t> dims_of(const Tensor& t) {
   return d;
 }
 
-// True when a conv's explicit pads are exactly what TFLite's SAME padding gives: a stock kernel
-// with padding SAME then computes the folded op (TF pads stride-2 convs this way before MobileNet
-// depthwise layers).
-bool pads_are_same_padding(const Graph& g, const Op& op) {
-  if (op.inputs.size() < 2) return false;
-  const auto x = dims_of(g.tensors[op.inputs[0]]), w = dims_of(g.tensors[op.inputs[1]]);
-  if (x.size() != 4 || w.size() != 4) return false;
-  const auto h = tflite_ops::tflite_padding(true, x[1], w[1], attr_of(op, "stride_h", 1), attr_of(op, "dilation_h", 1));
-  const auto v = tflite_ops::tflite_padding(true, x[2], w[2], attr_of(op, "stride_w", 1), attr_of(op, "dilation_w", 1));
+// The window (rows, columns) of a conv or depthwise conv (its OHWI / 1HWO weights) or of a pool
+// (its kernel attrs); {0, 0} when unknown.
+std::pair<int64_t, int64_t> window_of(const Graph& g, const Op& op, bool pool) {
+  if (pool) return {attr_of(op, "kernel_h", attr_of(op, "kernel", 0)), attr_of(op, "kernel_w", attr_of(op, "kernel", 0))};
+  if (op.inputs.size() < 2) return {0, 0};
+  const auto w = dims_of(g.tensors[op.inputs[1]]);
+  return w.size() == 4 ? std::make_pair(w[1], w[2]) : std::make_pair(int64_t{0}, int64_t{0});
+}
+
+// True when a window op's explicit pads are what TFLite's VALID (none) or SAME padding gives for
+// its input: a stock kernel then computes the op (TF pads stride-2 convs like SAME before MobileNet
+// depthwise layers; a patch away from the image border pads nothing).
+bool pads_are_stock(const Graph& g, const Op& op, bool pool) {
+  if (attr_of(op, "pad_h", 0) == 0 && attr_of(op, "pad_w", 0) == 0 && attr_of(op, "pad_bottom", 0) == 0 &&
+      attr_of(op, "pad_right", 0) == 0)
+    return true;
+  if (op.inputs.empty()) return false;
+  const auto x = dims_of(g.tensors[op.inputs[0]]);
+  const auto [kh, kw] = window_of(g, op, pool);
+  if (x.size() != 4 || kh < 1 || kw < 1) return false;
+  const auto h = tflite_ops::tflite_padding(true, x[1], kh, attr_of(op, "stride_h", 1), attr_of(op, "dilation_h", 1));
+  const auto v = tflite_ops::tflite_padding(true, x[2], kw, attr_of(op, "stride_w", 1), attr_of(op, "dilation_w", 1));
   const int64_t ph = attr_of(op, "pad_h", 0), pw = attr_of(op, "pad_w", 0);
   return ph == h.before && attr_of(op, "pad_bottom", ph) == h.after && pw == v.before &&
          attr_of(op, "pad_right", pw) == v.after;
@@ -50,19 +63,29 @@ std::vector<CustomKernel> custom_kernels_needed(const Graph& g) {
     const OpFamily family = op_family(op.kind);
     const bool conv = family == OpFamily::kConv || family == OpFamily::kDepthwiseConv;
     const bool pool = family == OpFamily::kMaxPool || family == OpFamily::kAvgPool;
-    if (attr_of(op, "folded_pad", 0) == 1) {
-      if (conv && !pads_are_same_padding(g, op))
-        out.push_back({op.name, op.kind + "_explicit_padding",
-                       "a folded PAD: reads the border " + pads_text(op, "pad_h", "pad_w", "pad_bottom", "pad_right") +
-                           " as the input's zero point; TFLM's conv options only express SAME or VALID padding"});
-      else if (pool)
-        out.push_back({op.name, op.kind + "_folded_pad",
-                       "a folded PAD: reads the border " +
-                           pads_text(op, "fold_pad_top", "fold_pad_left", "fold_pad_bottom", "fold_pad_right") +
-                           " as the value " + std::to_string(attr_of(op, "fold_pad_value", 0)) +
-                           (family == OpFamily::kAvgPool ? " and counts it in the divisor" : "") +
-                           "; TFLM's pool skips padding"});
-    }
+    // Explicit padding comes from a folded PAD (foldpad) or from a patch's border: a patch of a
+    // patched stage pads only the sides where it touches the image border (patch_border).
+    const bool folded = attr_of(op, "folded_pad", 0) == 1;
+    const bool patch_border = attr_of(op, "patch_border", 0) == 1;
+    const std::string own_pads = pads_text(op, "pad_h", "pad_w", "pad_bottom", "pad_right");
+    const std::string patch_text = "patch border padding (this patch of a patched stage touches the image border)";
+    if (conv && (folded || patch_border) && !pads_are_stock(g, op, false))
+      out.push_back({op.name, op.kind + "_explicit_padding",
+                     (patch_border ? patch_text + (folded ? " and a folded PAD" : "") : std::string("a folded PAD")) +
+                         ": reads the border " + own_pads +
+                         " as the input's zero point; TFLM's conv options only express SAME or VALID padding"});
+    const bool pool_pads_uneven = pool && patch_border && !pads_are_stock(g, op, true);
+    const std::string pool_pads_text = patch_text + ": pads " + own_pads + ", which is neither the SAME nor the VALID " +
+                                       "padding of its input; TFLM's pool options only express SAME or VALID padding";
+    if (pool && folded)
+      out.push_back({op.name, op.kind + "_folded_pad",
+                     "a folded PAD: reads the border " +
+                         pads_text(op, "fold_pad_top", "fold_pad_left", "fold_pad_bottom", "fold_pad_right") +
+                         " as the value " + std::to_string(attr_of(op, "fold_pad_value", 0)) +
+                         (family == OpFamily::kAvgPool ? " and counts it in the divisor" : "") +
+                         "; TFLM's pool skips padding" + (pool_pads_uneven ? "; and " + pool_pads_text : "")});
+    else if (pool_pads_uneven)
+      out.push_back({op.name, op.kind + "_explicit_padding", pool_pads_text});
     if (attr_of(op, "streamed", 0) == 1)
       out.push_back({op.name, op.kind,
                      "a 1x1 conv and its depthwise conv run channel by channel through a " +

@@ -62,8 +62,10 @@ void write_plan_report_json(std::ostream& out, const PlanView& v, const PlanSour
 
 // A kernel a rewritten graph needs that the stock TFLM runtime does not have (export_kernels.cpp):
 // an op with a folded PAD (explicit asymmetric padding, or a pool reading the border as the pad
-// value) or running in place (depthwise channel by channel, pointwise pixel by pixel). The plan
-// is valid only on a runtime whose kernel does that; the exports say so.
+// value), a patch of a patched stage padding only the sides where it touches the image border
+// (a conv or pool whose pads are not SAME for its input), or an op running in place (depthwise
+// channel by channel, pointwise pixel by pixel). The plan is valid only on a runtime whose kernel
+// does that; the exports say so.
 struct CustomKernel {
   std::string op;      // the op's name
   std::string kernel;  // "depthwise_conv_2d_in_place", "conv_2d_explicit_padding", ...

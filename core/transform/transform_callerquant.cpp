@@ -52,6 +52,18 @@ void check_edge_op(const Graph& g, const Op& op, const std::string& where) {
         if (a.tensor == t) refuse(where, "tensor " + g.tensors[t].name + " is read asynchronously by op " + other.name);
 }
 
+// The graph without edge op `o`: the graph boundary `side` (its inputs or its outputs) lists `kept`
+// where it listed `gone`, and `gone`, which only `o` touched, is dropped with the op.
+Graph bypass_op(const Graph& g, OpId o, std::vector<TensorId> Graph::*side, TensorId gone, TensorId kept,
+                const std::string& where) {
+  Graph out = g;
+  for (TensorId& t : out.*side)
+    if (t == gone) t = kept;
+  out.ops.erase(out.ops.begin() + o);
+  drop_tensors(out, {gone});
+  return finish(std::move(out), where);
+}
+
 // QUANTIZE of a graph input: the int8 tensor becomes the input.
 Rewrite input_quantize(const Graph& g, OpId o, const std::string& where) {
   const Op& op = g.ops[o];
@@ -67,13 +79,8 @@ Rewrite input_quantize(const Graph& g, OpId o, const std::string& where) {
   if (X.consumers.size() != 1 || g.is_output(x))
     refuse(where, "graph input " + X.name + " is also read by other ops (or is a graph output), so the float "
                   "input must still be given");
-  Graph out = g;
-  for (TensorId& t : out.inputs)
-    if (t == x) t = q;
-  out.ops.erase(out.ops.begin() + o);
-  drop_tensors(out, {x});
   Rewrite r;
-  r.graph = finish(std::move(out), where);
+  r.graph = bypass_op(g, o, &Graph::inputs, x, q, where);
   r.interface_change = "the firmware must feed " + Q.name + " (" + shape_text(Q) + ") quantized with " +
                        quantization_text(Q) + ": q = clamp(round(x / scale) + zero point, " + range_text(Q) + ") of the float input " +
                        X.name + ", instead of the float input itself";
@@ -97,13 +104,8 @@ Rewrite output_dequantize(const Graph& g, OpId o, const std::string& where) {
     refuse(where, "op " + op.name + "'s input " + Q.name + " is not int8/int16 with one scale and zero point");
   if (g.is_output(q)) refuse(where, Q.name + " is already a graph output");
   if (Q.constant) refuse(where, "op " + op.name + " dequantizes a constant");
-  Graph out = g;
-  for (TensorId& t : out.outputs)
-    if (t == y) t = q;
-  out.ops.erase(out.ops.begin() + o);
-  drop_tensors(out, {y});
   Rewrite r;
-  r.graph = finish(std::move(out), where);
+  r.graph = bypass_op(g, o, &Graph::outputs, y, q, where);
   r.interface_change = "the firmware reads " + Q.name + " (" + shape_text(Q) + ") and must dequantize it with " +
                        quantization_text(Q) + ": x = scale * (q - zero point), instead of reading " + Y.name;
   r.summary = "DEQUANTIZE " + op.name + " moved to the caller: the graph output is " + Q.name + " (" +

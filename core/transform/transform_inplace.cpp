@@ -53,14 +53,13 @@ std::string why_not(const Graph& g, OpId o, TensorId x, TensorId y) {
   return "";
 }
 
-// True for a conv or depthwise conv whose activation is a model tensor (quantized int8 or float32):
-// the simulator runs it with the model kernels, which have the in-place variants. The simplified
-// kernels of hand-written graphs do not.
+// True for a conv or depthwise conv whose activation is a model activation: the simulator runs it
+// with the model kernels, which have the in-place variants. The simplified kernels of hand-written
+// graphs do not.
 bool model_window_op(const Graph& g, const Op& op) {
   const OpFamily f = op_family(op.kind);
   if ((f != OpFamily::kDepthwiseConv && f != OpFamily::kConv) || op.inputs.empty()) return false;
-  const Tensor& x = g.tensors[op.inputs[0]];
-  return (x.quant && x.dtype == DType::kInt8) || x.dtype == DType::kFloat32;
+  return model_activation(g.tensors[op.inputs[0]]);
 }
 
 // For a depthwise or pointwise conv: why its kernel cannot overwrite input x with these shapes
@@ -85,8 +84,7 @@ std::string why_not_window(const Graph& g, const Op& op, TensorId x, Bytes& temp
              "; in place, output channel c must overwrite input channel c (multiplier 1)";
     temp = yd[0] * yd[1] * yd[2] * width;  // one output channel
   } else {
-    const bool pads = attr_of(op, "pad_h", 0) || attr_of(op, "pad_w", 0) || attr_of(op, "pad_bottom", 0) ||
-                      attr_of(op, "pad_right", 0);
+    const bool pads = has_padding(op);
     if (wd[1] != 1 || wd[2] != 1 || pads)
       return "op " + op.name + " is a " + std::to_string(wd[1]) + "x" + std::to_string(wd[2]) + " conv" +
              (pads ? " with padding" : "") + "; only a pointwise (1x1, unpadded) conv runs in place, pixel by pixel";

@@ -254,6 +254,14 @@ Op slice_op(Graph& out, const Tensor& X, TensorId x, const Span read[2], bool mo
   return s;
 }
 
+// Marks a patch's conv or pool whose own padding (pad_h, pad_w, pad_bottom, pad_right) is not
+// zero with attr patch_border = 1: stock TFLM runs it only when those pads are SAME (or none) for
+// the patch's shape, which the exports check (custom_kernels_needed).
+void mark_patch_border(Op& op) {
+  op.attrs.erase("patch_border");
+  if (has_padding(op)) op.attrs["patch_border"] = 1;
+}
+
 // One stage op on one patch: its input is `x`, its borders the patch's (model graphs).
 Op patch_op(Graph& out, const StageOp& s, const Op& original, TensorId x, const PatchRead read[2], bool model,
             const std::string& name) {
@@ -268,10 +276,10 @@ Op patch_op(Graph& out, const StageOp& s, const Op& original, TensorId x, const 
     if (op.attrs.count("padding_same")) op.attrs["padding_same"] = 0;
     // Explicit per-patch padding needs the explicit-padding kernel unless it equals SAME for the
     // patch's shape; the exports check that and name the kernel (custom_kernels_needed). A patch
-    // with no border is a VALID conv, which stock kernels run, even when the stage had a folded PAD.
+    // with no border is a VALID conv, which stock kernels run, even when the stage had a folded PAD
+    // (its rows are now part of the patch border).
     op.attrs.erase("folded_pad");
-    for (int a : {kH, kW})
-      if (read[a].border_before || read[a].border_after) op.attrs["folded_pad"] = 1;
+    mark_patch_border(op);
   } else if (s.kind == StageKind::kPool) {
     const char* pad[2] = {"pad_h", "pad_w"};
     const char* pad_after[2] = {"pad_bottom", "pad_right"};
@@ -285,6 +293,11 @@ Op patch_op(Graph& out, const StageOp& s, const Op& original, TensorId x, const 
       if (s.axis[a].fold_before || s.axis[a].fold_after) op.attrs[fold[a]] = fb, op.attrs[fold_after[a]] = fa;
     }
     if (op.attrs.count("padding_same")) op.attrs["padding_same"] = 0;
+    // A patch away from the folded PAD's rows reads none of them: a stock pool as far as they go.
+    if (!attr_of(op, fold[kH], 0) && !attr_of(op, fold_after[kH], 0) && !attr_of(op, fold[kW], 0) &&
+        !attr_of(op, fold_after[kW], 0))
+      op.attrs.erase("folded_pad");
+    mark_patch_border(op);  // the pool's own padding, outside any folded PAD rows
   } else if (s.kind == StageKind::kPad) {
     std::vector<int64_t> p = s.paddings;
     for (int a : {kH, kW}) p[2 * (1 + a)] = read[a].border_before, p[2 * (1 + a) + 1] = read[a].border_after;

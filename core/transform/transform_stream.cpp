@@ -21,16 +21,6 @@ namespace {
 
 const char* const kStreamKind = "pointwise_depthwise_stream";
 
-// The same test as make_in_place's: the op runs the model kernels (quantized int8 or float32).
-bool model_tensor(const Tensor& t) {
-  return (t.dtype == DType::kInt8 && t.quant && t.quant->scale.size() == 1) || t.dtype == DType::kFloat32;
-}
-
-bool has_padding(const Op& op) {
-  return attr_of(op, "pad_h", 0) || attr_of(op, "pad_w", 0) || attr_of(op, "pad_bottom", 0) ||
-         attr_of(op, "pad_right", 0);
-}
-
 // The reasons an op cannot be one end of the pair, common to both.
 void check_part(const Graph& g, const Op& op, OpFamily family, const char* what, const std::string& where) {
   if (op.kind.find('+') != std::string::npos || op.attrs.count("fused_parts") || op.kind == kStreamKind)
@@ -49,7 +39,7 @@ void check_part(const Graph& g, const Op& op, OpFamily family, const char* what,
     refuse(where, "op " + op.name + " has fused activation " + std::to_string(activation) +
                       "; the streamed kernel honours none, relu, relu_n1_to_1 and relu6");
   for (TensorId t : {op.inputs[0], op.outputs[0]})
-    if (!model_tensor(g.tensors[t]) || g.tensors[t].shape.size() != 4)
+    if (!model_activation(g.tensors[t]) || g.tensors[t].shape.size() != 4)
       refuse(where, "op " + op.name + "'s tensor " + g.tensors[t].name +
                         " is not an NHWC int8 tensor with per-tensor quantization nor float32: the streamed kernel "
                         "runs the model kernels' arithmetic only");

@@ -304,16 +304,30 @@ TEST_CASE("a graph with a symbolic batch is budgeted at its bound (N = 8), and t
   CHECK(r.budget.measurement.inputs[0].bytes == 8 * 768);
 }
 
-TEST_CASE("spilling across two banks gets past tied peaks: a chain of 32 KiB tensors fits two 48 KiB banks") {
-  // Every step holds two 32 KiB tensors, so one bank needs 64 KiB at every step; moving a single
-  // tensor never lowers that peak, yet alternating banks fits each in 32 KiB.
-  Graph g = parse_graph_json(R"({"format":"arenaplan-graph","version":1,"alignment":16,
+namespace {
+
+// A chain x -p-> a -q-> b -r-> c -s-> y of 32 KiB tensors: every step holds two of them.
+Graph chain_of_32k_tensors() {
+  return parse_graph_json(R"({"format":"arenaplan-graph","version":1,"alignment":16,
       "tensors":{"x":{"bytes":"32KiB"},"a":{"bytes":"32KiB"},"b":{"bytes":"32KiB"},"c":{"bytes":"32KiB"},"y":{"bytes":"32KiB"}},
       "ops":[{"name":"p","inputs":["x"],"outputs":["a"]},{"name":"q","inputs":["a"],"outputs":["b"]},
              {"name":"r","inputs":["b"],"outputs":["c"]},{"name":"s","inputs":["c"],"outputs":["y"]}],
       "inputs":["x"],"outputs":["y"]})");
-  MemoryMap m = parse_board_json(R"({"format":"arenaplan-board","regions":[
+}
+
+// A board whose arena spans two 48 KiB banks.
+MemoryMap two_48k_banks() {
+  return parse_board_json(R"({"format":"arenaplan-board","regions":[
       {"name":"R0","size":"48KiB"},{"name":"R1","size":"48KiB"}],"arena_regions":["R0","R1"]})");
+}
+
+}  // namespace
+
+TEST_CASE("spilling across two banks gets past tied peaks: a chain of 32 KiB tensors fits two 48 KiB banks") {
+  // Every step holds two 32 KiB tensors, so one bank needs 64 KiB at every step; moving a single
+  // tensor never lowers that peak, yet alternating banks fits each in 32 KiB.
+  Graph g = chain_of_32k_tensors();
+  MemoryMap m = two_48k_banks();
   Run r = run(g, "p,q,r,s", m);
   CHECK(r.live.peak_bytes == 64 * KiB);
   CHECK(r.budget.fits);
@@ -326,13 +340,8 @@ TEST_CASE("spilling across two banks gets past tied peaks: a chain of 32 KiB ten
 TEST_CASE("the time limit covers the bank repair too: with none left it stops at once and says so") {
   // The chain above needs several moves to alternate banks; with no time the repair makes one
   // trial, and the answer says the search stopped rather than claiming the board is too small.
-  Graph g = parse_graph_json(R"({"format":"arenaplan-graph","version":1,"alignment":16,
-      "tensors":{"x":{"bytes":"32KiB"},"a":{"bytes":"32KiB"},"b":{"bytes":"32KiB"},"c":{"bytes":"32KiB"},"y":{"bytes":"32KiB"}},
-      "ops":[{"name":"p","inputs":["x"],"outputs":["a"]},{"name":"q","inputs":["a"],"outputs":["b"]},
-             {"name":"r","inputs":["b"],"outputs":["c"]},{"name":"s","inputs":["c"],"outputs":["y"]}],
-      "inputs":["x"],"outputs":["y"]})");
-  MemoryMap m = parse_board_json(R"({"format":"arenaplan-board","regions":[
-      {"name":"R0","size":"48KiB"},{"name":"R1","size":"48KiB"}],"arena_regions":["R0","R1"]})");
+  Graph g = chain_of_32k_tensors();
+  MemoryMap m = two_48k_banks();
   BudgetOptions no_time;
   no_time.plan.time_limit_seconds = 0;
   Run r = run(g, "p,q,r,s", m, no_time);

@@ -3,6 +3,7 @@
 // every plan verified, refusals named.
 #include <doctest/doctest.h>
 
+#include <map>
 #include <random>
 #include <set>
 
@@ -201,6 +202,38 @@ TEST_CASE("patch: each patch's border is the image border only (pads on the edge
   CHECK(paddings("pad.p0") == std::vector<int32_t>{0, 0, 0, 0, 0, 0, 0, 0});
   CHECK(paddings("pad.p8") == std::vector<int32_t>{0, 0, 0, 1, 0, 1, 0, 0});
   CHECK(evaluate_outputs(r.graph) == evaluate_outputs(g));
+}
+
+TEST_CASE("patch: a patched pool that pads only its image-border sides needs a kernel stock TFLM lacks; the exports say so") {
+  // stem conv 3x3 pad 1 -> average pool 3x3 stride 1 with SAME padding (1 on every side).
+  Net n(9);
+  const TensorId x = n.activation("input", {1, 12, 12, 4});
+  const TensorId t = n.conv("stem", x, 8, 3, 1, 1);
+  const TensorId y = n.activation_like("pool.out", {1, 12, 12, 8}, t);
+  n.op("pool", "average_pool_2d", {t}, {y},
+       {{"kernel_h", 3}, {"kernel_w", 3}, {"stride_h", 1}, {"stride_w", 1}, {"pad_h", 1}, {"pad_w", 1},
+        {"pad_bottom", 1}, {"pad_right", 1}});
+  const Graph g = n.finish(x, {y});
+  CHECK(custom_kernels_needed(g).empty());  // SAME padding: stock kernels
+  const Rewrite r = patch_stage(g, {"stem", "pool"}, PatchGrid{3, 3});
+  CHECK(evaluate_outputs(r.graph) == evaluate_outputs(g));
+  std::map<std::string, CustomKernel> custom;
+  for (const CustomKernel& k : custom_kernels_needed(r.graph)) custom[k.op] = k;
+  // The corner patch's pool pads top and left only: neither SAME nor VALID for its input.
+  REQUIRE(custom.count("pool.p0"));
+  CHECK(custom["pool.p0"].kernel == "average_pool_2d_explicit_padding");
+  CHECK(custom["pool.p0"].why.find("patch border padding") != std::string::npos);
+  CHECK(custom["pool.p0"].why.find("1/1/0/0 (top/left/bottom/right)") != std::string::npos);
+  // The conv's border is named as what it is, a patch border, not a folded PAD.
+  REQUIRE(custom.count("stem.p0"));
+  CHECK(custom["stem.p0"].kernel == "conv_2d_explicit_padding");
+  CHECK(custom["stem.p0"].why.find("patch border padding") != std::string::npos);
+  CHECK(custom["stem.p0"].why.find("folded PAD") == std::string::npos);
+  // The middle patch touches no image border: stock VALID conv and pool.
+  CHECK_FALSE(custom.count("pool.p4"));
+  CHECK_FALSE(custom.count("stem.p4"));
+  // Every other patch touches the border on one or two sides.
+  CHECK(custom.size() == 2 * 8);
 }
 
 TEST_CASE("patch after foldpad, and foldpad after patch, stay bit-exact; pools read folded pads per patch") {

@@ -50,6 +50,19 @@ inline int64_t attr_of(const Op& op, const char* name, int64_t fallback) {
   return it == op.attrs.end() ? fallback : it->second;
 }
 
+// True when a window op has explicit padding of its own (attrs pad_h/_w, pad_bottom/_right).
+inline bool has_padding(const Op& op) {
+  return attr_of(op, "pad_h", 0) || attr_of(op, "pad_w", 0) || attr_of(op, "pad_bottom", 0) ||
+         attr_of(op, "pad_right", 0);
+}
+
+// True for an activation the model kernels compute on: int8 with per-tensor quantization (they refuse
+// per-channel activations) or float32. Rewrites that need those kernels' arithmetic (in-place convs,
+// channel streaming) test an op's activations with it; hand-written graphs' plain int8 fails it.
+inline bool model_activation(const Tensor& t) {
+  return (t.dtype == DType::kInt8 && t.quant && t.quant->scale.size() == 1) || t.dtype == DType::kFloat32;
+}
+
 // Kinds of a (possibly fused) op: "conv2d+relu" -> {"conv2d", "relu"}.
 std::vector<std::string> split(const std::string& text, char sep);
 
