@@ -46,9 +46,6 @@ JsonOut step_json(const Graph& g, const StepLive& st, int live_count) {
   return {{"op", g.ops[st.op].name}, {"live_bytes", st.live_bytes}, {"live_count", live_count}};
 }
 
-// The text view lists at most this many of a step's live buffers, then "+N more".
-constexpr size_t kMaxNamesPerStep = 12;
-
 }  // namespace
 
 JsonOut analysis_json(const Graph& g, const LiveAnalysis& a) {
@@ -78,8 +75,8 @@ void write_analysis_text(std::ostream& out, const Graph& g, const LiveAnalysis& 
     const StepLive& st = a.steps[s];
     const std::vector<int>& live_now = sweep.at(static_cast<Step>(s));
     std::string live;
-    for (size_t i = 0; i < live_now.size() && i < kMaxNamesPerStep; ++i) live += (i ? " " : "") + a.buffers[live_now[i]].name;
-    if (live_now.size() > kMaxNamesPerStep) live += " +" + std::to_string(live_now.size() - kMaxNamesPerStep) + " more";
+    for (size_t i = 0; i < live_now.size() && i < kMaxNamesListed; ++i) live += (i ? " " : "") + a.buffers[live_now[i]].name;
+    if (live_now.size() > kMaxNamesListed) live += " +" + std::to_string(live_now.size() - kMaxNamesListed) + " more";
     out << std::setw(4) << s << "  " << std::left << std::setw(10) << g.ops[st.op].name << std::right << std::setw(12)
         << format_bytes(st.live_bytes) << "   " << live << (static_cast<Step>(s) == a.peak_step ? "   <- peak" : "")
         << "\n";

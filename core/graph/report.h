@@ -42,8 +42,12 @@ void write_json_array_member(std::ostream& out, const std::string& key, const st
 // with it.
 void write_json_at_depth(std::ostream& out, const JsonOut& value, int depth, int indent = 2);
 
-// `arenaplan analyze`'s text: per step the op, live bytes and live set (its first 12 buffers, then
-// "+N more"; the peak marked), the peak with its op, and the timeline picture.
+// A text view lists at most this many buffers of one step (then "+N more"): a line per step stays
+// readable, and the view stays linear in the graph when thousands of buffers are live at once.
+constexpr size_t kMaxNamesListed = 12;
+
+// `arenaplan analyze`'s text: per step the op, live bytes and live set (its first kMaxNamesListed
+// buffers, then "+N more"; the peak marked), the peak with its op, and the timeline picture.
 std::string analysis_text(const Graph& g, const LiveAnalysis& a);
 // The same, streamed (its timeline is steps x buffers characters).
 void write_analysis_text(std::ostream& out, const Graph& g, const LiveAnalysis& a);

@@ -9,8 +9,9 @@ namespace arenaplan {
 
 namespace {
 
-// A sentence lists at most this many buffers, then "and N more": a screen reader reads it all.
-constexpr size_t kMaxListed = 12;
+// A sentence lists at most kMaxNamesListed buffers (report.h), then "and N more": a screen reader
+// reads it all.
+constexpr size_t kMaxListed = kMaxNamesListed;
 
 std::string join_and(const std::vector<std::string>& items) {
   std::string out;
