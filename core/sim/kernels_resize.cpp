@@ -1,5 +1,6 @@
 // Model kernels that resample an NHWC image: RESIZE_BILINEAR (float32, TFLM's reference
-// interpolation) and DEPTH_TO_SPACE (any type).
+// interpolation), RESIZE_NEAREST_NEIGHBOR (int8, int16, float32: pixels copied) and
+// DEPTH_TO_SPACE (any type).
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -17,14 +18,54 @@ void interpolation(float value, float scale, bool half_pixel, int64_t size, floa
   hi = std::min<int64_t>(static_cast<int64_t>(std::ceil(scaled)), size - 1);
 }
 
+// TFLM's GetNearestNeighbor: the source index of output index `o`, in float as TFLM computes it.
+int64_t nearest_source(int64_t o, int64_t in, int64_t out, bool align, bool half_pixel) {
+  const float scale = align && out > 1 ? static_cast<float>(in - 1) / static_cast<float>(out - 1)
+                                       : static_cast<float>(in) / static_cast<float>(out);
+  const float at = (static_cast<float>(o) + (half_pixel ? 0.5f : 0.0f)) * scale;
+  int64_t s = std::min<int64_t>(align ? static_cast<int64_t>(tflm::round_half_away(at)) : static_cast<int64_t>(std::floor(at)), in - 1);
+  if (half_pixel) s = std::max<int64_t>(s, 0);
+  return s;
+}
+
+// Input and output NHWC of one batch and depth, the size operand a constant matching the output.
+void check_resize_shapes(const KernelContext& c, const char* kind, const std::vector<int64_t>& x, const std::vector<int64_t>& y) {
+  c.require(c.inputs() == 2, std::string(kind) + " expects an image and a size operand");
+  c.require(x.size() == 4 && y.size() == 4 && x[0] == y[0] && x[3] == y[3], "input and output must be NHWC of one batch and depth");
+  const auto size = c.const_ints(c.in(1));
+  c.require(size.size() == 2 && size[0] == y[1] && size[1] == y[2], "the size operand does not match the output");
+}
+
 }  // namespace
+
+ModelKernel prepare_resize_nearest_neighbor(const KernelContext& c) {
+  const Tensor &xt = c.in(0), &yt = c.out(0);
+  const auto x = c.dims(xt), y = c.dims(yt);
+  check_resize_shapes(c, "resize_nearest_neighbor", x, y);
+  c.require(xt.dtype == yt.dtype && (c.is(yt, DType::kInt8) || c.is(yt, DType::kInt16) || c.is(yt, DType::kFloat32)),
+            "resize_nearest_neighbor runs int8, int16 or float32 (input and output of one type)");
+  const bool align = c.attr("align_corners", 0) != 0, half = c.attr("half_pixel_centers", 0) != 0;
+  const int64_t n = x[0], ih = x[1], iw = x[2], oh = y[1], ow = y[2];
+  const size_t pixel = static_cast<size_t>(x[3] * dtype_width(*yt.dtype));  // bytes of one pixel's channels
+  std::vector<int64_t> src_y(static_cast<size_t>(oh)), src_x(static_cast<size_t>(ow));
+  for (int64_t o = 0; o < oh; ++o) src_y[o] = nearest_source(o, ih, oh, align, half);
+  for (int64_t o = 0; o < ow; ++o) src_x[o] = nearest_source(o, iw, ow, align, half);
+  ModelKernel k{"resize_nearest_neighbor"};
+  k.work.alu_ops = c.count(yt);
+  k.run = [=](const Operand* in, const Operand* out) {
+    uint8_t* dst = out[0].data;
+    for (int64_t b = 0; b < n; ++b)
+      for (int64_t oy = 0; oy < oh; ++oy)
+        for (int64_t ox = 0; ox < ow; ++ox, dst += pixel)
+          std::memcpy(dst, in[0].data + static_cast<size_t>((b * ih + src_y[oy]) * iw + src_x[ox]) * pixel, pixel);
+  };
+  return k;
+}
 
 ModelKernel prepare_resize_bilinear(const KernelContext& c) {
   const Tensor &xt = c.in(0), &yt = c.out(0);
   const auto x = c.dims(xt), y = c.dims(yt);
-  c.require(x.size() == 4 && y.size() == 4 && x[0] == y[0] && x[3] == y[3], "input and output must be NHWC of one batch and depth");
-  const auto size = c.const_ints(c.in(1));
-  c.require(size.size() == 2 && size[0] == y[1] && size[1] == y[2], "the size operand does not match the output");
+  check_resize_shapes(c, "resize_bilinear", x, y);
   c.require(c.is(xt, DType::kFloat32) && c.is(yt, DType::kFloat32), "resize_bilinear runs float32 only");
   const bool align = c.attr("align_corners", 0) != 0, half = c.attr("half_pixel_centers", 0) != 0;
   const int64_t n = x[0], ih = x[1], iw = x[2], d = x[3], oh = y[1], ow = y[2];

@@ -1,5 +1,6 @@
 // Model kernels that move bytes without arithmetic: RESHAPE (SQUEEZE, EXPAND_DIMS),
-// CONCATENATION, PAD / PADV2, TRANSPOSE, STRIDED_SLICE. They work on elements of any width.
+// CONCATENATION, SPLIT / SPLIT_V, PAD / PADV2, TRANSPOSE, STRIDED_SLICE, SLICE. They work on
+// elements of any width.
 #include <algorithm>
 #include <cstring>
 
@@ -38,7 +39,68 @@ inline void next_index(int64_t* idx, const Dims& dims, size_t rank) {
   }
 }
 
+// SPLIT / SPLIT_V as TFLM runs them: the axis from a constant operand, each output's share of it
+// from the output's own shape (TFLM reads neither num_splits nor size_splits at run time).
+ModelKernel split_along(const KernelContext& c, const Tensor& xt, const Tensor& axis_t) {
+  const auto x = c.dims(xt);
+  const int64_t rank = static_cast<int64_t>(x.size());
+  const auto axis_values = c.const_ints(axis_t);
+  c.require(axis_values.size() == 1, "the axis operand must hold one value");
+  int64_t axis = axis_values[0];
+  if (axis < 0) axis += rank;
+  c.require(axis >= 0 && axis < rank, "axis " + std::to_string(axis_values[0]) + " out of range");
+  const int w = width_of(c, xt);
+  int64_t outer = 1, inner = w, sum = 0;
+  for (int64_t i = 0; i < axis; ++i) outer *= x[i];
+  for (int64_t i = axis + 1; i < rank; ++i) inner *= x[i];
+  std::vector<int64_t> chunk;  // bytes of each output per outer step
+  for (size_t i = 0; i < c.outputs(); ++i) {
+    const Tensor& t = c.out(i);
+    require_same_type(c, xt, t);
+    const auto d = c.dims(t);
+    bool ok = static_cast<int64_t>(d.size()) == rank;
+    for (int64_t k = 0; ok && k < rank; ++k) ok = k == axis || d[k] == x[k];
+    c.require(ok, "output " + t.name + " does not match the input but along the axis");
+    chunk.push_back(d[axis] * inner);
+    sum += d[axis];
+  }
+  c.require(sum == x[axis], "outputs do not add up to the input along the axis");
+  c.require(c.attr("num_splits", static_cast<int64_t>(c.outputs())) == static_cast<int64_t>(c.outputs()),
+            "num_splits differs from the number of outputs");
+  ModelKernel k{"split"};
+  k.work.alu_ops = xt.bytes;
+  k.run = [=](const Operand* in, const Operand* out) {
+    const uint8_t* src = in[0].data;
+    for (int64_t o = 0; o < outer; ++o)
+      for (size_t i = 0; i < chunk.size(); ++i) {
+        std::memcpy(out[i].data + o * chunk[i], src, static_cast<size_t>(chunk[i]));
+        src += chunk[i];
+      }
+  };
+  return k;
+}
+
 }  // namespace
+
+ModelKernel prepare_split(const KernelContext& c) {
+  // Inputs: axis, then the tensor.
+  c.require(c.inputs() == 2, "split expects an axis and an input");
+  ModelKernel k = split_along(c, c.in(1), c.in(0));
+  // The input's bytes are operand 1: shift the operands so the copy loop reads in[0].
+  auto run = std::move(k.run);
+  k.run = [run](const Operand* in, const Operand* out) { run(in + 1, out); };
+  return k;
+}
+
+ModelKernel prepare_split_v(const KernelContext& c) {
+  // Inputs: the tensor, size_splits, axis. The sizes must agree with the outputs (one -1 takes the rest).
+  c.require(c.inputs() == 3, "split_v expects an input, size_splits and an axis");
+  ModelKernel k = split_along(c, c.in(0), c.in(2));
+  const auto sizes = c.const_ints(c.in(1));
+  c.require(sizes.size() == c.outputs(), "size_splits lists " + std::to_string(sizes.size()) + " sizes for " +
+                                             std::to_string(c.outputs()) + " outputs");
+  return k;
+}
 
 ModelKernel prepare_reshape(const KernelContext& c) {
   const Tensor &xt = c.in(0), &yt = c.out(0);
@@ -214,6 +276,43 @@ ModelKernel prepare_strided_slice(const KernelContext& c) {
     for (int64_t i = 0; i < total; ++i) {
       int64_t src = 0;
       for (size_t d = 0; d < rank; ++d) src += (start[d] + idx[d] * strides[d]) * xs[d];
+      std::memcpy(out[0].data + i * w, in[0].data + src * w, static_cast<size_t>(w));
+      next_index(idx, count, rank);
+    }
+  };
+  return k;
+}
+
+ModelKernel prepare_slice(const KernelContext& c) {
+  c.require(c.inputs() == 3, "slice expects an input, begin and size");
+  const Tensor &xt = c.in(0), &yt = c.out(0);
+  require_same_type(c, xt, yt);
+  const auto x = c.dims(xt), y = c.dims(yt);
+  const size_t rank = x.size();
+  const auto begin = c.const_ints(c.in(1)), size = c.const_ints(c.in(2));
+  c.require(begin.size() == rank && size.size() == rank, "begin and size must have one value per input dim");
+  c.require(rank <= 5, "slice runs up to 5 dims in TFLM");
+  c.require(y.size() == rank, "the output rank differs from the input's");
+  // TFLM's reference: size -1 takes the rest of the dim.
+  std::vector<int64_t> count(rank);
+  for (size_t d = 0; d < rank; ++d) {
+    const int64_t stop = size[d] == -1 ? x[d] : begin[d] + size[d];
+    c.require(begin[d] >= 0 && begin[d] <= stop && stop <= x[d],
+              "slice [" + std::to_string(begin[d]) + ", " + std::to_string(stop) + ") is outside dim " +
+                  std::to_string(d) + " of size " + std::to_string(x[d]));
+    count[d] = stop - begin[d];
+    c.require(count[d] == y[d], "the slice does not give the output shape along dim " + std::to_string(d));
+  }
+  const auto xs = strides_of(x);
+  const int w = width_of(c, yt);
+  const int64_t total = c.count(yt);
+  ModelKernel k{"slice"};
+  k.work.alu_ops = total;
+  k.run = [=](const Operand* in, const Operand* out) {
+    int64_t idx[8] = {0};
+    for (int64_t i = 0; i < total; ++i) {
+      int64_t src = 0;
+      for (size_t d = 0; d < rank; ++d) src += (begin[d] + idx[d]) * xs[d];
       std::memcpy(out[0].data + i * w, in[0].data + src * w, static_cast<size_t>(w));
       next_index(idx, count, rank);
     }

@@ -44,6 +44,15 @@ constexpr Registration kModelKernels[] = {
     {"strided_slice", prepare_strided_slice},
     {"resize_bilinear", prepare_resize_bilinear},
     {"depth_to_space", prepare_depth_to_space},
+    {"leaky_relu", prepare_leaky_relu},
+    {"maximum", prepare_maximum},
+    {"minimum", prepare_minimum},
+    {"resize_nearest_neighbor", prepare_resize_nearest_neighbor},
+    {"split", prepare_split},
+    {"split_v", prepare_split_v},
+    {"slice", prepare_slice},
+    {"prelu", prepare_prelu},
+    {"arg_max", prepare_arg_max},
 };
 
 }  // namespace

@@ -12,8 +12,8 @@ namespace {
 enum Code : int32_t {
   kAdd = 0, kAveragePool2d = 1, kConcatenation = 2, kConv2d = 3, kDepthwiseConv2d = 4, kDepthToSpace = 5,
   kFullyConnected = 9, kL2Pool2d = 12, kMaxPool2d = 17, kMul = 18, kResizeBilinear = 23, kSoftmax = 25, kMean = 40,
-  kSub = 41, kDiv = 42, kStridedSlice = 45, kSum = 74, kReduceProd = 81, kReduceMax = 82,
-  kReduceMin = 89, kReduceAny = 91, kLeakyRelu = 98, kReduceAll = 138
+  kSub = 41, kDiv = 42, kStridedSlice = 45, kSplit = 49, kArgMax = 56, kSum = 74, kReduceProd = 81, kReduceMax = 82,
+  kReduceMin = 89, kReduceAny = 91, kResizeNearestNeighbor = 97, kLeakyRelu = 98, kSplitV = 102, kReduceAll = 138
 };
 
 int64_t float_bits(float f) {
@@ -136,6 +136,21 @@ void read_operator_attrs(int32_t builtin, const tfl::Operator* op, const tfl::Su
         out.attrs["align_corners"] = o->align_corners();
         out.attrs["half_pixel_centers"] = o->half_pixel_centers();
       }
+      return;
+    case kResizeNearestNeighbor:
+      if (const auto* o = options_as<tfl::ResizeNearestNeighborOptions>(op, v, where)) {
+        out.attrs["align_corners"] = o->align_corners();
+        out.attrs["half_pixel_centers"] = o->half_pixel_centers();
+      }
+      return;
+    case kSplit:
+      if (const auto* o = options_as<tfl::SplitOptions>(op, v, where)) out.attrs["num_splits"] = o->num_splits();
+      return;
+    case kSplitV:
+      if (const auto* o = options_as<tfl::SplitVOptions>(op, v, where)) out.attrs["num_splits"] = o->num_splits();
+      return;
+    case kArgMax:
+      if (const auto* o = options_as<tfl::ArgMaxOptions>(op, v, where)) out.attrs["output_type"] = o->output_type();
       return;
     case kDepthToSpace:
       if (const auto* o = options_as<tfl::DepthToSpaceOptions>(op, v, where)) out.attrs["block_size"] = o->block_size();

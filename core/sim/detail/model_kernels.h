@@ -100,6 +100,15 @@ ModelKernel prepare_transpose(const KernelContext& c);
 ModelKernel prepare_strided_slice(const KernelContext& c);
 ModelKernel prepare_resize_bilinear(const KernelContext& c);
 ModelKernel prepare_depth_to_space(const KernelContext& c);
+ModelKernel prepare_resize_nearest_neighbor(const KernelContext& c);
+ModelKernel prepare_leaky_relu(const KernelContext& c);  // kernels_select.cpp
+ModelKernel prepare_prelu(const KernelContext& c);
+ModelKernel prepare_maximum(const KernelContext& c);
+ModelKernel prepare_minimum(const KernelContext& c);
+ModelKernel prepare_arg_max(const KernelContext& c);
+ModelKernel prepare_split(const KernelContext& c);
+ModelKernel prepare_split_v(const KernelContext& c);
+ModelKernel prepare_slice(const KernelContext& c);
 
 // Element access helpers for kernels.
 template <class T>

@@ -1,0 +1,217 @@
+// Model kernels that choose per element or along an axis: LEAKY_RELU, PRELU (a slope per element
+// with broadcasting), MAXIMUM / MINIMUM (broadcasting, raw values compared as TFLM does) and
+// ARG_MAX. int8 with TFLM's reference requantization, and float32.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <type_traits>
+
+#include "core/sim/detail/model_kernels.h"
+
+namespace arenaplan::sim {
+
+namespace {
+
+inline int8_t clamp8(int32_t v) { return static_cast<int8_t>(std::clamp<int32_t>(v, -128, 127)); }
+
+// TFLM's QuantizeMultiplier of a possibly negative real: the sign rides on the Q31 value
+// (frexp and round-half-away are symmetric, so this is the magnitude's multiplier negated).
+tflm::Multiplier signed_multiplier(double real) {
+  tflm::Multiplier m = tflm::quantize_multiplier(std::fabs(real));
+  if (real < 0) m.value = -m.value;
+  return m;
+}
+
+// x * m for a multiplier whose value may be negative: TFLM's leaky_relu multiplies by |m| and
+// negates the product (MultiplyByQuantizedMultiplier rounds asymmetrically, so the order matters).
+int32_t multiply_signed(int32_t x, tflm::Multiplier m) {
+  if (m.value >= 0) return tflm::multiply_by_quantized_multiplier(x, m);
+  return -tflm::multiply_by_quantized_multiplier(x, tflm::Multiplier{-m.value, m.shift});
+}
+
+// The broadcast of input 0 and input 1 onto output 0, refused beyond `max_rank` dims when the
+// shapes differ (TFLM's broadcast loops are fixed-rank).
+Broadcast2 binary_broadcast(const KernelContext& c, size_t max_rank, const char* kind) {
+  c.require(c.inputs() == 2 && c.outputs() == 1, std::string(kind) + " expects two inputs and one output");
+  const auto a = c.dims(c.in(0)), b = c.dims(c.in(1)), y = c.dims(c.out(0));
+  const Broadcast2 bc = make_broadcast(c, a, b, y);
+  c.require(bc.same || y.size() <= max_rank,
+            std::string(kind) + " broadcasts up to " + std::to_string(max_rank) + " dims in TFLM");
+  return bc;
+}
+
+template <class T, bool kMax>
+ModelKernel max_min_of(const char* name, const Broadcast2& bc, int64_t n) {
+  ModelKernel k{name};
+  k.work.alu_ops = n;
+  k.run = [=](const Operand* in, const Operand* out) {
+    const T *a = as<T>(in[0]), *b = as<T>(in[1]);
+    T* y = as_mut<T>(out[0]);
+    // TFLM: el1 > el2 ? el1 : el2 (and <): a NaN in a gives b.
+    bc.each([&](int64_t i, int64_t ia, int64_t ib) { y[i] = kMax ? (a[ia] > b[ib] ? a[ia] : b[ib]) : (a[ia] < b[ib] ? a[ia] : b[ib]); });
+  };
+  return k;
+}
+
+template <bool kMax>
+ModelKernel prepare_max_min(const KernelContext& c) {
+  const char* kind = kMax ? "maximum" : "minimum";
+  const Broadcast2 bc = binary_broadcast(c, 5, kind);
+  const Tensor &at = c.in(0), &bt = c.in(1), &yt = c.out(0);
+  c.require(at.dtype == yt.dtype && bt.dtype == yt.dtype, std::string(kind) + " needs one type for inputs and output");
+  const int64_t n = c.count(yt);
+  // TFLM compares the stored values without requantizing: inputs and output share a quantization
+  // in a converted model; it is not checked there, so it is not required here either.
+  switch (*yt.dtype) {
+    case DType::kInt8: return max_min_of<int8_t, kMax>(kMax ? "maximum int8" : "minimum int8", bc, n);
+    case DType::kInt16: return max_min_of<int16_t, kMax>(kMax ? "maximum int16" : "minimum int16", bc, n);
+    case DType::kInt32: return max_min_of<int32_t, kMax>(kMax ? "maximum int32" : "minimum int32", bc, n);
+    case DType::kInt64: return max_min_of<int64_t, kMax>(kMax ? "maximum int64" : "minimum int64", bc, n);
+    case DType::kFloat32: return max_min_of<float, kMax>(kMax ? "maximum float32" : "minimum float32", bc, n);
+    default: c.unsupported(std::string(kind) + " runs float32, int8, int16, int32 or int64");
+  }
+}
+
+}  // namespace
+
+ModelKernel prepare_leaky_relu(const KernelContext& c) {
+  c.require(c.inputs() == 1 && c.outputs() == 1, "expects one input and one output");
+  const Tensor &xt = c.in(0), &yt = c.out(0);
+  const int64_t n = c.count(yt);
+  c.require(c.count(xt) == n, "input and output element counts differ");
+  const float alpha = c.attr_float("alpha_f32", 0.0f);  // a model without options: TFLite parses alpha 0
+  ModelKernel k;
+  k.work.alu_ops = n;
+  if (c.is(xt, DType::kInt8) && c.is(yt, DType::kInt8)) {
+    // TFLM's prepare: both multipliers from float products, widened to double.
+    const float sx = c.scale(xt), sy = c.scale(yt);
+    const tflm::Multiplier identity = tflm::quantize_multiplier(static_cast<double>(sx / sy));
+    const tflm::Multiplier slope = signed_multiplier(static_cast<double>(sx * alpha / sy));
+    const int32_t in_zp = c.zero_point(xt), out_zp = c.zero_point(yt);
+    k.name = "leaky_relu int8";
+    k.run = [=](const Operand* in, const Operand* out) {
+      const int8_t* x = as<int8_t>(in[0]);
+      int8_t* y = as_mut<int8_t>(out[0]);
+      for (int64_t i = 0; i < n; ++i) {
+        const int32_t v = x[i] - in_zp;
+        y[i] = clamp8(out_zp + (v >= 0 ? tflm::multiply_by_quantized_multiplier(v, identity) : multiply_signed(v, slope)));
+      }
+    };
+    return k;
+  }
+  c.require(c.is(xt, DType::kFloat32) && c.is(yt, DType::kFloat32), "leaky_relu runs int8 or float32");
+  k.name = "leaky_relu float32";
+  k.run = [=](const Operand* in, const Operand* out) {
+    const float* x = as<float>(in[0]);
+    float* y = as_mut<float>(out[0]);
+    for (int64_t i = 0; i < n; ++i) y[i] = x[i] > 0 ? x[i] : x[i] * alpha;
+  };
+  return k;
+}
+
+ModelKernel prepare_prelu(const KernelContext& c) {
+  const Broadcast2 bc = binary_broadcast(c, 4, "prelu");
+  const Tensor &xt = c.in(0), &at = c.in(1), &yt = c.out(0);
+  c.require(c.dims(yt).size() <= 4, "prelu runs up to 4 dims in TFLM");
+  ModelKernel k;
+  k.work.alu_ops = 2 * c.count(yt);  // compare, then multiply (negative inputs)
+  if (c.is(xt, DType::kInt8) && c.is(at, DType::kInt8) && c.is(yt, DType::kInt8)) {
+    const double sx = c.scale(xt), sa = c.scale(at), sy = c.scale(yt);
+    const tflm::Multiplier identity = tflm::quantize_multiplier(sx / sy);
+    const tflm::Multiplier slope = tflm::quantize_multiplier(sx * sa / sy);
+    const int32_t x_off = -c.zero_point(xt), a_off = -c.zero_point(at), y_off = c.zero_point(yt);
+    k.name = "prelu int8";
+    k.run = [=](const Operand* in, const Operand* out) {
+      const int8_t *x = as<int8_t>(in[0]), *a = as<int8_t>(in[1]);
+      int8_t* y = as_mut<int8_t>(out[0]);
+      bc.each([&](int64_t i, int64_t ix, int64_t ia) {
+        const int32_t v = x[ix] + x_off;
+        const int32_t r = v >= 0 ? tflm::multiply_by_quantized_multiplier(v, identity)
+                                 : tflm::multiply_by_quantized_multiplier(v * (a[ia] + a_off), slope);
+        y[i] = clamp8(r + y_off);
+      });
+    };
+    return k;
+  }
+  c.require(c.is(xt, DType::kFloat32) && c.is(at, DType::kFloat32) && c.is(yt, DType::kFloat32),
+            "prelu runs int8 or float32 (input, alpha and output of one type)");
+  k.name = "prelu float32";
+  k.run = [=](const Operand* in, const Operand* out) {
+    const float *x = as<float>(in[0]), *a = as<float>(in[1]);
+    float* y = as_mut<float>(out[0]);
+    bc.each([&](int64_t i, int64_t ix, int64_t ia) { y[i] = x[ix] >= 0.0f ? x[ix] : x[ix] * a[ia]; });
+  };
+  return k;
+}
+
+ModelKernel prepare_maximum(const KernelContext& c) { return prepare_max_min<true>(c); }
+ModelKernel prepare_minimum(const KernelContext& c) { return prepare_max_min<false>(c); }
+
+namespace {
+
+// The first index of the largest value along the axis (TFLM: strictly greater replaces; for
+// float a NaN never wins and is replaced by any number).
+template <class T, class Index>
+void arg_max_run(int64_t outer, int64_t axis_size, int64_t inner, const T* x, Index* y) {
+  for (int64_t o = 0; o < outer; ++o)
+    for (int64_t i = 0; i < inner; ++i) {
+      T best = x[o * axis_size * inner + i];
+      Index at = 0;
+      for (int64_t k = 1; k < axis_size; ++k) {
+        const T v = x[(o * axis_size + k) * inner + i];
+        bool wins;
+        if constexpr (std::is_floating_point_v<T>) wins = !std::isnan(v) && (std::isnan(best) || v > best);
+        else wins = v > best;
+        if (wins) best = v, at = static_cast<Index>(k);
+      }
+      y[o * inner + i] = at;
+    }
+}
+
+}  // namespace
+
+ModelKernel prepare_arg_max(const KernelContext& c) {
+  c.require(c.inputs() == 2 && c.outputs() == 1, "arg_max expects an input, an axis and one output");
+  const Tensor &xt = c.in(0), &yt = c.out(0);
+  const auto x = c.dims(xt), y = c.dims(yt);
+  const auto axis_values = c.const_ints(c.in(1));
+  c.require(axis_values.size() == 1, "arg_max needs exactly one axis");
+  const int64_t rank = static_cast<int64_t>(x.size());
+  int64_t axis = axis_values[0];
+  if (axis < 0) axis += rank;
+  c.require(axis >= 0 && axis < rank, "axis " + std::to_string(axis_values[0]) + " out of range");
+  // The output drops the axis (TFLM checks every other dim).
+  bool ok = static_cast<int64_t>(y.size()) == rank - 1;
+  for (int64_t d = 0; ok && d < rank; ++d)
+    if (d != axis) ok = x[d] == y[d < axis ? d : d - 1];
+  c.require(ok, "the output shape is not the input's without the axis");
+  int64_t outer = 1, inner = 1;
+  for (int64_t d = 0; d < axis; ++d) outer *= x[d];
+  for (int64_t d = axis + 1; d < rank; ++d) inner *= x[d];
+  const int64_t axis_size = x[axis];
+  c.require(axis_size >= 1, "an empty axis has no arg_max");
+  const bool wide = c.is(yt, DType::kInt64);
+  c.require(wide || c.is(yt, DType::kInt32), "arg_max writes int32 or int64 indices");
+  // The options' output_type (TensorType 2 int32, 4 int64), when read, must be the tensor's.
+  const int64_t declared = c.attr("output_type", wide ? 4 : 2);
+  c.require(declared == (wide ? 4 : 2), "output_type " + std::to_string(declared) + " differs from the output tensor's type");
+  ModelKernel k;
+  k.work.alu_ops = c.count(xt);  // one compare per input element
+  if (c.is(xt, DType::kInt8)) {
+    k.name = wide ? "arg_max int8->int64" : "arg_max int8->int32";
+    k.run = [=](const Operand* in, const Operand* out) {
+      if (wide) arg_max_run(outer, axis_size, inner, as<int8_t>(in[0]), as_mut<int64_t>(out[0]));
+      else arg_max_run(outer, axis_size, inner, as<int8_t>(in[0]), as_mut<int32_t>(out[0]));
+    };
+    return k;
+  }
+  c.require(c.is(xt, DType::kFloat32), "arg_max runs over int8 or float32");
+  k.name = wide ? "arg_max float32->int64" : "arg_max float32->int32";
+  k.run = [=](const Operand* in, const Operand* out) {
+    if (wide) arg_max_run(outer, axis_size, inner, as<float>(in[0]), as_mut<int64_t>(out[0]));
+    else arg_max_run(outer, axis_size, inner, as<float>(in[0]), as_mut<int32_t>(out[0]));
+  };
+  return k;
+}
+
+}  // namespace arenaplan::sim
