@@ -39,6 +39,34 @@ inline void next_index(int64_t* idx, const Dims& dims, size_t rank) {
   }
 }
 
+// The pieces of a CONCATENATION or SPLIT: `whole` cut along `axis` into `parts` of its type and
+// quantization, equal to it but along the axis, adding up to it there. Bytes of each part per
+// step of the dims before the axis (`outer` steps). `part_role` / `whole_role` name them in refusals.
+struct AxisParts {
+  int64_t outer = 1;
+  std::vector<int64_t> chunk;
+};
+AxisParts parts_along_axis(const KernelContext& c, const Tensor& whole, int64_t axis, const std::vector<const Tensor*>& parts,
+                           const std::string& part_role, const std::string& whole_role) {
+  const auto x = c.dims(whole);
+  const int64_t rank = static_cast<int64_t>(x.size());
+  AxisParts r;
+  int64_t inner = width_of(c, whole), sum = 0;
+  for (int64_t i = 0; i < axis; ++i) r.outer *= x[i];
+  for (int64_t i = axis + 1; i < rank; ++i) inner *= x[i];
+  for (const Tensor* t : parts) {
+    require_same_type(c, *t, whole);
+    const auto d = c.dims(*t);
+    bool ok = static_cast<int64_t>(d.size()) == rank;
+    for (int64_t k = 0; ok && k < rank; ++k) ok = k == axis || d[k] == x[k];
+    c.require(ok, part_role + " " + t->name + " does not match the " + whole_role + " but along the axis");
+    r.chunk.push_back(d[axis] * inner);
+    sum += d[axis];
+  }
+  c.require(sum == x[axis], part_role + "s do not add up to the " + whole_role + " along the axis");
+  return r;
+}
+
 // SPLIT / SPLIT_V as TFLM runs them: the axis from a constant operand, each output's share of it
 // from the output's own shape (TFLM reads neither num_splits nor size_splits at run time).
 ModelKernel split_along(const KernelContext& c, const Tensor& xt, const Tensor& axis_t) {
@@ -49,22 +77,11 @@ ModelKernel split_along(const KernelContext& c, const Tensor& xt, const Tensor& 
   int64_t axis = axis_values[0];
   if (axis < 0) axis += rank;
   c.require(axis >= 0 && axis < rank, "axis " + std::to_string(axis_values[0]) + " out of range");
-  const int w = width_of(c, xt);
-  int64_t outer = 1, inner = w, sum = 0;
-  for (int64_t i = 0; i < axis; ++i) outer *= x[i];
-  for (int64_t i = axis + 1; i < rank; ++i) inner *= x[i];
-  std::vector<int64_t> chunk;  // bytes of each output per outer step
-  for (size_t i = 0; i < c.outputs(); ++i) {
-    const Tensor& t = c.out(i);
-    require_same_type(c, xt, t);
-    const auto d = c.dims(t);
-    bool ok = static_cast<int64_t>(d.size()) == rank;
-    for (int64_t k = 0; ok && k < rank; ++k) ok = k == axis || d[k] == x[k];
-    c.require(ok, "output " + t.name + " does not match the input but along the axis");
-    chunk.push_back(d[axis] * inner);
-    sum += d[axis];
-  }
-  c.require(sum == x[axis], "outputs do not add up to the input along the axis");
+  std::vector<const Tensor*> parts;
+  for (size_t i = 0; i < c.outputs(); ++i) parts.push_back(&c.out(i));
+  const AxisParts p = parts_along_axis(c, xt, axis, parts, "output", "input");
+  const int64_t outer = p.outer;
+  const std::vector<int64_t> chunk = p.chunk;
   c.require(c.attr("num_splits", static_cast<int64_t>(c.outputs())) == static_cast<int64_t>(c.outputs()),
             "num_splits differs from the number of outputs");
   ModelKernel k{"split"};
@@ -122,22 +139,11 @@ ModelKernel prepare_concatenation(const KernelContext& c) {
   int64_t axis = c.attr("axis", 0);
   if (axis < 0) axis += rank;
   c.require(axis >= 0 && axis < rank, "axis out of range");
-  const int w = width_of(c, yt);
-  int64_t outer = 1, inner = w, sum = 0;
-  for (int64_t i = 0; i < axis; ++i) outer *= y[i];
-  for (int64_t i = axis + 1; i < rank; ++i) inner *= y[i];
-  std::vector<int64_t> chunk;
-  for (size_t i = 0; i < c.inputs(); ++i) {
-    const Tensor& t = c.in(i);
-    require_same_type(c, t, yt);
-    const auto d = c.dims(t);
-    bool ok = static_cast<int64_t>(d.size()) == rank;
-    for (int64_t k = 0; ok && k < rank; ++k) ok = k == axis || d[k] == y[k];
-    c.require(ok, "input " + t.name + " does not match the output but along the axis");
-    chunk.push_back(d[axis] * inner);
-    sum += d[axis];
-  }
-  c.require(sum == y[axis], "inputs do not add up to the output along the axis");
+  std::vector<const Tensor*> parts;
+  for (size_t i = 0; i < c.inputs(); ++i) parts.push_back(&c.in(i));
+  const AxisParts p = parts_along_axis(c, yt, axis, parts, "input", "output");
+  const int64_t outer = p.outer;
+  const std::vector<int64_t> chunk = p.chunk;
   c.require(c.attr("activation", 0) == 0, "a fused activation on concatenation is not supported");
   ModelKernel k{"concatenation"};
   k.work.alu_ops = yt.bytes;
