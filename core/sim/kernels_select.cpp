@@ -1,5 +1,5 @@
 // Model kernels that choose per element or along an axis: LEAKY_RELU, PRELU (a slope per element
-// with broadcasting), MAXIMUM / MINIMUM (broadcasting, raw values compared as TFLM does) and
+// with broadcasting), MAXIMUM / MINIMUM (broadcasting up to 8 dims, raw values compared as TFLM does) and
 // ARG_MAX. int8 with TFLM's reference requantization, and float32.
 #include <algorithm>
 #include <cmath>
@@ -29,15 +29,11 @@ int32_t multiply_signed(int32_t x, tflm::Multiplier m) {
   return -tflm::multiply_by_quantized_multiplier(x, tflm::Multiplier{-m.value, m.shift});
 }
 
-// The broadcast of input 0 and input 1 onto output 0, refused beyond `max_rank` dims when the
-// shapes differ (TFLM's broadcast loops are fixed-rank).
-Broadcast2 binary_broadcast(const KernelContext& c, size_t max_rank, const char* kind) {
+// The broadcast of input 0 and input 1 onto output 0 (TFLM's BroadcastBinaryOpSimple: up to 8 dims,
+// as make_broadcast).
+Broadcast2 binary_broadcast(const KernelContext& c, const char* kind) {
   c.require(c.inputs() == 2 && c.outputs() == 1, std::string(kind) + " expects two inputs and one output");
-  const auto a = c.dims(c.in(0)), b = c.dims(c.in(1)), y = c.dims(c.out(0));
-  const Broadcast2 bc = make_broadcast(c, a, b, y);
-  c.require(bc.same || y.size() <= max_rank,
-            std::string(kind) + " broadcasts up to " + std::to_string(max_rank) + " dims in TFLM");
-  return bc;
+  return make_broadcast(c, c.dims(c.in(0)), c.dims(c.in(1)), c.dims(c.out(0)));
 }
 
 template <class T, bool kMax>
@@ -56,7 +52,7 @@ ModelKernel max_min_of(const char* name, const Broadcast2& bc, int64_t n) {
 template <bool kMax>
 ModelKernel prepare_max_min(const KernelContext& c) {
   const char* kind = kMax ? "maximum" : "minimum";
-  const Broadcast2 bc = binary_broadcast(c, 5, kind);
+  const Broadcast2 bc = binary_broadcast(c, kind);
   const Tensor &at = c.in(0), &bt = c.in(1), &yt = c.out(0);
   c.require(at.dtype == yt.dtype && bt.dtype == yt.dtype, std::string(kind) + " needs one type for inputs and output");
   const int64_t n = c.count(yt);
@@ -110,9 +106,8 @@ ModelKernel prepare_leaky_relu(const KernelContext& c) {
 }
 
 ModelKernel prepare_prelu(const KernelContext& c) {
-  const Broadcast2 bc = binary_broadcast(c, 4, "prelu");
+  const Broadcast2 bc = binary_broadcast(c, "prelu");
   const Tensor &xt = c.in(0), &at = c.in(1), &yt = c.out(0);
-  c.require(c.dims(yt).size() <= 4, "prelu runs up to 4 dims in TFLM");
   ModelKernel k;
   k.work.alu_ops = 2 * c.count(yt);  // compare, then multiply (negative inputs)
   if (c.is(xt, DType::kInt8) && c.is(at, DType::kInt8) && c.is(yt, DType::kInt8)) {
@@ -135,6 +130,8 @@ ModelKernel prepare_prelu(const KernelContext& c) {
   }
   c.require(c.is(xt, DType::kFloat32) && c.is(at, DType::kFloat32) && c.is(yt, DType::kFloat32),
             "prelu runs int8 or float32 (input, alpha and output of one type)");
+  // TFLM's float loop (BroadcastPrelu4DSlowFloat) is 4-d; int8 broadcasts up to 8 dims.
+  c.require(c.dims(xt).size() <= 4 && c.dims(at).size() <= 4 && c.dims(yt).size() <= 4, "float32 prelu runs up to 4 dims in TFLM");
   k.name = "prelu float32";
   k.run = [=](const Operand* in, const Operand* out) {
     const float *x = as<float>(in[0]), *a = as<float>(in[1]);
