@@ -39,6 +39,27 @@ inline void next_index(int64_t* idx, const Dims& dims, size_t rank) {
   }
 }
 
+// STRIDED_SLICE and SLICE: output element idx (row-major over `count`) is input element
+// start + idx * step per dim; `xs` the input's strides, `w` the element width. At most 8 dims.
+ModelKernel copy_box(const char* name, std::vector<int64_t> xs, int w, std::vector<int64_t> start, std::vector<int64_t> step,
+                     std::vector<int64_t> count) {
+  const size_t rank = count.size();
+  int64_t total = 1;
+  for (int64_t n : count) total *= n;
+  ModelKernel k{name};
+  k.work.alu_ops = total;
+  k.run = [=](const Operand* in, const Operand* out) {
+    int64_t idx[8] = {0};
+    for (int64_t i = 0; i < total; ++i) {
+      int64_t src = 0;
+      for (size_t d = 0; d < rank; ++d) src += (start[d] + idx[d] * step[d]) * xs[d];
+      std::memcpy(out[0].data + i * w, in[0].data + src * w, static_cast<size_t>(w));
+      next_index(idx, count, rank);
+    }
+  };
+  return k;
+}
+
 // The pieces of a CONCATENATION or SPLIT: `whole` cut along `axis` into `parts` of its type and
 // quantization, equal to it but along the axis, adding up to it there. Bytes of each part per
 // step of the dims before the axis (`outer` steps). `part_role` / `whole_role` name them in refusals.
@@ -273,20 +294,7 @@ ModelKernel prepare_strided_slice(const KernelContext& c) {
   }
   c.require(total == c.count(yt), "the slice has " + std::to_string(total) + " elements, the output " +
                                       std::to_string(c.count(yt)));
-  const auto xs = strides_of(x);
-  const int w = width_of(c, yt);
-  ModelKernel k{"strided_slice"};
-  k.work.alu_ops = total;
-  k.run = [=](const Operand* in, const Operand* out) {
-    int64_t idx[8] = {0};
-    for (int64_t i = 0; i < total; ++i) {
-      int64_t src = 0;
-      for (size_t d = 0; d < rank; ++d) src += (start[d] + idx[d] * strides[d]) * xs[d];
-      std::memcpy(out[0].data + i * w, in[0].data + src * w, static_cast<size_t>(w));
-      next_index(idx, count, rank);
-    }
-  };
-  return k;
+  return copy_box("strided_slice", strides_of(x), width_of(c, yt), start, strides, count);
 }
 
 ModelKernel prepare_slice(const KernelContext& c) {
@@ -309,21 +317,7 @@ ModelKernel prepare_slice(const KernelContext& c) {
     count[d] = stop - begin[d];
     c.require(count[d] == y[d], "the slice does not give the output shape along dim " + std::to_string(d));
   }
-  const auto xs = strides_of(x);
-  const int w = width_of(c, yt);
-  const int64_t total = c.count(yt);
-  ModelKernel k{"slice"};
-  k.work.alu_ops = total;
-  k.run = [=](const Operand* in, const Operand* out) {
-    int64_t idx[8] = {0};
-    for (int64_t i = 0; i < total; ++i) {
-      int64_t src = 0;
-      for (size_t d = 0; d < rank; ++d) src += (begin[d] + idx[d]) * xs[d];
-      std::memcpy(out[0].data + i * w, in[0].data + src * w, static_cast<size_t>(w));
-      next_index(idx, count, rank);
-    }
-  };
-  return k;
+  return copy_box("slice", strides_of(x), width_of(c, yt), begin, std::vector<int64_t>(rank, 1), count);
 }
 
 }  // namespace arenaplan::sim
