@@ -1,5 +1,5 @@
-// Model kernels that map elements: ADD, SUB, MUL (with broadcasting), RELU, RELU6, LOGISTIC,
-// TANH, HARD_SWISH, QUANTIZE, DEQUANTIZE; int8 with TFLM's reference arithmetic, and float32.
+// Model kernels that map elements: ADD, SUB, MUL (with broadcasting), RELU, RELU6, LEAKY_RELU,
+// LOGISTIC, TANH, HARD_SWISH, QUANTIZE, DEQUANTIZE; int8 with TFLM's reference arithmetic, and float32.
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -104,6 +104,21 @@ ModelKernel map_each(const char* name, int64_t n, F f) {
 bool int8_io(const KernelContext& c) { return c.is(c.in(0), DType::kInt8) && c.is(c.out(0), DType::kInt8); }
 bool float_io(const KernelContext& c) { return c.is(c.in(0), DType::kFloat32) && c.is(c.out(0), DType::kFloat32); }
 
+// TFLM's QuantizeMultiplier of a possibly negative real: the sign rides on the Q31 value
+// (frexp and round-half-away are symmetric, so this is the magnitude's multiplier negated).
+tflm::Multiplier signed_multiplier(double real) {
+  tflm::Multiplier m = tflm::quantize_multiplier(std::fabs(real));
+  if (real < 0) m.value = -m.value;
+  return m;
+}
+
+// x * m for a multiplier whose value may be negative: TFLM's leaky_relu multiplies by |m| and
+// negates the product (MultiplyByQuantizedMultiplier rounds asymmetrically, so the order matters).
+int32_t multiply_signed(int32_t x, tflm::Multiplier m) {
+  if (m.value >= 0) return tflm::multiply_by_quantized_multiplier(x, m);
+  return -tflm::multiply_by_quantized_multiplier(x, tflm::Multiplier{-m.value, m.shift});
+}
+
 // LOGISTIC / TANH int8: the input onto Q4.27 (TFLM: frexp of scale x 2^27, no 2^31 folding),
 // inputs beyond the radius saturate.
 struct Q4Input {
@@ -155,6 +170,25 @@ ModelKernel prepare_relu6(const KernelContext& c) {
   }
   c.require(float_io(c), "relu6 runs int8 or float32");
   return map_each<float>("relu6 float32", n, [](float x) { return x > 6.f ? 6.f : x < 0.f ? 0.f : x; });
+}
+
+ModelKernel prepare_leaky_relu(const KernelContext& c) {
+  const int64_t n = unary_count(c);
+  const float alpha = c.attr_float("alpha_f32", 0.0f);  // a model without options: TFLite parses alpha 0
+  if (int8_io(c)) {
+    // TFLM's prepare: both multipliers from float products, widened to double.
+    const Tensor &xt = c.in(0), &yt = c.out(0);
+    const float sx = c.scale(xt), sy = c.scale(yt);
+    const tflm::Multiplier identity = tflm::quantize_multiplier(static_cast<double>(sx / sy));
+    const tflm::Multiplier slope = signed_multiplier(static_cast<double>(sx * alpha / sy));
+    const int32_t in_zp = c.zero_point(xt), out_zp = c.zero_point(yt);
+    return map_each<int8_t>("leaky_relu int8", n, [=](int8_t x) {
+      const int32_t v = x - in_zp;
+      return clamp8(out_zp + (v >= 0 ? tflm::multiply_by_quantized_multiplier(v, identity) : multiply_signed(v, slope)));
+    });
+  }
+  c.require(float_io(c), "leaky_relu runs int8 or float32");
+  return map_each<float>("leaky_relu float32", n, [=](float x) { return x > 0 ? x : x * alpha; });
 }
 
 ModelKernel prepare_logistic(const KernelContext& c) {

@@ -1,5 +1,5 @@
-// Model kernels that choose per element or along an axis: LEAKY_RELU, PRELU (a slope per element
-// with broadcasting), MAXIMUM / MINIMUM (broadcasting up to 8 dims, raw values compared as TFLM does) and
+// Model kernels that choose per element or along an axis: PRELU (a slope per element with
+// broadcasting), MAXIMUM / MINIMUM (broadcasting up to 8 dims, raw values compared as TFLM does) and
 // ARG_MAX. int8 with TFLM's reference requantization, and float32.
 #include <algorithm>
 #include <cmath>
@@ -13,21 +13,6 @@ namespace arenaplan::sim {
 namespace {
 
 inline int8_t clamp8(int32_t v) { return static_cast<int8_t>(std::clamp<int32_t>(v, -128, 127)); }
-
-// TFLM's QuantizeMultiplier of a possibly negative real: the sign rides on the Q31 value
-// (frexp and round-half-away are symmetric, so this is the magnitude's multiplier negated).
-tflm::Multiplier signed_multiplier(double real) {
-  tflm::Multiplier m = tflm::quantize_multiplier(std::fabs(real));
-  if (real < 0) m.value = -m.value;
-  return m;
-}
-
-// x * m for a multiplier whose value may be negative: TFLM's leaky_relu multiplies by |m| and
-// negates the product (MultiplyByQuantizedMultiplier rounds asymmetrically, so the order matters).
-int32_t multiply_signed(int32_t x, tflm::Multiplier m) {
-  if (m.value >= 0) return tflm::multiply_by_quantized_multiplier(x, m);
-  return -tflm::multiply_by_quantized_multiplier(x, tflm::Multiplier{-m.value, m.shift});
-}
 
 // The broadcast of input 0 and input 1 onto output 0 (TFLM's BroadcastBinaryOpSimple: up to 8 dims,
 // as make_broadcast).
@@ -69,41 +54,6 @@ ModelKernel prepare_max_min(const KernelContext& c) {
 }
 
 }  // namespace
-
-ModelKernel prepare_leaky_relu(const KernelContext& c) {
-  c.require(c.inputs() == 1 && c.outputs() == 1, "expects one input and one output");
-  const Tensor &xt = c.in(0), &yt = c.out(0);
-  const int64_t n = c.count(yt);
-  c.require(c.count(xt) == n, "input and output element counts differ");
-  const float alpha = c.attr_float("alpha_f32", 0.0f);  // a model without options: TFLite parses alpha 0
-  ModelKernel k;
-  k.work.alu_ops = n;
-  if (c.is(xt, DType::kInt8) && c.is(yt, DType::kInt8)) {
-    // TFLM's prepare: both multipliers from float products, widened to double.
-    const float sx = c.scale(xt), sy = c.scale(yt);
-    const tflm::Multiplier identity = tflm::quantize_multiplier(static_cast<double>(sx / sy));
-    const tflm::Multiplier slope = signed_multiplier(static_cast<double>(sx * alpha / sy));
-    const int32_t in_zp = c.zero_point(xt), out_zp = c.zero_point(yt);
-    k.name = "leaky_relu int8";
-    k.run = [=](const Operand* in, const Operand* out) {
-      const int8_t* x = as<int8_t>(in[0]);
-      int8_t* y = as_mut<int8_t>(out[0]);
-      for (int64_t i = 0; i < n; ++i) {
-        const int32_t v = x[i] - in_zp;
-        y[i] = clamp8(out_zp + (v >= 0 ? tflm::multiply_by_quantized_multiplier(v, identity) : multiply_signed(v, slope)));
-      }
-    };
-    return k;
-  }
-  c.require(c.is(xt, DType::kFloat32) && c.is(yt, DType::kFloat32), "leaky_relu runs int8 or float32");
-  k.name = "leaky_relu float32";
-  k.run = [=](const Operand* in, const Operand* out) {
-    const float* x = as<float>(in[0]);
-    float* y = as_mut<float>(out[0]);
-    for (int64_t i = 0; i < n; ++i) y[i] = x[i] > 0 ? x[i] : x[i] * alpha;
-  };
-  return k;
-}
 
 ModelKernel prepare_prelu(const KernelContext& c) {
   const Broadcast2 bc = binary_broadcast(c, "prelu");

@@ -101,8 +101,8 @@ ModelKernel prepare_strided_slice(const KernelContext& c);
 ModelKernel prepare_resize_bilinear(const KernelContext& c);
 ModelKernel prepare_depth_to_space(const KernelContext& c);
 ModelKernel prepare_resize_nearest_neighbor(const KernelContext& c);
-ModelKernel prepare_leaky_relu(const KernelContext& c);  // kernels_select.cpp
-ModelKernel prepare_prelu(const KernelContext& c);
+ModelKernel prepare_leaky_relu(const KernelContext& c);
+ModelKernel prepare_prelu(const KernelContext& c);  // kernels_select.cpp
 ModelKernel prepare_maximum(const KernelContext& c);
 ModelKernel prepare_minimum(const KernelContext& c);
 ModelKernel prepare_arg_max(const KernelContext& c);
