@@ -224,6 +224,7 @@ TEST_CASE("maximum and minimum: int8 and float32, broadcast as numpy does; a boo
     TensorId y = m.tensor("y", {2, 3, 4}, DType::kInt8, quant(0.1f, 3));
     m.op("mm", is_max ? "maximum" : "minimum", {a, b}, {y});
     auto got = values_of<int8_t>(m.run({y})[0]);
+    CHECK(sim::plan_kernel(m.g, 0).work.alu_ops == 2 * 3 * 4);  // the cycle model: one compare per output element
     for (int i = 0; i < 2; ++i)
       for (int j = 0; j < 3; ++j)
         for (int k = 0; k < 4; ++k) {
@@ -259,6 +260,7 @@ TEST_CASE("resize_nearest_neighbor: plain, align_corners, half_pixel_centers aga
     TensorId y = m.tensor("y", {1, 7, 4, 2}, DType::kInt8, quant(0.2f, 1));
     m.op("resize", "resize_nearest_neighbor", {x, size}, {y}, {{"align_corners", align}, {"half_pixel_centers", half}});
     auto got = values_of<int8_t>(m.run({y})[0]);
+    CHECK(sim::plan_kernel(m.g, 0).work.alu_ops == 7 * 4 * 2);  // one copy per output element
     // Source index of output o: floor(o * in/out); align_corners: round(o * (in-1)/(out-1)), half
     // away; half-pixel centers: floor((o + 0.5) * in/out). Clamped into the image.
     auto source = [&](int o, int in, int out) {
@@ -391,6 +393,7 @@ TEST_CASE("arg_max: first index of the largest value along the axis, int32 and i
     TensorId y = m.tensor("y", {2, 3}, wide ? DType::kInt64 : DType::kInt32);
     m.op("argmax", "arg_max", {x, axis}, {y});
     auto bytes = m.run({y})[0];
+    CHECK(sim::plan_kernel(m.g, 0).work.alu_ops == 2 * 5 * 3);  // one compare per input element
     for (int a = 0; a < 2; ++a)
       for (int c = 0; c < 3; ++c) {
         int best = 0;
