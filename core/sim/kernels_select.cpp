@@ -137,26 +137,26 @@ ModelKernel prepare_arg_max(const KernelContext& c) {
   for (int64_t d = axis + 1; d < rank; ++d) inner *= x[d];
   const int64_t axis_size = x[axis];
   c.require(axis_size >= 1, "an empty axis has no arg_max");
-  const bool wide = c.is(yt, DType::kInt64);
-  c.require(wide || c.is(yt, DType::kInt32), "arg_max writes int32 or int64 indices");
-  // The options' output_type (TensorType 2 int32, 4 int64), when read, must be the tensor's.
-  const int64_t declared = c.attr("output_type", wide ? 4 : 2);
-  c.require(declared == (wide ? 4 : 2), "output_type " + std::to_string(declared) + " differs from the output tensor's type");
+  // TFLM's arg_min_max.cc takes an int32 axis and writes int32 indices only ("Only int32_t are
+  // supported currently"): a model asking for int64 does not run there, so it is refused here too.
+  c.require(c.is(c.in(1), DType::kInt32), "TFLM's arg_max takes an int32 axis");
+  c.require(c.is(yt, DType::kInt32), "TFLM's arg_max writes int32 indices only");
+  // The options' output_type (TensorType 2: int32), when read, must be the tensor's.
+  const int64_t declared = c.attr("output_type", 2);
+  c.require(declared == 2, "output_type " + std::to_string(declared) + " differs from the output tensor's type");
   ModelKernel k;
   k.work.alu_ops = c.count(xt);  // one compare per input element
   if (c.is(xt, DType::kInt8)) {
-    k.name = wide ? "arg_max int8->int64" : "arg_max int8->int32";
+    k.name = "arg_max int8->int32";
     k.run = [=](const Operand* in, const Operand* out) {
-      if (wide) arg_max_run(outer, axis_size, inner, as<int8_t>(in[0]), as_mut<int64_t>(out[0]));
-      else arg_max_run(outer, axis_size, inner, as<int8_t>(in[0]), as_mut<int32_t>(out[0]));
+      arg_max_run(outer, axis_size, inner, as<int8_t>(in[0]), as_mut<int32_t>(out[0]));
     };
     return k;
   }
   c.require(c.is(xt, DType::kFloat32), "arg_max runs over int8 or float32");
-  k.name = wide ? "arg_max float32->int64" : "arg_max float32->int32";
+  k.name = "arg_max float32->int32";
   k.run = [=](const Operand* in, const Operand* out) {
-    if (wide) arg_max_run(outer, axis_size, inner, as<float>(in[0]), as_mut<int64_t>(out[0]));
-    else arg_max_run(outer, axis_size, inner, as<float>(in[0]), as_mut<int32_t>(out[0]));
+    arg_max_run(outer, axis_size, inner, as<float>(in[0]), as_mut<int32_t>(out[0]));
   };
   return k;
 }
