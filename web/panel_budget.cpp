@@ -92,6 +92,9 @@ const BudgetResult& budget_result(const AppState& s) {
     try {
       BudgetOptions options;
       options.plan.time_limit_seconds = 0.25;  // keep the page responsive; the planner says what it proved
+      // The fit must not depend on how busy the machine is: the region repair's first trials are
+      // counted, not timed (selfie_segmentation on the ESP32-S3 board needs about 100).
+      options.repair_min_trials = 512;
       options.scratch = v.scratch_policy == 1 ? ScratchPolicy::kSeparate : ScratchPolicy::kInArena;
       // An opened .tflite run by TFLM: the persistent part comes from the model, not from the
       // board's hand-typed reservation (the same rule as `arenaplan budget MODEL.tflite`).

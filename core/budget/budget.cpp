@@ -369,7 +369,7 @@ Budget plan_budget(const Graph& g, const LiveAnalysis& live, const MemoryMap& m,
   // Trials also stop once half the time limit is spent: the final plan with the real planner gets
   // the other half.
   const size_t trial_work_budget = size_t{4} << 20;
-  size_t trial_work = 0;
+  size_t trial_work = 0, trials = 0;
   bool out_of_work = false, out_of_time = false;
   for (size_t round = 0; round < max_rounds && overflow(m, regions) > 0 && !out_of_work; ++round) {
     auto best = score(regions);
@@ -391,7 +391,8 @@ Budget plan_budget(const Graph& g, const LiveAnalysis& live, const MemoryMap& m,
         for (RegionId to : allowed[i]) {
           if (to == rb.region || out_of_work) continue;
           trial_work += std::max<size_t>(n, 1);
-          out_of_time = seconds_spent() > 0.5 * options.plan.time_limit_seconds;
+          ++trials;
+          out_of_time = trials > options.repair_min_trials && seconds_spent() > 0.5 * options.plan.time_limit_seconds;
           out_of_work = trial_work > trial_work_budget || out_of_time;
           where[i] = to;
           std::vector<RegionBudget> trial = plan_all(search);

@@ -37,6 +37,10 @@ struct BudgetOptions {
   PlanOptions plan;                           // planner for the final per-region arenas
   std::string search_planner = "portfolio";   // fast planner for trying buffer moves between regions
   ScratchPolicy scratch = ScratchPolicy::kInArena;
+  // Trial plans the region repair always runs (while it still helps) before the time limit may
+  // stop it: the page sets it so that a slow or busy machine gives the answer a fast one gives.
+  // 0: the time limit alone decides (the CLI, which honours --time-limit).
+  size_t repair_min_trials = 0;
 };
 
 // One line of a region's use: the arena, a board reservation, alignment padding or separate scratch.
