@@ -89,4 +89,42 @@ TEST_CASE("quantize int16->int32 and int8->int32: TFLM's Requantize; float32->in
   CHECK(bad.refusal().find("quantize float32->int32 is not a TFLM quantize") != std::string::npos);
 }
 
+TEST_CASE("softmax int8->int16: TFLM's fixed-point path onto scale 1/65536, zero point -32768; a wrong output scale is refused") {
+  std::mt19937 rng(3);
+  std::uniform_int_distribution<int> d8(-128, 127);
+  constexpr int kRows = 6, kDepth = 8;
+  std::vector<int8_t> xs(kRows * kDepth);
+  for (auto& v : xs) v = static_cast<int8_t>(d8(rng));
+  for (int i = 0; i < kDepth; ++i) xs[i] = 5;  // a row of ties: every probability exactly 1/8
+  for (float scale : {0.1f, 0.5f}) {  // at 0.5 differences beyond TFLM's diff_min (-31 real) occur
+    CAPTURE(scale);
+    OneOpModel m;
+    TensorId x = m.input("x", {kRows, kDepth}, DType::kInt8, bytes_of(xs), quant(scale, 4));
+    TensorId y = m.tensor("y", {kRows, kDepth}, DType::kInt16, quant(1.f / 65536, -32768));
+    m.op("softmax", "softmax", {x}, {y});
+    const auto got = values_of<int16_t>(m.run({y})[0]);
+    for (int r = 0; r < kRows; ++r) {
+      const int8_t* row = xs.data() + r * kDepth;
+      const int mx = *std::max_element(row, row + kDepth);
+      double sum = 0;
+      for (int i = 0; i < kDepth; ++i) sum += std::exp(double(scale) * (row[i] - mx));
+      for (int i = 0; i < kDepth; ++i) {
+        CAPTURE(r);
+        CAPTURE(i);
+        const double p = std::exp(double(scale) * (row[i] - mx)) / sum;
+        const double want = std::min(32767.0, std::round(p * 65536) - 32768);
+        // The Q12.19 sum of exps drops up to 2^-19 per term (depth 8: 2^-16, one output step) and
+        // the reciprocal and final shift round once each: at most two steps off the real value.
+        CHECK(std::fabs(got[r * kDepth + i] - want) <= 2);
+      }
+    }
+    for (int i = 0; i < kDepth; ++i) CHECK(got[i] == 8192 - 32768);  // 1/8 at 2^-16, exactly
+  }
+  OneOpModel bad;
+  TensorId bx = bad.tensor("x", {4}, DType::kInt8, quant(0.1f, 0));
+  TensorId by = bad.tensor("y", {4}, DType::kInt16, quant(1.f / 32768, 0));
+  bad.op("softmax", "softmax", {bx}, {by});
+  CHECK(bad.refusal().find("int8->int16 softmax needs output scale 1/65536, zero point -32768") != std::string::npos);
+}
+
 }  // namespace arenaplan
