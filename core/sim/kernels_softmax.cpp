@@ -118,7 +118,7 @@ ModelKernel prepare_softmax(const KernelContext& c) {
     k.run = softmax_int8_to<int16_t>(c.scale(xt), beta, rows, depth);
     return k;
   }
-  c.require(c.is(xt, DType::kFloat32) && c.is(yt, DType::kFloat32), "softmax runs int8 (to int8 or int16) or float32");
+  c.require(c.is(xt, DType::kFloat32) && c.is(yt, DType::kFloat32), "softmax runs int8 or float32 (int8 in, int8 or int16 out)");
   k.name = "softmax float32";
   k.run = [=](const Operand* in, const Operand* out) {
     const float* x = as<float>(in[0]);
