@@ -11,6 +11,7 @@
 #include <random>
 
 #include "core/sim/sim.h"
+#include "core/tflite/tflite_import.h"
 #include "tests/unit/model_builder.h"
 #include "tests/unit/sim_one_op.h"
 #include "tests/unit/test_support.h"
@@ -51,6 +52,92 @@ int64_t mbqm(int64_t x, Q31 q) {
   if (right == 0) return high;
   const int64_t mask = (int64_t{1} << right) - 1, rem = high & mask, threshold = (mask >> 1) + (high < 0 ? 1 : 0);
   return (high >> right) + (rem > threshold ? 1 : 0);
+}
+
+// An SVDF's sizes and numbers, and TFLM's reference SVDF written plainly (svdf_common.cc):
+// shift the state one element left, write each filter's feature projection into its newest slot,
+// then per unit: bias + the sum over its `rank` filters of weights_time . (state - zero point).
+struct SvdfCase {
+  int batch = 2, input = 5, filters = 6, rank = 2, memory = 4;
+  int units() const { return filters / rank; }
+  std::vector<int8_t> x, wf;
+  std::vector<int32_t> bias;
+  float sx = 0.05f, swf = 0.02f, ss = 0.01f, swt = 0.003f, sy = 0.04f;
+  int32_t zx = -3, zs = 0, zy = 2;
+
+  explicit SvdfCase(uint32_t seed) {
+    std::mt19937 rng(seed);
+    std::uniform_int_distribution<int> d8(-128, 127), db(-3000, 3000);
+    x.resize(batch * input);
+    wf.resize(filters * input);
+    bias.resize(units());
+    for (auto& v : x) v = static_cast<int8_t>(d8(rng));
+    for (auto& v : wf) v = static_cast<int8_t>(d8(rng));
+    for (auto& v : bias) v = db(rng);
+  }
+  // One invocation of TFLM's integer SVDF, T the state's and weights_time's type.
+  template <class T>
+  std::vector<int8_t> invoke(std::vector<T>& state, const std::vector<T>& wt) const {
+    std::rotate(state.begin(), state.begin() + 1, state.end());  // the last element is overwritten below
+    const Q31 m1 = q31(double(sx * swf / ss)), m2 = q31(double(ss * swt / sy));
+    for (int b = 0; b < batch; ++b)
+      for (int f = 0; f < filters; ++f) {
+        int64_t dot = 0;
+        for (int i = 0; i < input; ++i) dot += wf[f * input + i] * (x[b * input + i] - zx);
+        const int64_t v = std::clamp<int64_t>(mbqm(dot, m1), std::numeric_limits<T>::min(), std::numeric_limits<T>::max());
+        state[(b * filters + f) * memory + memory - 1] = static_cast<T>(zs + v);
+      }
+    std::vector<int8_t> y(batch * units());
+    for (int b = 0; b < batch; ++b)
+      for (int u = 0; u < units(); ++u) {
+        int64_t sum = bias[u];
+        for (int f = u * rank; f < (u + 1) * rank; ++f)
+          for (int j = 0; j < memory; ++j) sum += int64_t{wt[f * memory + j]} * (state[(b * filters + f) * memory + j] - zs);
+        y[b * units() + u] = static_cast<int8_t>(std::clamp<int64_t>(mbqm(sum, m2) + zy, -128, 127));
+      }
+    return y;
+  }
+};
+
+// Each run's graph outputs from the reference simulator (the planned run must match it: CHECKed),
+// the same fed inputs every run.
+std::vector<std::vector<uint8_t>> outputs_per_run(const Graph& g, const std::map<std::string, std::vector<uint8_t>>& fed, int runs) {
+  sim::SimRequest req;
+  req.input_bytes = fed;
+  req.runs = runs;
+  const sim::SimSetup setup = sim::prepare_simulation(g, req);
+  const auto reference = sim::reference_simulator(g, setup.live, setup.options);
+  reference->run_all();
+  const sim::SimReport r = sim::simulate_setup(g, setup, *reference);
+  CHECK(r.ok());
+  CHECK(r.stand_ins.empty());
+  Bytes out_bytes = 0;
+  for (TensorId y : g.outputs) out_bytes += g.tensors[y].bytes;
+  std::vector<std::vector<uint8_t>> per_run;
+  for (int run = 0; run < runs; ++run) {
+    const uint8_t* cap = reference->captured(run, 0);
+    per_run.emplace_back(cap, cap + out_bytes);
+  }
+  return per_run;
+}
+
+// A one-op SVDF graph of `c` with weights_time `wt` of type T (int8 or int16), state of type T.
+template <class T>
+OneOpModel svdf_model(const SvdfCase& c, const std::vector<T>& wt, DType type) {
+  OneOpModel m;
+  TensorId x = m.input("x", {c.batch, c.input}, DType::kInt8, bytes_of(c.x), quant(c.sx, c.zx));
+  TensorId wf = m.tensor("wf", {c.filters, c.input}, DType::kInt8, quant(c.swf, 0), bytes_of(c.wf));
+  TensorId wtt = m.tensor("wt", {c.filters, c.memory}, type, quant(c.swt, 0), bytes_of(wt));
+  TensorId b = m.tensor("bias", {c.units()}, DType::kInt32, quant(c.ss * c.swt, 0), bytes_of(c.bias));
+  TensorId s = m.tensor("state", {c.batch, c.filters * c.memory}, type, quant(c.ss, c.zs));
+  m.g.tensors[s].persistent = true;
+  TensorId y = m.tensor("y", {c.batch, c.units()}, DType::kInt8, quant(c.sy, c.zy));
+  m.op("svdf", "svdf", {x, wf, wtt, b, s}, {y}, {{"rank", c.rank}});
+  m.g.inputs = m.ins;
+  m.g.outputs = {y};
+  link_tensors(m.g);
+  validate_graph(m.g);
+  return m;
 }
 
 }  // namespace
@@ -125,6 +212,104 @@ TEST_CASE("softmax int8->int16: TFLM's fixed-point path onto scale 1/65536, zero
   TensorId by = bad.tensor("y", {4}, DType::kInt16, quant(1.f / 32768, 0));
   bad.op("softmax", "softmax", {bx}, {by});
   CHECK(bad.refusal().find("int8->int16 softmax needs output scale 1/65536, zero point -32768") != std::string::npos);
+}
+
+TEST_CASE("svdf int8 with int16 state: TFLM's reference bytes over three runs, the state carrying over") {
+  SvdfCase c(21);
+  std::mt19937 rng(8);
+  std::uniform_int_distribution<int> d16(-32768, 32767);
+  std::vector<int16_t> wt(c.filters * c.memory);
+  for (auto& v : wt) v = static_cast<int16_t>(d16(rng));
+  OneOpModel m = svdf_model(c, wt, DType::kInt16);
+  const auto got = outputs_per_run(m.g, m.fed, 3);
+  std::vector<int16_t> state(c.batch * c.filters * c.memory, 0);  // TFLM starts variables at zero
+  std::vector<std::vector<int8_t>> want;
+  for (int run = 0; run < 3; ++run) {
+    CAPTURE(run);
+    want.push_back(c.invoke(state, wt));
+    CHECK(values_of<int8_t>(got[run]) == want.back());
+  }
+  CHECK(want[0] != want[2]);  // the memory matters: a state reset every run would repeat run 0
+}
+
+TEST_CASE("svdf int8 with int8 state and a state zero point; mixed int8/int16 time weights and state are refused") {
+  SvdfCase c(4);
+  c.ss = 0.05f, c.zs = 7, c.swt = 0.01f, c.sy = 0.2f, c.zy = -5;
+  std::mt19937 rng(9);
+  std::uniform_int_distribution<int> d8(-128, 127);
+  std::vector<int8_t> wt(c.filters * c.memory);
+  for (auto& v : wt) v = static_cast<int8_t>(d8(rng));
+  OneOpModel m = svdf_model(c, wt, DType::kInt8);
+  const auto got = outputs_per_run(m.g, m.fed, 2);
+  std::vector<int8_t> state(c.batch * c.filters * c.memory, static_cast<int8_t>(c.zs));  // real zero
+  for (int run = 0; run < 2; ++run) CHECK(values_of<int8_t>(got[run]) == c.invoke(state, wt));
+
+  OneOpModel bad = svdf_model(c, wt, DType::kInt8);
+  bad.g.tensors[bad.g.ops[0].inputs[4]].dtype = DType::kInt16;
+  bad.g.tensors[bad.g.ops[0].inputs[4]].bytes *= 2;
+  CHECK(bad.refusal().find("int8 svdf needs weights_time and state both int8 or both int16") != std::string::npos);
+  OneOpModel stateless = svdf_model(c, wt, DType::kInt8);
+  stateless.g.tensors[stateless.g.ops[0].inputs[4]].persistent = false;
+  CHECK(stateless.refusal().find("must be a variable tensor") != std::string::npos);
+}
+
+TEST_CASE("svdf float32 with RELU: TFLM's reference over two runs; an odd rank is refused") {
+  const int batch = 1, input = 3, filters = 4, rank = 2, memory = 3, units = 2;
+  const std::vector<float> xv = {0.5f, -1.25f, 2.f};
+  const std::vector<float> wfv = {0.1f, 0.2f, -0.3f, 1.f, -1.f, 0.5f, 0.25f, 0.75f, -0.5f, 2.f, 0.f, 1.5f};
+  const std::vector<float> wtv = {1.f, -2.f, 0.5f, 0.25f, 3.f, -1.f, 2.f, 2.f, -0.75f, 1.f, 0.5f, -3.f};
+  const std::vector<float> bv = {0.1f, -4.f};
+  OneOpModel m;
+  TensorId x = m.input("x", {batch, input}, DType::kFloat32, bytes_of(xv));
+  TensorId wf = m.tensor("wf", {filters, input}, DType::kFloat32, {}, bytes_of(wfv));
+  TensorId wt = m.tensor("wt", {filters, memory}, DType::kFloat32, {}, bytes_of(wtv));
+  TensorId b = m.tensor("bias", {units}, DType::kFloat32, {}, bytes_of(bv));
+  TensorId s = m.tensor("state", {batch, filters * memory}, DType::kFloat32);
+  m.g.tensors[s].persistent = true;
+  TensorId y = m.tensor("y", {batch, units}, DType::kFloat32);
+  m.op("svdf", "svdf", {x, wf, wt, b, s}, {y}, {{"rank", rank}, {"activation", 1}});
+  m.g.inputs = m.ins;
+  m.g.outputs = {y};
+  link_tensors(m.g);
+  validate_graph(m.g);
+  const auto got = outputs_per_run(m.g, m.fed, 2);
+  std::vector<float> state(filters * memory, 0.f);
+  for (int run = 0; run < 2; ++run) {
+    CAPTURE(run);
+    std::rotate(state.begin(), state.begin() + 1, state.end());
+    for (int f = 0; f < filters; ++f) {
+      float dot = 0.f;
+      for (int i = 0; i < input; ++i) dot += wfv[f * input + i] * xv[i];
+      state[f * memory + memory - 1] = dot;
+    }
+    std::vector<float> want(units);
+    for (int u = 0; u < units; ++u) {
+      float v = bv[u];
+      for (int f = u * rank; f < (u + 1) * rank; ++f) {
+        float acc = 0.f;
+        for (int j = 0; j < memory; ++j) acc += wtv[f * memory + j] * state[f * memory + j];
+        v += acc;
+      }
+      want[u] = std::max(0.f, v);
+    }
+    CHECK(values_of<float>(got[run]) == want);
+  }
+  m.g.ops[0].attrs["rank"] = 3;
+  CHECK(m.refusal().find("svdf rank 3 must divide the 4 filters") != std::string::npos);
+}
+
+TEST_CASE("TFLM's keyword_scrambled models simulate with the model's own numbers: no stand-ins, state kept over runs") {
+  for (const char* file : {"keyword_scrambled_8bit.tflite", "keyword_scrambled.tflite"}) {
+    CAPTURE(file);
+    Graph g = import_tflite(test::read_tflm_reference(file)).graph;
+    sim::SimRequest req;
+    req.runs = 3;
+    const sim::SimReport r = sim::simulate(g, req);
+    CHECK(r.ok());
+    CHECK(r.stand_ins.empty());
+    CHECK(r.foreign_write_count == 0);
+    CHECK(sim::simulation_json(g, r)["outputs_are_the_model"].get<bool>());
+  }
 }
 
 }  // namespace arenaplan
