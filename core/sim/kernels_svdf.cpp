@@ -6,8 +6,8 @@
 // lives in the arena across runs (sim_arena.cpp starts it at real zero on the first run only), so
 // successive `--runs` see TFLM's history.
 #include <algorithm>
+#include <cmath>
 #include <limits>
-#include <vector>
 
 #include "core/sim/detail/model_kernels.h"
 
@@ -72,28 +72,25 @@ ModelKernel svdf_integer(const KernelContext& c, const SvdfGeom& g, const Tensor
     // added, and stored without a second clamp, exactly as TFLM does.
     for (int64_t b = 0; b < g.batch; ++b)
       for (int64_t f = 0; f < g.filters; ++f) {
-        int32_t dot = 0;
-        for (int64_t i = 0; i < g.input; ++i) dot += wfv[f * g.input + i] * (xv[b * g.input + i] - x_zp);
-        dot = std::clamp(tflm::multiply_by_quantized_multiplier(dot, m1), lo, hi);
+        int64_t sum = 0;  // int64 cast back to int32: TFLM's int32 sum, wrapped rather than undefined
+        for (int64_t i = 0; i < g.input; ++i) sum += wfv[f * g.input + i] * (xv[b * g.input + i] - x_zp);
+        const int32_t dot = std::clamp(tflm::multiply_by_quantized_multiplier(static_cast<int32_t>(sum), m1), lo, hi);
         s[(b * g.filters + f) * g.memory + g.memory - 1] = static_cast<T>(s_zp + dot);
       }
-    // Time filter per filter, summed over the rank into units, plus bias, onto the output scale.
-    // The fused activation is not applied: TFLM's integer SVDF ignores it (int8 clamp only).
+    // Time filter per filter, summed over the unit's `rank` filters, plus bias, onto the output
+    // scale. The fused activation is not applied: TFLM's integer SVDF ignores it (int8 clamp only).
     // Summed in int64 and cast back: an int16 state can overflow TFLM's int32 sums (undefined
     // there, wrapping on every MCU); the cast gives that wrapped value.
-    std::vector<int64_t> unit(static_cast<size_t>(g.units));
-    for (int64_t b = 0; b < g.batch; ++b) {
-      for (int64_t u = 0; u < g.units; ++u) unit[u] = bv ? bv[u] : 0;
-      for (int64_t f = 0; f < g.filters; ++f) {
-        const T* sf = s + (b * g.filters + f) * g.memory;
-        int64_t acc = 0;
-        for (int64_t j = 0; j < g.memory; ++j) acc += int64_t{wtv[f * g.memory + j]} * (sf[j] - s_zp);
-        unit[f / g.rank] += acc;
+    for (int64_t b = 0; b < g.batch; ++b)
+      for (int64_t u = 0; u < g.units; ++u) {
+        int64_t sum = bv ? bv[u] : 0;
+        for (int64_t f = u * g.rank; f < (u + 1) * g.rank; ++f) {
+          const T* sf = s + (b * g.filters + f) * g.memory;
+          for (int64_t j = 0; j < g.memory; ++j) sum += int64_t{wtv[f * g.memory + j]} * (sf[j] - s_zp);
+        }
+        yv[b * g.units + u] = static_cast<int8_t>(
+            std::clamp(tflm::multiply_by_quantized_multiplier(static_cast<int32_t>(sum), m2) + y_zp, -128, 127));
       }
-      for (int64_t u = 0; u < g.units; ++u)
-        yv[b * g.units + u] =
-            static_cast<int8_t>(std::clamp(tflm::multiply_by_quantized_multiplier(static_cast<int32_t>(unit[u]), m2) + y_zp, -128, 127));
-    }
   };
   return k;
 }
@@ -118,21 +115,19 @@ ModelKernel svdf_float(const KernelContext& c, const SvdfGeom& g, bool has_bias)
         for (int64_t i = 0; i < g.input; ++i) dot += wfv[f * g.input + i] * xv[b * g.input + i];
         s[(b * g.filters + f) * g.memory + g.memory - 1] = dot;
       }
-    // TFLM's order of float additions: each filter's time sum, then bias + the rank's sums in order.
-    std::vector<float> filt(static_cast<size_t>(g.filters));
-    for (int64_t b = 0; b < g.batch; ++b) {
-      for (int64_t f = 0; f < g.filters; ++f) {
-        const float* sf = s + (b * g.filters + f) * g.memory;
-        float acc = 0.f;
-        for (int64_t j = 0; j < g.memory; ++j) acc += wtv[f * g.memory + j] * sf[j];
-        filt[f] = acc;
-      }
+    // TFLM's order of float additions: each filter's time sum on its own, then bias + the unit's
+    // `rank` filter sums in order.
+    for (int64_t b = 0; b < g.batch; ++b)
       for (int64_t u = 0; u < g.units; ++u) {
         float v = bv ? bv[u] : 0.f;
-        for (int64_t r = 0; r < g.rank; ++r) v += filt[u * g.rank + r];
+        for (int64_t f = u * g.rank; f < (u + 1) * g.rank; ++f) {
+          const float* sf = s + (b * g.filters + f) * g.memory;
+          float acc = 0.f;
+          for (int64_t j = 0; j < g.memory; ++j) acc += wtv[f * g.memory + j] * sf[j];
+          v += acc;
+        }
         yv[b * g.units + u] = std::clamp(v, lo, hi);
       }
-    }
   };
   return k;
 }
