@@ -54,6 +54,16 @@ int64_t mbqm(int64_t x, Q31 q) {
   return (high >> right) + (rem > threshold ? 1 : 0);
 }
 
+// n values spread over T's whole range, from `seed`.
+template <class T>
+std::vector<T> random_values(size_t n, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::uniform_int_distribution<int> d(std::numeric_limits<T>::min(), std::numeric_limits<T>::max());
+  std::vector<T> v(n);
+  for (auto& x : v) x = static_cast<T>(d(rng));
+  return v;
+}
+
 // An SVDF's sizes and numbers, and TFLM's reference SVDF written plainly (svdf_common.cc):
 // shift the state one element left, write each filter's feature projection into its newest slot,
 // then per unit: bias + the sum over its `rank` filters of weights_time . (state - zero point).
@@ -143,10 +153,7 @@ OneOpModel svdf_model(const SvdfCase& c, const std::vector<T>& wt, DType type) {
 }  // namespace
 
 TEST_CASE("quantize int16->int32 and int8->int32: TFLM's Requantize; float32->int32 is refused") {
-  std::mt19937 rng(11);
-  std::uniform_int_distribution<int> d16(-32768, 32767);
-  std::vector<int16_t> xs(64);
-  for (auto& v : xs) v = static_cast<int16_t>(d16(rng));
+  auto xs = random_values<int16_t>(64, 11);
   xs[0] = -32768;
   xs[1] = 32767;
   for (float out_scale : {0.37f / 4096.f, 0.001f, 3.7f}) {
@@ -177,11 +184,8 @@ TEST_CASE("quantize int16->int32 and int8->int32: TFLM's Requantize; float32->in
 }
 
 TEST_CASE("softmax int8->int16: TFLM's fixed-point path onto scale 1/65536, zero point -32768; a wrong output scale is refused") {
-  std::mt19937 rng(3);
-  std::uniform_int_distribution<int> d8(-128, 127);
   constexpr int kRows = 6, kDepth = 8;
-  std::vector<int8_t> xs(kRows * kDepth);
-  for (auto& v : xs) v = static_cast<int8_t>(d8(rng));
+  auto xs = random_values<int8_t>(kRows * kDepth, 3);
   for (int i = 0; i < kDepth; ++i) xs[i] = 5;  // a row of ties: every probability exactly 1/8
   for (float scale : {0.1f, 0.5f}) {  // at 0.5 differences beyond TFLM's diff_min (-31 real) occur
     CAPTURE(scale);
@@ -216,10 +220,7 @@ TEST_CASE("softmax int8->int16: TFLM's fixed-point path onto scale 1/65536, zero
 
 TEST_CASE("svdf int8 with int16 state: TFLM's reference bytes over three runs, the state carrying over") {
   SvdfCase c(21);
-  std::mt19937 rng(8);
-  std::uniform_int_distribution<int> d16(-32768, 32767);
-  std::vector<int16_t> wt(c.filters * c.memory);
-  for (auto& v : wt) v = static_cast<int16_t>(d16(rng));
+  const auto wt = random_values<int16_t>(c.filters * c.memory, 8);
   OneOpModel m = svdf_model(c, wt, DType::kInt16);
   const auto got = outputs_per_run(m.g, m.fed, 3);
   std::vector<int16_t> state(c.batch * c.filters * c.memory, 0);  // TFLM starts variables at zero
@@ -235,10 +236,7 @@ TEST_CASE("svdf int8 with int16 state: TFLM's reference bytes over three runs, t
 TEST_CASE("svdf int8 with int8 state and a state zero point; mixed int8/int16 time weights and state are refused") {
   SvdfCase c(4);
   c.ss = 0.05f, c.zs = 7, c.swt = 0.01f, c.sy = 0.2f, c.zy = -5;
-  std::mt19937 rng(9);
-  std::uniform_int_distribution<int> d8(-128, 127);
-  std::vector<int8_t> wt(c.filters * c.memory);
-  for (auto& v : wt) v = static_cast<int8_t>(d8(rng));
+  const auto wt = random_values<int8_t>(c.filters * c.memory, 9);
   OneOpModel m = svdf_model(c, wt, DType::kInt8);
   const auto got = outputs_per_run(m.g, m.fed, 2);
   std::vector<int8_t> state(c.batch * c.filters * c.memory, static_cast<int8_t>(c.zs));  // real zero
