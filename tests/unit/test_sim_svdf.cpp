@@ -1,7 +1,8 @@
 // The kernels of TFLM's keyword-spotting test models (keyword_scrambled*.tflite): QUANTIZE to
 // int32, SOFTMAX int8 -> int16, SVDF. Each runs in a one-op model against a plain computation of
 // TFLM's reference arithmetic written here (QuantizeMultiplier, MultiplyByQuantizedMultiplier with
-// its double rounding), exact bytes; each refuses one variant TFLM does not run, by name.
+// its double rounding, gemmlowp's fixed-point exp and reciprocal), exact bytes; each refuses one
+// variant TFLM does not run, by name.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -52,6 +53,71 @@ int64_t mbqm(int64_t x, Q31 q) {
   if (right == 0) return high;
   const int64_t mask = (int64_t{1} << right) - 1, rem = high & mask, threshold = (mask >> 1) + (high < 0 ? 1 : 0);
   return (high >> right) + (rem > threshold ? 1 : 0);
+}
+
+// gemmlowp's fixed point on int32 raws, plainly (fixedpoint.h), for TFLM's softmax: the doubling
+// high multiply, the rounding shifts, exp on negative values and 1 / (1 + x).
+int32_t fp_mul(int32_t a, int32_t b) {  // SaturatingRoundingDoublingHighMul
+  if (a == b && a == std::numeric_limits<int32_t>::min()) return std::numeric_limits<int32_t>::max();
+  const int64_t ab = int64_t{a} * b;
+  const int64_t nudge = ab >= 0 ? (int64_t{1} << 30) : 1 - (int64_t{1} << 30);
+  return static_cast<int32_t>((ab + nudge) / (int64_t{1} << 31));
+}
+int32_t rounding_shift_right(int32_t x, int e) {  // RoundingDivideByPOT
+  const int32_t mask = static_cast<int32_t>((int64_t{1} << e) - 1), rem = x & mask, threshold = (mask >> 1) + (x < 0 ? 1 : 0);
+  return (x >> e) + (rem > threshold ? 1 : 0);
+}
+int32_t saturating_shift_left(int32_t x, int e) {  // SaturatingRoundingMultiplyByPOT, e > 0
+  return static_cast<int32_t>(std::clamp<int64_t>(int64_t{x} * (int64_t{1} << e), std::numeric_limits<int32_t>::min(),
+                                                  std::numeric_limits<int32_t>::max()));
+}
+// exp(a) for a in [-1/4, 0), Q0.31: the Taylor polynomial around -1/8.
+int32_t exp_quarter(int32_t a) {
+  const int32_t c = 1895147668, one_third = 715827883;  // exp(-1/8), 1/3
+  const int32_t x = a + (1 << 28), x2 = fp_mul(x, x), x3 = fp_mul(x2, x), x4 = fp_mul(x2, x2);
+  const int32_t poly = rounding_shift_right(fp_mul(rounding_shift_right(x4, 2) + x3, one_third) + x2, 1);
+  return c + fp_mul(c, x + poly);
+}
+// exp(a) for a Q5.26 a <= 0, Q0.31: exp of a mod 1/4, times exp(-2^k) for each set bit above.
+int32_t exp_negative_q5(int32_t a) {
+  constexpr int kFrac = 26;
+  const int32_t quarter = 1 << (kFrac - 2), mod_minus_quarter = (a & (quarter - 1)) - quarter;
+  int32_t r = exp_quarter(saturating_shift_left(mod_minus_quarter, 5));
+  const int32_t remainder = mod_minus_quarter - a;
+  const int32_t multipliers[] = {1672461947, 1302514674, 790015084, 290630308, 39332535, 720401, 242};  // exp(-2^k), k = -2..4
+  for (int k = -2; k <= 4; ++k)
+    if (remainder & (1 << (kFrac + k))) r = fp_mul(r, multipliers[k + 2]);
+  return a == 0 ? std::numeric_limits<int32_t>::max() : r;
+}
+// 1 / (1 + x) for x in [0, 1), Q0.31 in; Q0.31 out: three Newton steps on the half denominator.
+int32_t one_over_one_plus(int32_t a) {
+  const int64_t sum = int64_t{a} + std::numeric_limits<int32_t>::max();
+  const int32_t half_den = static_cast<int32_t>((sum + (sum >= 0 ? 1 : -1)) / 2);
+  int32_t x = 1515870810 + fp_mul(half_den, -1010580540);  // Q2.29: 48/17 - 32/17 d
+  for (int i = 0; i < 3; ++i) x = x + saturating_shift_left(fp_mul(x, (1 << 29) - fp_mul(half_den, x)), 2);
+  return saturating_shift_left(x, 1);
+}
+
+// TFLM's reference softmax of one int8 row onto `out_bits` (8 or 16) bits.
+std::vector<int32_t> softmax_row(const int8_t* row, int depth, float input_scale, int out_bits) {
+  const Q31 m = q31(std::min(double(input_scale) * (int64_t{1} << 26), double((int64_t{1} << 31) - 1)));
+  const int32_t diff_min = -static_cast<int32_t>(std::floor(31.0 * (int64_t{1} << 26) / double(int64_t{1} << m.shift)));
+  const int mx = *std::max_element(row, row + depth);
+  auto exp_of = [&](int i) {
+    const int64_t scaled = fp_mul(static_cast<int32_t>((row[i] - mx) * (int64_t{1} << m.shift)), static_cast<int32_t>(m.m));
+    return exp_negative_q5(static_cast<int32_t>(scaled));
+  };
+  int32_t sum = 0;  // Q12.19
+  for (int i = 0; i < depth; ++i)
+    if (row[i] - mx >= diff_min) sum += rounding_shift_right(exp_of(i), 12);
+  const int headroom = __builtin_clz(static_cast<uint32_t>(sum));
+  const int32_t scale = one_over_one_plus(static_cast<int32_t>((static_cast<uint32_t>(sum) << headroom) - (uint32_t{1} << 31)));
+  const int exponent = (12 - headroom) + 31 - out_bits;
+  const int32_t lo = -(1 << (out_bits - 1)), hi = (1 << (out_bits - 1)) - 1;
+  std::vector<int32_t> y(depth);
+  for (int i = 0; i < depth; ++i)
+    y[i] = row[i] - mx < diff_min ? lo : std::clamp(rounding_shift_right(fp_mul(scale, exp_of(i)), exponent) + lo, lo, hi);
+  return y;
 }
 
 // n values spread over T's whole range, from `seed`.
@@ -195,21 +261,31 @@ TEST_CASE("softmax int8->int16: TFLM's fixed-point path onto scale 1/65536, zero
     m.op("softmax", "softmax", {x}, {y});
     const auto got = values_of<int16_t>(m.run({y})[0]);
     for (int r = 0; r < kRows; ++r) {
+      CAPTURE(r);
       const int8_t* row = xs.data() + r * kDepth;
+      const auto want = softmax_row(row, kDepth, scale, 16);
       const int mx = *std::max_element(row, row + kDepth);
       double sum = 0;
       for (int i = 0; i < kDepth; ++i) sum += std::exp(double(scale) * (row[i] - mx));
       for (int i = 0; i < kDepth; ++i) {
-        CAPTURE(r);
         CAPTURE(i);
-        const double p = std::exp(double(scale) * (row[i] - mx)) / sum;
-        const double want = std::min(32767.0, std::round(p * 65536) - 32768);
-        // The Q12.19 sum of exps drops up to 2^-19 per term (depth 8: 2^-16, one output step) and
-        // the reciprocal and final shift round once each: at most two steps off the real value.
-        CHECK(std::fabs(got[r * kDepth + i] - want) <= 2);
+        CHECK(int{got[r * kDepth + i]} == want[i]);  // TFLM's bytes
+        // ... and the real softmax to within two steps (the Q12.19 sum and two roundings).
+        const double real = std::min(32767.0, std::round(std::exp(double(scale) * (row[i] - mx)) / sum * 65536) - 32768);
+        CHECK(std::fabs(got[r * kDepth + i] - real) <= 2);
       }
     }
     for (int i = 0; i < kDepth; ++i) CHECK(got[i] == 8192 - 32768);  // 1/8 at 2^-16, exactly
+    // The same plain computation onto 8 bits gives the int8 kernel's bytes (the path both share).
+    OneOpModel m8;
+    TensorId x8 = m8.input("x", {kRows, kDepth}, DType::kInt8, bytes_of(xs), quant(scale, 4));
+    TensorId y8 = m8.tensor("y", {kRows, kDepth}, DType::kInt8, quant(1.f / 256, -128));
+    m8.op("softmax", "softmax", {x8}, {y8});
+    const auto got8 = values_of<int8_t>(m8.run({y8})[0]);
+    for (int r = 0; r < kRows; ++r) {
+      const auto want8 = softmax_row(xs.data() + r * kDepth, kDepth, scale, 8);
+      for (int i = 0; i < kDepth; ++i) CHECK(int{got8[r * kDepth + i]} == want8[i]);
+    }
   }
   OneOpModel bad;
   TensorId bx = bad.tensor("x", {4}, DType::kInt8, quant(0.1f, 0));
