@@ -218,7 +218,7 @@ OneOpModel svdf_model(const SvdfCase& c, const std::vector<T>& wt, DType type) {
 
 }  // namespace
 
-TEST_CASE("quantize int16->int32 and int8->int32: TFLM's Requantize; float32->int32 is refused") {
+TEST_CASE("quantize int16->int32, int8->int32 and int32->int16: TFLM's Requantize; float32->int32 and int32->int32 are refused") {
   auto xs = random_values<int16_t>(64, 11);
   xs[0] = -32768;
   xs[1] = 32767;
@@ -242,6 +242,23 @@ TEST_CASE("quantize int16->int32 and int8->int32: TFLM's Requantize; float32->in
   const Q31 q8 = q31(double(0.05f) / double(0.0007f));
   for (size_t i = 0; i < x8.size(); ++i) CHECK(got[i] == mbqm(x8[i] + 3, q8) - 100);
 
+  // int32 -> int16, TFLM's other direction: clamped to the output type.
+  const auto x32 = random_values<int16_t>(64, 12);
+  std::vector<int32_t> wide(x32.begin(), x32.end());
+  for (auto& v : wide) v *= 1000;
+  OneOpModel m32;
+  TensorId xw = m32.input("x", {64}, DType::kInt32, bytes_of(wide), quant(0.001f, 9));
+  TensorId yn = m32.tensor("y", {64}, DType::kInt16, quant(0.5f, -4));
+  m32.op("q", "quantize", {xw}, {yn});
+  const auto got16 = values_of<int16_t>(m32.run({yn})[0]);
+  const Q31 q32 = q31(double(0.001f) / double(0.5f));
+  for (size_t i = 0; i < wide.size(); ++i) CHECK(got16[i] == std::clamp<int64_t>(mbqm(wide[i] - 9, q32) - 4, -32768, 32767));
+
+  OneOpModel same;
+  TensorId sx = same.tensor("x", {4}, DType::kInt32, quant(0.1f, 0));
+  TensorId sy = same.tensor("y", {4}, DType::kInt32, quant(0.2f, 0));
+  same.op("q", "quantize", {sx}, {sy});
+  CHECK(same.refusal().find("quantize int32->int32 is not a TFLM quantize") != std::string::npos);
   OneOpModel bad;
   TensorId bx = bad.tensor("x", {4}, DType::kFloat32);
   TensorId by = bad.tensor("y", {4}, DType::kInt32, quant(0.1f, 0));
