@@ -230,18 +230,33 @@ ModelKernel prepare_tanh(const KernelContext& c) {
 
 namespace {
 
+// The kernel name of a QUANTIZE from `in` to an integer of `out_bytes` bytes (a string literal,
+// as reports keep the pointer).
+const char* quantize_name(DType in, size_t out_bytes) {
+  static const char* const names[4][3] = {
+      {"quantize float32->int8", "quantize float32->int16", "quantize float32->int32"},
+      {"quantize int8->int8", "quantize int8->int16", "quantize int8->int32"},
+      {"quantize int16->int8", "quantize int16->int16", "quantize int16->int32"},
+      {"quantize int32->int8", "quantize int32->int16", "quantize int32->int32"}};
+  const int row = in == DType::kFloat32 ? 0 : in == DType::kInt8 ? 1 : in == DType::kInt16 ? 2 : 3;
+  return names[row][out_bytes == 1 ? 0 : out_bytes == 2 ? 1 : 2];
+}
+
 // QUANTIZE to an integer type: from float32 (round(x / scale) + zero point) or requantising an
 // integer input (TFLM's Requantize: multiplier in_scale / out_scale on x - input zero point).
+// The pairs are TFLM's: float32 to int8/int16; int8 and int16 to int8, int16 or int32; int32 to
+// int8 or int16.
 template <class Out>
 ModelKernel quantize_to(const KernelContext& c, int64_t n) {
   const Tensor &xt = c.in(0), &yt = c.out(0);
   const float out_scale = c.scale(yt);
   const int32_t out_zp = c.zero_point(yt);
   constexpr int32_t lo = std::numeric_limits<Out>::min(), hi = std::numeric_limits<Out>::max();
-  ModelKernel k;
+  constexpr bool out32 = sizeof(Out) == 4;
+  ModelKernel k(quantize_name(xt.dtype.value_or(DType::kInt32), sizeof(Out)));
   k.work.alu_ops = n;
   if (c.is(xt, DType::kFloat32)) {
-    k.name = sizeof(Out) == 1 ? "quantize float32->int8" : "quantize float32->int16";
+    c.require(!out32, "quantize float32->int32 is not a TFLM quantize (float32 runs to int8 or int16)");
     k.run = [=](const Operand* in, const Operand* out) {
       const float* x = as<float>(in[0]);
       Out* y = as_mut<Out>(out[0]);
@@ -257,18 +272,24 @@ ModelKernel quantize_to(const KernelContext& c, int64_t n) {
   }
   const tflm::Multiplier m = tflm::quantize_multiplier(static_cast<double>(c.scale(xt)) / static_cast<double>(out_scale));
   const int32_t in_zp = c.zero_point(xt);
+  // Sums in int64: an int32 output's zero point could overflow int32 where TFLM's sum is undefined.
   auto requantize = [=](auto* x, Out* y) {
-    for (int64_t i = 0; i < n; ++i)
-      y[i] = static_cast<Out>(std::clamp(tflm::multiply_by_quantized_multiplier(x[i] - in_zp, m) + out_zp, lo, hi));
+    for (int64_t i = 0; i < n; ++i) {
+      const int64_t v = int64_t{tflm::multiply_by_quantized_multiplier(static_cast<int32_t>(x[i] - int64_t{in_zp}), m)} + out_zp;
+      y[i] = static_cast<Out>(std::clamp<int64_t>(v, lo, hi));
+    }
   };
   if (c.is(xt, DType::kInt8)) {
-    k.name = sizeof(Out) == 1 ? "quantize int8->int8" : "quantize int8->int16";
     k.run = [=](const Operand* in, const Operand* out) { requantize(as<int8_t>(in[0]), as_mut<Out>(out[0])); };
     return k;
   }
-  c.require(c.is(xt, DType::kInt16), "quantize runs from float32, int8 or int16");
-  k.name = sizeof(Out) == 1 ? "quantize int16->int8" : "quantize int16->int16";
-  k.run = [=](const Operand* in, const Operand* out) { requantize(as<int16_t>(in[0]), as_mut<Out>(out[0])); };
+  if (c.is(xt, DType::kInt16)) {
+    k.run = [=](const Operand* in, const Operand* out) { requantize(as<int16_t>(in[0]), as_mut<Out>(out[0])); };
+    return k;
+  }
+  c.require(c.is(xt, DType::kInt32), "quantize runs from float32, int8, int16 or int32");
+  c.require(!out32, "quantize int32->int32 is not a TFLM quantize (int32 runs to int8 or int16)");
+  k.run = [=](const Operand* in, const Operand* out) { requantize(as<int32_t>(in[0]), as_mut<Out>(out[0])); };
   return k;
 }
 
@@ -277,7 +298,8 @@ ModelKernel quantize_to(const KernelContext& c, int64_t n) {
 ModelKernel prepare_quantize(const KernelContext& c) {
   const int64_t n = unary_count(c);
   if (c.is(c.out(0), DType::kInt16)) return quantize_to<int16_t>(c, n);
-  c.require(c.is(c.out(0), DType::kInt8), "quantize runs to int8 or int16");
+  if (c.is(c.out(0), DType::kInt32)) return quantize_to<int32_t>(c, n);
+  c.require(c.is(c.out(0), DType::kInt8), "quantize runs to int8, int16 or int32");
   return quantize_to<int8_t>(c, n);
 }
 

@@ -1,8 +1,9 @@
-// Model kernels with TFLM's fixed-point nonlinearities: SOFTMAX (int8 in, int8 out at scale
-// 1/256, zero point -128, as TFLM requires; float32) and HARD_SWISH (int8 in 16-bit fixed point,
-// float32).
+// Model kernels with TFLM's fixed-point nonlinearities: SOFTMAX (int8 in; int8 out at scale
+// 1/256, zero point -128, or int16 out at 1/65536, zero point -32768, as TFLM requires; float32)
+// and HARD_SWISH (int8 in 16-bit fixed point, float32).
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <limits>
 
 #include "core/sim/detail/model_kernels.h"
@@ -42,6 +43,57 @@ int16_t to_int16_multiplier(int32_t m) {
   return static_cast<int16_t>((m + (1 << 15)) >> 16);
 }
 
+// TFLM's reference Softmax for an int8 input (gemmlowp fixed point: Q5.26 differences, Q12.19 sum
+// of exps, a Q0.31 reciprocal) onto an int8 or int16 output: the same path, the output's width
+// only changes the final shift and the offset (its type's minimum).
+template <class Out>
+std::function<void(const Operand*, const Operand*)> softmax_int8_to(float input_scale, float beta, int64_t rows, int64_t depth) {
+  // TFLM's PreprocessSoftmaxScaling: beta x input scale onto Q5.26 differences.
+  constexpr int kScaledDiffIntegerBits = 5, kAccumulationIntegerBits = 12;
+  const double real = std::min(static_cast<double>(beta) * static_cast<double>(input_scale) *
+                                   static_cast<double>(int64_t{1} << (31 - kScaledDiffIntegerBits)),
+                               static_cast<double>((int64_t{1} << 31) - 1));
+  const tflm::Multiplier m = tflm::quantize_multiplier(real);
+  const double max_rescaled = 1.0 * ((1 << kScaledDiffIntegerBits) - 1) *
+                              static_cast<double>(int64_t{1} << (31 - kScaledDiffIntegerBits)) /
+                              static_cast<double>(int64_t{1} << m.shift);
+  const int32_t diff_min = -static_cast<int32_t>(std::floor(max_rescaled));
+  constexpr int32_t lo = std::numeric_limits<Out>::min(), hi = std::numeric_limits<Out>::max();
+  return [=](const Operand* in, const Operand* out) {
+    const int8_t* x = as<int8_t>(in[0]);
+    Out* y = as_mut<Out>(out[0]);
+    for (int64_t r = 0; r < rows; ++r) {
+      const int8_t* xr = x + r * depth;
+      Out* yr = y + r * depth;
+      int32_t max_in_row = -128;
+      for (int64_t i = 0; i < depth; ++i) max_in_row = std::max<int32_t>(max_in_row, xr[i]);
+      int32_t sum_of_exps = 0;  // Q12.19
+      for (int64_t i = 0; i < depth; ++i) {
+        const int32_t diff = xr[i] - max_in_row;
+        if (diff < diff_min) continue;
+        const int32_t scaled = tflm::multiply_by_quantized_multiplier_greater_than_one(diff, m);
+        sum_of_exps += tflm::saturating_rounding_multiply_by_pot(
+            tflm::fp_exp_on_negative_values(scaled, kScaledDiffIntegerBits), -kAccumulationIntegerBits);
+      }
+      int bits_over_unit = 0;
+      const int32_t shifted_scale = tflm::get_reciprocal(sum_of_exps, kAccumulationIntegerBits, &bits_over_unit);
+      const int exponent = bits_over_unit + 31 - 8 * static_cast<int>(sizeof(Out));
+      // Every read of the row happens above, before its first write: y may alias x (int8 only).
+      for (int64_t i = 0; i < depth; ++i) {
+        const int32_t diff = xr[i] - max_in_row;
+        if (diff < diff_min) {
+          yr[i] = static_cast<Out>(lo);
+          continue;
+        }
+        const int32_t scaled = tflm::multiply_by_quantized_multiplier_greater_than_one(diff, m);
+        const int32_t e = tflm::fp_exp_on_negative_values(scaled, kScaledDiffIntegerBits);
+        const int32_t v = tflm::rounding_divide_by_pot(tflm::saturating_rounding_doubling_high_mul(shifted_scale, e), exponent);
+        yr[i] = static_cast<Out>(std::clamp(v + lo, lo, hi));
+      }
+    }
+  };
+}
+
 }  // namespace
 
 ModelKernel prepare_softmax(const KernelContext& c) {
@@ -55,52 +107,18 @@ ModelKernel prepare_softmax(const KernelContext& c) {
   if (c.is(xt, DType::kInt8) && c.is(yt, DType::kInt8)) {
     c.require(c.zero_point(yt) == -128 && c.scale(yt) == 1.f / 256, "int8 softmax needs output scale 1/256, zero point -128");
     k.name = "softmax int8";
-    // TFLM's PreprocessSoftmaxScaling: beta x input scale onto Q5.26 differences.
-    constexpr int kScaledDiffIntegerBits = 5, kAccumulationIntegerBits = 12;
-    const double real = std::min(static_cast<double>(beta) * static_cast<double>(c.scale(xt)) *
-                                     static_cast<double>(int64_t{1} << (31 - kScaledDiffIntegerBits)),
-                                 static_cast<double>((int64_t{1} << 31) - 1));
-    const tflm::Multiplier m = tflm::quantize_multiplier(real);
-    const double max_rescaled = 1.0 * ((1 << kScaledDiffIntegerBits) - 1) *
-                                static_cast<double>(int64_t{1} << (31 - kScaledDiffIntegerBits)) /
-                                static_cast<double>(int64_t{1} << m.shift);
-    const int32_t diff_min = -static_cast<int32_t>(std::floor(max_rescaled));
-    k.run = [=](const Operand* in, const Operand* out) {
-      const int8_t* x = as<int8_t>(in[0]);
-      int8_t* y = as_mut<int8_t>(out[0]);
-      for (int64_t r = 0; r < rows; ++r) {
-        const int8_t* xr = x + r * depth;
-        int8_t* yr = y + r * depth;
-        int32_t max_in_row = -128;
-        for (int64_t i = 0; i < depth; ++i) max_in_row = std::max<int32_t>(max_in_row, xr[i]);
-        int32_t sum_of_exps = 0;  // Q12.19
-        for (int64_t i = 0; i < depth; ++i) {
-          const int32_t diff = xr[i] - max_in_row;
-          if (diff < diff_min) continue;
-          const int32_t scaled = tflm::multiply_by_quantized_multiplier_greater_than_one(diff, m);
-          sum_of_exps += tflm::saturating_rounding_multiply_by_pot(
-              tflm::fp_exp_on_negative_values(scaled, kScaledDiffIntegerBits), -kAccumulationIntegerBits);
-        }
-        int bits_over_unit = 0;
-        const int32_t shifted_scale = tflm::get_reciprocal(sum_of_exps, kAccumulationIntegerBits, &bits_over_unit);
-        const int exponent = bits_over_unit + 31 - 8;
-        // Every read of the row happens above, before its first write: y may alias x.
-        for (int64_t i = 0; i < depth; ++i) {
-          const int32_t diff = xr[i] - max_in_row;
-          if (diff < diff_min) {
-            yr[i] = -128;
-            continue;
-          }
-          const int32_t scaled = tflm::multiply_by_quantized_multiplier_greater_than_one(diff, m);
-          const int32_t e = tflm::fp_exp_on_negative_values(scaled, kScaledDiffIntegerBits);
-          const int32_t v = tflm::rounding_divide_by_pot(tflm::saturating_rounding_doubling_high_mul(shifted_scale, e), exponent);
-          yr[i] = static_cast<int8_t>(std::clamp(v - 128, -128, 127));
-        }
-      }
-    };
+    k.run = softmax_int8_to<int8_t>(c.scale(xt), beta, rows, depth);
     return k;
   }
-  c.require(c.is(xt, DType::kFloat32) && c.is(yt, DType::kFloat32), "softmax runs int8 or float32");
+  if (c.is(xt, DType::kInt8) && c.is(yt, DType::kInt16)) {
+    // TFLM's CalculateSoftmaxParams: zero point -32768, scale 1/65536 to within 0.1 %.
+    c.require(c.zero_point(yt) == -32768 && std::fabs(c.scale(yt) - 1.f / 65536) <= 0.001f / 65536,
+              "int8->int16 softmax needs output scale 1/65536, zero point -32768");
+    k.name = "softmax int8->int16";
+    k.run = softmax_int8_to<int16_t>(c.scale(xt), beta, rows, depth);
+    return k;
+  }
+  c.require(c.is(xt, DType::kFloat32) && c.is(yt, DType::kFloat32), "softmax runs int8 or float32 (int8 in, int8 or int16 out)");
   k.name = "softmax float32";
   k.run = [=](const Operand* in, const Operand* out) {
     const float* x = as<float>(in[0]);

@@ -32,6 +32,7 @@ constexpr Registration kModelKernels[] = {
     {"tanh", prepare_tanh},
     {"hard_swish", prepare_hard_swish},
     {"softmax", prepare_softmax},
+    {"svdf", prepare_svdf},
     {"quantize", prepare_quantize},
     {"dequantize", prepare_dequantize},
     {"reshape", prepare_reshape},

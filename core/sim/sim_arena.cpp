@@ -264,7 +264,15 @@ void ArenaSimulator::bind() {
     const OpId o = live_.order[t];
     const Op& op = g_.ops[o];
     for (TensorId x : op.inputs)
-      if (int b = live_.buffer_of_tensor[x]; b >= 0) reads_[t].push_back(range(b, x));
+      if (int b = live_.buffer_of_tensor[x]; b >= 0) {
+        reads_[t].push_back(range(b, x));
+        // A variable tensor an op takes as input is its to update in place, as TFLM's kernels do
+        // (an SVDF's memory): a write there is the op's own, not a foreign one.
+        if (g_.tensors[x].persistent && !g_.is_input(x)) {
+          writes_[t].push_back(range(b, x));
+          written_[t].push_back(b);
+        }
+      }
     for (TensorId y : op.outputs)
       if (int b = live_.buffer_of_tensor[y]; b >= 0) {
         writes_[t].push_back(range(b, y));
@@ -380,8 +388,10 @@ void ArenaSimulator::load_inputs(int session) {
     else
       fill_tensor(g_.tensors[t], options_.seed, stream, tensor_ptr_[session][t]);
   }
-  // Persistent state starts from the same value every run, so runs stay comparable.
-  for (size_t t = 0; t < g_.tensors.size(); ++t)
+  // Persistent state starts at its initial value on the first run and then carries over, as TFLM
+  // keeps variable tensors across Invoke() calls (an SVDF's memory). The reference run does the
+  // same, so each run's outputs still compare run for run.
+  for (size_t t = 0; t < g_.tensors.size() && run_ == 0; ++t)
     if (g_.tensors[t].persistent && !g_.is_input(static_cast<TensorId>(t)))
       initial_state(g_.tensors[t], options_.seed, tensor_ptr_[session][t]);
   for (const ByteRange& r : loads_) note_high_water(0, session, r.offset + r.bytes, "loading the inputs");

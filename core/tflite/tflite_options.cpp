@@ -11,7 +11,7 @@ namespace {
 // BuiltinOperator codes whose options the kernels read.
 enum Code : int32_t {
   kAdd = 0, kAveragePool2d = 1, kConcatenation = 2, kConv2d = 3, kDepthwiseConv2d = 4, kDepthToSpace = 5,
-  kFullyConnected = 9, kL2Pool2d = 12, kMaxPool2d = 17, kMul = 18, kResizeBilinear = 23, kSoftmax = 25, kMean = 40,
+  kFullyConnected = 9, kL2Pool2d = 12, kMaxPool2d = 17, kMul = 18, kResizeBilinear = 23, kSoftmax = 25, kSvdf = 27, kMean = 40,
   kSub = 41, kDiv = 42, kStridedSlice = 45, kSplit = 49, kArgMax = 56, kSum = 74, kReduceProd = 81, kReduceMax = 82,
   kReduceMin = 89, kReduceAny = 91, kResizeNearestNeighbor = 97, kLeakyRelu = 98, kSplitV = 102, kReduceAll = 138
 };
@@ -116,6 +116,12 @@ void read_operator_attrs(int32_t builtin, const tfl::Operator* op, const tfl::Su
       if (o->weights_format() != 0) out.attrs["weights_format"] = o->weights_format();
       return;
     }
+    case kSvdf:
+      if (const auto* o = options_as<tfl::SVDFOptions>(op, v, where)) {
+        out.attrs["rank"] = o->rank();
+        activation(o->fused_activation_function());
+      }
+      return;
     case kAdd:
     case kSub:
     case kMul:

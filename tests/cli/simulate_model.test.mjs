@@ -19,15 +19,17 @@ export const tests = [
     assert.equal(files.length, 1);
     assert.deepEqual([...readFileSync(join(dir, files[0]))], [0x65, 0x9b]);
   }],
-  ['a model with ops the simulator has no kernel for runs, naming each stand-in and saying its numbers are not the model\'s', (cli) => {
-    const r = cli('simulate', `${ref}/keyword_scrambled.tflite`, '--planner', 'tflm-greedy');
-    assert.equal(r.status, 0, r.stderr);
-    assert.match(r.stdout, /op\(s\) ran a byte-level stand-in/);
-    assert.match(r.stdout, /svdf_1: stand-in, output bytes are not the model's: no kernel for kind "svdf"/);
-    const j = cli('simulate', `${ref}/keyword_scrambled.tflite`, '--json').json;
-    assert.equal(j.ok, true);
-    assert.equal(j.outputs_are_the_model, false);
-    assert.ok(j.stand_ins.some((s) => s.op === 'svdf_1'));
+  ['TFLM\'s stateful keyword models (SVDF, softmax int8->int16, quantize int16->int32) simulate with the model\'s own numbers over several runs', (cli) => {
+    for (const model of ['keyword_scrambled.tflite', 'keyword_scrambled_8bit.tflite']) {
+      const r = cli('simulate', `${ref}/${model}`, '--planner', 'tflm-greedy');
+      assert.equal(r.status, 0, r.stderr);
+      assert.doesNotMatch(r.stdout, /stand-in/);
+      const j = cli('simulate', `${ref}/${model}`, '--json', '--runs', '3').json;
+      assert.equal(j.ok, true, model);
+      assert.equal(j.outputs_are_the_model, true, model);
+      assert.deepEqual(j.stand_ins, [], model);
+      assert.deepEqual(j.foreign_writes, [], model);  // the SVDF state updates are the ops' own writes
+    }
   }],
   ['--input-file of the wrong size or an unknown input is bad input (exit 2) naming it', (cli) => {
     let r = cli('simulate', `${ref}/person_detect.tflite`, '--input-file', `input=${ref}/README.md`);

@@ -23,6 +23,7 @@
 #include "core/sim/sim.h"
 #include "core/tflite/tflite_import.h"
 #include "tests/unit/model_builder.h"
+#include "tests/unit/sim_one_op.h"
 #include "tests/unit/test_support.h"
 #include "tflite_schema_generated.h"
 
@@ -31,53 +32,9 @@ namespace {
 
 using test::bytes_of;
 using test::quant;
-
-template <class T>
-std::vector<T> values_of(const std::vector<uint8_t>& b) {
-  std::vector<T> v(b.size() / sizeof(T));
-  std::memcpy(v.data(), b.data(), v.size() * sizeof(T));
-  return v;
-}
-
-std::vector<int8_t> every_int8() {
-  std::vector<int8_t> v;
-  for (int i = -128; i <= 127; ++i) v.push_back(static_cast<int8_t>(i));
-  return v;
-}
-
-// A one-op model: graph inputs fed by name, every graph output read back after one simulated run.
-struct OneOpModel : test::ModelBuilder {
-  std::map<std::string, std::vector<uint8_t>> fed;
-  std::vector<TensorId> ins;
-
-  TensorId input(const std::string& name, const std::vector<int64_t>& shape, DType type, std::vector<uint8_t> bytes,
-                 std::optional<Quantization> q = {}) {
-    TensorId t = tensor(name, shape, type, std::move(q));
-    fed[name] = std::move(bytes);
-    ins.push_back(t);
-    return t;
-  }
-  // Simulates the graph; CHECKs the run is clean and the outputs are the model's (no stand-in).
-  std::vector<std::vector<uint8_t>> run(const std::vector<TensorId>& outputs, bool expect_model = true) {
-    g.inputs = ins;
-    g.outputs = outputs;
-    link_tensors(g);
-    validate_graph(g);
-    sim::SimRequest req;
-    req.input_bytes = fed;
-    const sim::SimReport r = sim::simulate(g, req);
-    CHECK(r.ok());
-    const JsonOut j = sim::simulation_json(g, r);
-    CHECK(j["outputs_are_the_model"].get<bool>() == expect_model);
-    return r.outputs;
-  }
-  // The stand-in note of op 0 (empty when a model kernel runs it).
-  std::string refusal() {
-    link_tensors(g);
-    sim::KernelPlan p = sim::plan_kernel(g, 0);
-    return p.stand_in ? p.note : std::string();
-  }
-};
+using test::values_of;
+using test::every_int8;
+using test::OneOpModel;
 
 double round_half_away(double v) { return v < 0 ? -std::floor(-v + 0.5) : std::floor(v + 0.5); }
 

@@ -91,6 +91,7 @@ ModelKernel prepare_logistic(const KernelContext& c);
 ModelKernel prepare_tanh(const KernelContext& c);
 ModelKernel prepare_hard_swish(const KernelContext& c);
 ModelKernel prepare_softmax(const KernelContext& c);
+ModelKernel prepare_svdf(const KernelContext& c);  // kernels_svdf.cpp
 ModelKernel prepare_quantize(const KernelContext& c);
 ModelKernel prepare_dequantize(const KernelContext& c);
 ModelKernel prepare_reshape(const KernelContext& c);
