@@ -19,6 +19,18 @@ export const tests = [
     assert.equal(files.length, 1);
     assert.deepEqual([...readFileSync(join(dir, files[0]))], [0x65, 0x9b]);
   }],
+  ['a model with an op the simulator has no kernel for runs, naming the stand-in and saying its numbers are not the model\'s', (cli) => {
+    // selfie_segmentation's custom op Convolution2DTransposeBias (MediaPipe's) has no kernel.
+    const model = '.cache/models/selfie_segmentation.tflite';  // installed by scripts/setup.sh
+    const r = cli('simulate', model, '--planner', 'tflm-greedy');
+    assert.equal(r.status, 0, r.stderr);
+    assert.match(r.stdout, /1 op\(s\) ran a byte-level stand-in/);
+    assert.match(r.stdout, /Convolution2DTransposeBias_244: stand-in, output bytes are not the model's: no kernel for kind "Convolution2DTransposeBias"/);
+    const j = cli('simulate', model, '--json').json;
+    assert.equal(j.ok, true);
+    assert.equal(j.outputs_are_the_model, false);
+    assert.deepEqual(j.stand_ins.map((s) => s.op), ['Convolution2DTransposeBias_244']);
+  }],
   ['TFLM\'s stateful keyword models (SVDF, softmax int8->int16, quantize int16->int32) simulate with the model\'s own numbers over several runs', (cli) => {
     for (const model of ['keyword_scrambled.tflite', 'keyword_scrambled_8bit.tflite']) {
       const r = cli('simulate', `${ref}/${model}`, '--planner', 'tflm-greedy');
