@@ -42,6 +42,17 @@ JsonOut buffer_json(const LiveBuffer& b) {
   return {{"name", b.name}, {"size", b.size}, {"first", b.first}, {"last", b.last}, {"category", category_name(b.category)}};
 }
 
+// The analysis's closing members, after the lists: the peak and the totals.
+JsonOut summary_json(const LiveAnalysis& a) {
+  JsonOut out;
+  out["peak_bytes"] = a.peak_bytes;
+  out["peak_step"] = a.peak_step;
+  out["peak_tensors"] = a.steps.empty() ? JsonOut::array() : name_list(a, a.live_at(a.peak_step));
+  out["total_bytes"] = a.total_bytes;
+  out["largest_tensor_bytes"] = a.largest_tensor_bytes;
+  return out;
+}
+
 JsonOut step_json(const Graph& g, const StepLive& st, int live_count) {
   return {{"op", g.ops[st.op].name}, {"live_bytes", st.live_bytes}, {"live_count", live_count}};
 }
@@ -59,11 +70,8 @@ JsonOut analysis_json(const Graph& g, const LiveAnalysis& a) {
   const std::vector<int> counts = live_counts(a);
   for (size_t s = 0; s < a.steps.size(); ++s) steps.push_back(step_json(g, a.steps[s], counts[s]));
   out["steps"] = std::move(steps);
-  out["peak_bytes"] = a.peak_bytes;
-  out["peak_step"] = a.peak_step;
-  out["peak_tensors"] = a.steps.empty() ? JsonOut::array() : name_list(a, a.live_at(a.peak_step));
-  out["total_bytes"] = a.total_bytes;
-  out["largest_tensor_bytes"] = a.largest_tensor_bytes;
+  JsonOut summary = summary_json(a);  // a local: items() only refers to the object it iterates
+  for (auto& [key, value] : summary.items()) out[key] = std::move(value);
   return out;
 }
 
@@ -129,13 +137,8 @@ void write_analysis_json_members(std::ostream& out, const Graph& g, const LiveAn
   out << ",\n";
   const std::vector<int> counts = live_counts(a);
   write_json_array_member(out, "steps", a.steps.size(), [&](size_t s) { return step_json(g, a.steps[s], counts[s]); }, depth);
-  JsonOut tail;
-  tail["peak_bytes"] = a.peak_bytes;
-  tail["peak_step"] = a.peak_step;
-  tail["peak_tensors"] = a.steps.empty() ? JsonOut::array() : name_list(a, a.live_at(a.peak_step));
-  tail["total_bytes"] = a.total_bytes;
-  tail["largest_tensor_bytes"] = a.largest_tensor_bytes;
-  for (const auto& [key, value] : tail.items()) {
+  const JsonOut summary = summary_json(a);
+  for (const auto& [key, value] : summary.items()) {
     out << ",\n" << pad << quoted(key) << ": ";
     write_json_at_depth(out, value, depth);
   }
