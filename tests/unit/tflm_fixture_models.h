@@ -1,0 +1,127 @@
+// The models behind tests/unit/data/tflm/: built here in code and written with the project's own
+// .tflite writer (tflite_from_graph), so every fixture's provenance is this file. The figures the
+// real TFLM runtime gave for them are recorded in tests/unit/data/tflm/README.md.
+//
+// Every draw comes from a portable generator (splitmix64), never from <random>'s distributions,
+// whose sequences differ between libstdc++ (native) and libc++ (Emscripten): the bytes written
+// must be the same on every platform for the recorded sha256 to hold.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "tests/unit/model_builder.h"
+
+namespace arenaplan::test {
+
+struct PortableDraws {
+  uint64_t state;
+  explicit PortableDraws(uint64_t seed) : state(seed) {}
+  uint64_t next() {  // splitmix64
+    uint64_t z = (state += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+  }
+  int64_t between(int64_t lo, int64_t hi) { return lo + static_cast<int64_t>(next() % static_cast<uint64_t>(hi - lo + 1)); }
+  float unit() { return static_cast<float>(next() >> 40) / static_cast<float>(1ull << 24); }  // [0, 1)
+  std::vector<uint8_t> bytes(size_t n) {
+    std::vector<uint8_t> b(n);
+    for (uint8_t& x : b) x = static_cast<uint8_t>(next() >> 56);
+    return b;
+  }
+};
+
+// A keyword-spotting-style stack, as TFLM's keyword_scrambled models are built: FULLY_CONNECTED
+// and SVDF layers (rank 1 and rank 2, memory carried in variable tensors) down to a SOFTMAX.
+// int8 activations with int16 state and time weights, or float32 throughout.
+class SvdfStack : public ModelBuilder {
+ public:
+  SvdfStack(uint64_t seed, bool float32) : draws_(seed), float32_(float32) {
+    g.name = float32 ? "svdf_float" : "svdf_int8";
+    constexpr int64_t kInput = 40;
+    TensorId x = activation("input", kInput, 0.05f);
+    TensorId t = fully_connected("fc0", x, kInput, 32, 1);
+    t = svdf("svdf1", t, 32, 16, 1, 8);
+    t = fully_connected("fc2", t, 16, 24, 0);
+    t = svdf("svdf3", t, 24, 16, 2, 6);
+    t = fully_connected("fc4", t, 8, 4, 0, true);
+    TensorId y = float32 ? tensor("softmax.out", {1, 4}, DType::kFloat32)
+                         : tensor("softmax.out", {1, 4}, DType::kInt8, quant(1.f / 256, -128));
+    op("softmax", "softmax", {t}, {y}, {{"beta_f32", 0x3f800000}});
+    g.inputs = {x};
+    g.outputs = {y};
+    link_tensors(g);
+    validate_graph(g);
+  }
+  // The input a measurement fed: raw bytes of the input tensor.
+  std::vector<uint8_t> input_bytes(uint64_t seed) const {
+    PortableDraws d(seed);
+    if (!float32_) return d.bytes(static_cast<size_t>(g.tensors[g.inputs[0]].bytes));
+    std::vector<float> v(static_cast<size_t>(g.tensors[g.inputs[0]].bytes / 4));
+    for (float& f : v) f = d.unit() * 4.f - 2.f;
+    return bytes_of(v);
+  }
+
+ private:
+  PortableDraws draws_;
+  bool float32_;
+  
+  // An activation whose spread is about 40 steps of `scale`.
+  TensorId activation(const std::string& name, int64_t n, float scale, int64_t zero_point = 0) {
+    if (float32_) return tensor(name, {1, n}, DType::kFloat32);
+    return tensor(name, {1, n}, DType::kInt8, quant(scale, zero_point));
+  }
+  float scale_of(TensorId t) const { return g.tensors[t].quant ? g.tensors[t].quant->scale[0] : 1.f; }
+
+  template <class T>
+  TensorId constant(const std::string& name, std::vector<int64_t> shape, DType type, float scale, int64_t lo, int64_t hi) {
+    int64_t n = 1;
+    for (int64_t d : shape) n *= d;
+    if (float32_) {
+      std::vector<float> v(static_cast<size_t>(n));
+      for (float& f : v) f = static_cast<float>(draws_.between(lo, hi)) * scale;
+      return tensor(name, shape, DType::kFloat32, {}, bytes_of(v));
+    }
+    std::vector<T> v(static_cast<size_t>(n));
+    for (T& x : v) x = static_cast<T>(draws_.between(lo, hi));
+    return tensor(name, shape, type, quant(scale, 0), bytes_of(v));
+  }
+
+  // Output scale for a sum of `terms` products of values spread like uniform int8 (about 74 steps
+  // standard deviation) so that the result spreads over about 40 steps.
+  static float output_scale(float in_scale, float w_scale, int64_t terms) {
+    return std::sqrt(static_cast<float>(terms)) * 74.f * in_scale * w_scale;
+  }
+
+  // `logits`: the layer feeding the softmax, its outputs spread about 1.5 (not saturating it).
+  TensorId fully_connected(const std::string& name, TensorId x, int64_t in, int64_t out, int64_t act, bool logits = false) {
+    const float sw = logits ? 1.5f / output_scale(scale_of(x), 1.f, in) / 40.f : 0.01f;
+    const float sy = output_scale(scale_of(x), sw, in);
+    TensorId w = constant<int8_t>(name + ".w", {out, in}, DType::kInt8, sw, -127, 127);
+    TensorId b = constant<int32_t>(name + ".b", {out}, DType::kInt32, scale_of(x) * sw, -2000, 2000);
+    TensorId y = activation(name + ".out", out, sy, act == 1 ? -128 : 0);
+    op(name, "fully_connected", {x, w, b}, {y}, {{"activation", act}, {"keep_num_dims", 0}});
+    return y;
+  }
+
+  TensorId svdf(const std::string& name, TensorId x, int64_t in, int64_t filters, int64_t rank, int64_t memory) {
+    const int64_t units = filters / rank;
+    const float swf = 0.01f, ss = output_scale(scale_of(x), swf, in) * 40.f / 3000.f;  // state spread ~3000
+    // Time weights spread uniformly over +-3000 (about 1,732 standard deviation).
+    const float swt = 0.0005f, sy = std::sqrt(static_cast<float>(memory * rank)) * 1732.f * swt * 3000.f * ss / 40.f;
+    TensorId wf = constant<int8_t>(name + ".weights_feature", {filters, in}, DType::kInt8, swf, -127, 127);
+    TensorId wt = constant<int16_t>(name + ".weights_time", {filters, memory}, DType::kInt16, swt, -3000, 3000);
+    TensorId b = constant<int32_t>(name + ".bias", {units}, DType::kInt32, ss * swt, -2000, 2000);
+    TensorId s = float32_ ? tensor(name + ".state", {1, filters * memory}, DType::kFloat32)
+                          : tensor(name + ".state", {1, filters * memory}, DType::kInt16, quant(ss, 0));
+    g.tensors[s].persistent = true;
+    TensorId y = activation(name + ".out", units, sy);
+    op(name, "svdf", {x, wf, wt, b, s}, {y}, {{"rank", rank}, {"activation", 1}});
+    return y;
+  }
+};
+
+}  // namespace arenaplan::test
