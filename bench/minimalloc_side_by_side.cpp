@@ -32,7 +32,7 @@ namespace {
 
 struct Instance {
   const char* name;
-  Bytes best_known;  // the smallest arena known (data README; D and J from issue 19's runs)
+  Bytes best_known;  // the smallest arena known (data README; D and J from arenaplan's own runs)
 };
 const Instance kInstances[] = {{"A", 1048576}, {"B", 1048576}, {"C", 1039360}, {"D", 1031168},
                                {"E", 1048576}, {"F", 1048576}, {"G", 1048576}, {"H", 1048576},

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// The playground's page figures (issue 9), measured in headless Chromium (SwiftShader, software
+// The playground's page figures, measured in headless Chromium (SwiftShader, software
 // GL) on this machine:
 //   payload   gzip -9 and brotli size of what a first visit downloads (goal: compressed < 1.5 MB)
 //   load      navigation to the first drawn frame, median of fresh loads (goal: < 1.5 s)
@@ -160,7 +160,7 @@ async function frameRates(url) {
     console.log(`frames    GPU-process CPU per rasterised frame: bare canvas ${ms(bareMs)}; ` +
                 (canSkip ? `app idle ${ms(idleAll)}, ${st.gpu_rects.queued_rects} rectangles ${ms(stressAll)}`
                          : `app idle ${ms(idle)}, ${st.gpu_rects.queued_rects} rectangles ${ms(stress)}`));
-    // Issue 19's goals are relative to the ceiling measured in the same run (software GL's rate
+    // The goals are relative to the ceiling measured in the same run (software GL's rate
     // depends on the machine and its load far more than on the app).
     console.log(`frames    goals: idle-animating >= 0.80 of the ceiling: ${idle[0] / baseline >= 0.8 ? 'met' : 'NOT met'}; ` +
                 `10,000 rectangles >= 0.50: ${stress[0] / baseline >= 0.5 ? 'met' : 'NOT met'}` +

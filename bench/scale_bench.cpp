@@ -1,4 +1,4 @@
-// Scale benchmark (issue 19 item 4): wall time, CPU time and peak memory of every CLI command
+// Scale benchmark: wall time, CPU time and peak memory of every CLI command
 // against the graph size, on the two shapes a user with a big exported graph has: a residual-style
 // chain (one input, one output) and a chain with thousands of graph outputs. Each command runs as
 // its own `arenaplan` process (stdout drained through a pipe and counted), so the figures are what a

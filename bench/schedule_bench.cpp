@@ -6,7 +6,7 @@
 //
 //   bench_schedule_bench [--time S] [--random N] [--cap-mib M] [--sizes 250,500,1000] [--seeds K]
 // Defaults (10 s per big graph, 10,000 random orders, 256 MiB cap) run in about two minutes.
-// The issue 19 figures: --sizes 1000 --seeds 3 --time 10 (seeds 7, 8, 9).
+// The recorded figures: --sizes 1000 --seeds 3 --time 10 (seeds 7, 8, 9).
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
@@ -143,7 +143,7 @@ int main(int argc, char** argv) {
 
   std::printf("\n== anytime search on wide random DAGs (goal: >= 5%% below both baselines within %.0f s) ==\n",
               time_limit);
-  // Measured on main before issue 19's wide-schedule work (commit 47ea2b2, same shared machine,
+  // Measured on main before the wide-schedule search (commit 47ea2b2, same shared machine,
   // --sizes 1000 --seeds 3 --time 10, about 2.5 s of CPU per 10 s search; 250 and 500 ops with
   // the defaults):
   std::printf("# before (main 47ea2b2, 10 s): seed 7 best 2026.7 LB 626.5 gap 223.5%% vs greedy +24.1%%\n"

@@ -1,4 +1,4 @@
-// The page's two searches with a fixed amount of work (issue 19, item 3): the exact layout solver
+// The page's two searches with a fixed amount of work: the exact layout solver
 // (a node budget) and the schedule search (a state budget), on the same inputs whichever machine
 // runs it. Built natively and as Wasm from this one file; bench/wasm_native_bench.mjs runs both in
 // one go and prints the Wasm/native ratio per instance. A work budget, not a time limit, so both

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// The page's searches in Wasm against native (issue 19, item 3; goal: Wasm within 2x of native).
+// The page's searches in Wasm against native (goal: Wasm within 2x of native).
 // Runs bench/search_budget_bench.cpp built both ways, one after the other in this one run, with
 // the same fixed work budget (exact-layout nodes, schedule states; never a time limit, so both
 // builds do the same search), and prints CPU seconds per instance and the Wasm/native ratio.
@@ -36,7 +36,7 @@ function run(cmd, args) {
   return r.stdout.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l));
 }
 
-// Node 20 runs Emscripten output only without its fetch (TOOLCHAIN.md, trap 4).
+// Node 20 runs Emscripten output only without its fetch (docs/TOOLCHAIN.md, trap 4).
 const native = run(nativeBin, benchArgs);
 const wasm = run(process.execPath, ['--no-experimental-fetch', wasmJs, ...benchArgs]);
 console.log(`same work budget in both builds (${benchArgs.slice(1).join(' ') || 'defaults'}); CPU seconds`);

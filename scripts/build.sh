@@ -6,7 +6,7 @@ set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 what="${1:-all}"
 jobs="${JOBS:-2}"
-export NODE_PATH=/usr/share/nodejs  # emscripten's optimiser needs Debian's acorn (TOOLCHAIN.md)
+export NODE_PATH=/usr/share/nodejs  # emscripten's optimiser needs Debian's acorn (docs/TOOLCHAIN.md)
 
 # ccache (installed by setup.sh; it wraps em++ too) keeps compiled objects outside the clone (~/.cache/ccache), so a
 # fresh clone (CI) or a second worktree rebuilds only what changed; paths are hashed relative to

@@ -37,17 +37,24 @@ if command -v node >/dev/null 2>&1; then
   missing=("${filtered[@]+"${filtered[@]}"}")
 fi
 
-src_list=/etc/apt/sources.list.d/debian-src.sources
+# apt-get source needs deb-src entries. They are derived from the machine's own deb entries, so
+# the sources come from whatever mirror (or snapshot) the machine already uses.
 need_update=0
-if [ ! -f "$src_list" ]; then
-  log "adding a deb-src entry (apt-get source needs it)"
-  cat > "$src_list" <<'SRC'
-Types: deb-src
-URIs: http://deb.debian.org/debian
-Suites: bookworm
-Components: main
-Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
-SRC
+has_deb_src() {
+  grep -qsE '^(Types:.*\bdeb-src\b|deb-src )' /etc/apt/sources.list /etc/apt/sources.list.d/*.sources \
+    /etc/apt/sources.list.d/*.list
+}
+if ! has_deb_src; then
+  log "adding deb-src entries mirroring the machine's deb entries (apt-get source needs them)"
+  for f in /etc/apt/sources.list.d/*.sources; do
+    if [ -f "$f" ]; then sed -E 's/^Types:(.*)\bdeb\b/Types:\1deb-src/' "$f"; fi
+  done > /etc/apt/sources.list.d/arenaplan-src.sources
+  [ -s /etc/apt/sources.list.d/arenaplan-src.sources ] || rm -f /etc/apt/sources.list.d/arenaplan-src.sources
+  for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.list; do
+    if [ -f "$f" ]; then sed -nE 's/^deb (.*)/deb-src \1/p' "$f"; fi
+  done > /etc/apt/sources.list.d/arenaplan-src.list
+  [ -s /etc/apt/sources.list.d/arenaplan-src.list ] || rm -f /etc/apt/sources.list.d/arenaplan-src.list
+  has_deb_src || { log "no deb entry to derive a deb-src entry from"; exit 1; }
   need_update=1
 fi
 if [ "${#missing[@]}" -gt 0 ] || [ "$need_update" = 1 ]; then
@@ -59,7 +66,7 @@ if [ "${#missing[@]}" -gt 0 ]; then
   apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
-# emscripten's JS optimiser needs Debian's acorn (TOOLCHAIN.md, trap 1).
+# emscripten's JS optimiser needs Debian's acorn (docs/TOOLCHAIN.md, trap 1).
 if [ ! -d /usr/share/nodejs/acorn ]; then
   apt-get install -y -qq --no-install-recommends node-acorn >/dev/null
 fi
@@ -102,7 +109,7 @@ if [ ! -d "$root/tests/browser/node_modules/playwright-core" ]; then
   log "npm install (browser tests)"
   (cd "$root/tests/browser" && npm install --no-audit --no-fund --silent)
 fi
-# Real .tflite test fixtures (issue 8): npm packages that ship MediaPipe models (Apache-2.0), at
+# Real .tflite test fixtures: npm packages that ship MediaPipe models (Apache-2.0), at
 # exact versions so the recorded sha256 and figures stay valid. Only the .tflite files are kept,
 # flat in .cache/models/ (ignored); the unit tests fail when they are missing.
 model_packages=(@mediapipe/selfie_segmentation@0.1.1675465747 @mediapipe/face_detection@0.4.1657300184

@@ -322,7 +322,7 @@ std::string summary_text(const AppState& s) {
     text += ". Current step " + std::to_string(s.step) + " of 0.." +
             std::to_string(s.live.steps.size() - 1) + ": " + s.graph.ops[cur.op].name + ", " +
             kib_text(cur.live_bytes) + " live";
-    // Classroom (issue 18): the step's reasons, so a screen reader hears why, not only how much.
+    // Classroom: the step's reasons, so a screen reader hears why, not only how much.
     text += ". " + explain_step(s.graph, s.live, s.step).sentence;
   }
   text += ".";

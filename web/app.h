@@ -378,7 +378,7 @@ struct AppState {
 
   mutable Derived<TflmArenaView> tflm_arena;  // keyed by graph_revision (web/budget_tflm.cpp); a cache
 
-  // ---- Classroom embeds (issue 18; web/embed.cpp) ----
+  // ---- Classroom embeds (web/embed.cpp) ----
   std::string embed_view;   // share-link "embed": one view alone, no menus ("" = the whole app)
   std::string embed_code;   // the last snippet File > Copy embed code made
 };

@@ -1,4 +1,4 @@
-// Budget tab, TFLM section (issue 16): for a graph opened from a .tflite, the whole
+// Budget tab, TFLM section: for a graph opened from a .tflite, the whole
 // `tensor_arena_size` TFLM needs (core/tflite/tflm_arena), with TFLM's own planner and with
 // arenaplan's offline plan, and the breakdown by category. The same core call as `arenaplan
 // tflm-arena MODEL --plan tflm|offline --planner portfolio` (32-bit pointers): the page uses the

@@ -1,4 +1,4 @@
-// Embeds (issue 18): a share link whose "embed" names one view (live, lifetimes, arena, graph,
+// Embeds: a share link whose "embed" names one view (live, lifetimes, arena, graph,
 // cache, exercise:NAME) shows that view alone, without menus, filling its frame, for an <iframe>
 // in slides or a course page. File > Copy embed code makes the snippet for the open view.
 #pragma once

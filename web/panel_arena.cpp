@@ -1,4 +1,4 @@
-// Arena panel (issue 4): the current order's buffers placed in one arena, address across and time
+// Arena panel: the current order's buffers placed in one arena, address across and time
 // down, each buffer a rectangle (hover: name, size, offset, lifetime), the free holes left dark,
 // the current step outlined and the lower bound marked; every planner side by side with its arena
 // size; and the exact solver time-sliced across frames with a progress bar and its best so far.

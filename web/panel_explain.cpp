@@ -1,4 +1,4 @@
-// "Step reasons" panel (issue 18): the current step explained in one sentence by core
+// "Step reasons" panel: the current step explained in one sentence by core
 // (core/teach/explain.h): which buffers are live and why, what was freed, why the peak is the
 // peak. Alt+Left/Right step while the panel has focus; the same sentence goes to the aria-live
 // region through summary_text. Below it, the layout one buffer at a time: TFLM's greedy plan of

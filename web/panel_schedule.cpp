@@ -1,4 +1,4 @@
-// Schedule panel (issue 3): every operator order (when countable) sorted by peak with a histogram
+// Schedule panel: every operator order (when countable) sorted by peak with a histogram
 // of peaks; click one to make it current; step through it (Alt+Left / Alt+Right) watching the live
 // set and live bytes; compare it with a second order step by step; run the optimiser time-sliced
 // across frames with a progress bar, so the page never freezes. Every number comes from core

@@ -25,7 +25,7 @@
 
 namespace arenaplan {
 
-// What to do with per-op scratch (DESIGN.md's 48 KiB during D).
+// What to do with per-op scratch (docs/DESIGN.md's 48 KiB during D).
 enum class ScratchPolicy {
   kInArena,   // an ordinary short-lived arena buffer: the planner builds a new layout around it
   kSeparate,  // keep the layout of the other buffers; scratch goes in a hole during its op if one

@@ -127,7 +127,7 @@ struct DimBound {
   int64_t max = 1;
 };
 
-// Where graph inputs live (DESIGN.md "Graph inputs are live from the first step ...").
+// Where graph inputs live (docs/DESIGN.md "Graph inputs are live from the first step ...").
 enum class InputPolicy {
   kInArena,      // in the arena from step 0 until their last consumer (default)
   kCallerOwned,  // outside the arena: not planned, not counted

@@ -1,4 +1,4 @@
-// The arenaplan-graph JSON format (DESIGN.md "Graph format"). Every error is an InputError whose
+// The arenaplan-graph JSON format (docs/DESIGN.md "Graph format"). Every error is an InputError whose
 // where() is a JSON pointer ("/tensors/B/bytes") or "line L, column C" for syntax errors.
 #pragma once
 

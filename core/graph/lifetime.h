@@ -1,4 +1,4 @@
-// Lifetimes for one operator order (DESIGN.md "Lifetime semantics"): which buffers exist at each
+// Lifetimes for one operator order (docs/DESIGN.md "Lifetime semantics"): which buffers exist at each
 // step, live bytes per step, the peak and the buffers that make it. Layout, simulation and the UI
 // all start from a LiveAnalysis, so every number they show agrees.
 #pragma once

@@ -265,7 +265,7 @@ GreedyPlan tflm_greedy_with(const LayoutProblem& problem, const TimeAxis& axis, 
 
 // The "conflicts" order's key: per buffer, the bytes of the other buffers live at some common
 // step. std::nullopt when the conflict graph would hold more than kMaxConflictEntries entries: the
-// portfolio used to need that graph and left the member out then, and keeps doing so.
+// portfolio then leaves this member out.
 //
 // Counted from the time axis: the others live with buffer i are all but those gone before it
 // starts (end <= begin[i]) and those not yet there when it ends (begin >= end[i]). The sum is exact

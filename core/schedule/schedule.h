@@ -1,4 +1,4 @@
-// Operator schedules (issue 3): every topological order with its peak, how many there are, the
+// Operator schedules: every topological order with its peak, how many there are, the
 // order with the smallest peak live bytes and a proof (or a gap) for it.
 //
 // Every peak here is the peak of analyze_lifetimes(g, order): the search uses an incremental model

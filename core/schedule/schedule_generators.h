@@ -43,7 +43,7 @@ Graph skip_chain_graph(int ops, int reach, uint64_t seed);
 // (recent layers mostly, some long skips); sizes log-uniform between 1 and 64 KiB.
 Graph wide_random_dag(int ops, uint64_t seed);
 
-// The scale shapes of issue 19 (bench/scale_bench.cpp, the linear-time tests), both `ops` ops:
+// The scale shapes (bench/scale_bench.cpp, the linear-time tests), both `ops` ops:
 // a residual-style chain (blocks conv -> conv -> add(skip), 8-64 KiB activations, some scratch)
 // with one graph input and one graph output, whose file order already meets the peak's lower
 // bound...

@@ -1,4 +1,4 @@
-// JSON and text views of schedule results: the `arenaplan schedule` contract (issue 3), shared by the CLI,
+// JSON and text views of schedule results: the `arenaplan schedule` contract, shared by the CLI,
 // the browser and the tests so every number is spelled once.
 #pragma once
 

@@ -8,7 +8,7 @@
 //   steps[2].sentence  // "Step 2 runs D: A 32 KiB (read by D now), B 96 KiB (read later by C at
 //                      //  step 3) and D 64 KiB (made by D now) = 192 KiB live. This is the peak, ..."
 //
-// Why a buffer is live at step t (the first reason that applies, DESIGN.md "Lifetime semantics"):
+// Why a buffer is live at step t (the first reason that applies, docs/DESIGN.md "Lifetime semantics"):
 //   made now       an output of the op running at t
 //   read now       an input of the op running at t
 //   scratch        the running op's scratch buffer

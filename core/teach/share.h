@@ -21,9 +21,9 @@ struct ShareState {
   std::string panel;       // the open panel's title
   int current_step = 0;
   JsonOut panels = JsonOut::object();  // per-panel settings by panel key (planner, budget, cache lab, ...)
-  // Classroom (issue 18): an assignment set (core/teach/assignment.h), null when the link has none.
+  // Classroom: an assignment set (core/teach/assignment.h), null when the link has none.
   JsonOut assignment;
-  // One view alone, without menus, for an <iframe> (issue 18): "live", "lifetimes", "arena",
+  // One view alone, without menus, for an <iframe>: "live", "lifetimes", "arena",
   // "graph", "cache" or "exercise:NAME"; "" for the whole playground.
   std::string embed;
 };

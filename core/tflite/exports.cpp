@@ -227,8 +227,8 @@ std::string plan_minimalloc_csv(const PlanView& v) {
 
 namespace {
 
-// plan_report_json's members in document order, "analysis" left null: it is the one part that
-// grows faster than the graph (every step's live list), so the streamed report writes it apart.
+// plan_report_json's members in document order, "analysis" left null: it is the largest part (an
+// entry per step and per buffer), so the streamed report writes it apart.
 JsonOut plan_report_without_analysis(const PlanView& v, const PlanSource& s) {
   JsonOut out;
   out["source"] = {{"name", s.name}, {"sha256", s.sha256}, {"tool", std::string("arenaplan ") + ARENAPLAN_VERSION}};

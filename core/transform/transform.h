@@ -1,4 +1,4 @@
-// What-if graph rewrites (issue 11): each is a pure Graph -> Graph function with its legality
+// What-if graph rewrites: each is a pure Graph -> Graph function with its legality
 // check. A refused rewrite throws InputError("<spec>", "<reason>"), e.g.
 //   "inplace:relu: refused: input y is still read by op q, which runs after relu".
 // Every result has gone through link_tensors + validate_graph, and its file order is a valid

@@ -1,4 +1,4 @@
-// The automatic rewrite search (issue 20): which legal rewrites, in which order, minimise the
+// The automatic rewrite search: which legal rewrites, in which order, minimise the
 // peak of a graph, or, with a budget, the extra MACs subject to peak <= budget. Anytime: it can
 // be stopped (time limit, evaluation budget, cancel) and still returns the best sequence found,
 // re-planned, verified and simulated bit-exact through run_whatif, with a lower bound on the

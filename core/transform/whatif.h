@@ -1,4 +1,4 @@
-// What-if comparison (issue 11): apply a list of rewrites (transform.h) and show before/after
+// What-if comparison: apply a list of rewrites (transform.h) and show before/after
 // numbers that are RECOMPUTED after every change, never added up: lifetimes, a verified arena
 // plan and a simulated run (cycles, oracles) for the graph as it stands after each step.
 //

@@ -1,4 +1,4 @@
-// Assignments (issue 18): a link carrying a set gives every fresh page the same questions; the
+// Assignments: a link carrying a set gives every fresh page the same questions; the
 // result file the page exports is graded by the CLI (core checks every answer), and a tampered
 // copy is rejected. The CLI is the native build next to the site (ARENAPLAN_CLI overrides it).
 import assert from 'node:assert/strict';
@@ -62,7 +62,7 @@ test('a result file exported by the page is graded by the CLI; a tampered copy i
   const { page, errors } = await openAt(t, fragmentFor(SET));
   await click(page, 'exercise.select.exercise_predict_peak');
   await clickField(page, 'exercise.answer');
-  await typeText(page, '192 KiB');  // DESIGN.md: ABDCEF peaks at 192 KiB
+  await typeText(page, '192 KiB');  // docs/DESIGN.md: ABDCEF peaks at 192 KiB
   await click(page, 'exercise.check');
   let s = await state(page);
   assert.equal(s.exercise.correct, true, s.exercise.feedback);

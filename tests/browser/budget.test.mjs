@@ -1,4 +1,4 @@
-// The budget panel of issue 5: the article's budget in the browser (same core JSON as the CLI),
+// The budget panel: the article's budget in the browser (same core JSON as the CLI),
 // recomputed when the order or a reservation changes through real mouse and keyboard input.
 import assert from 'node:assert/strict';
 import { chord, click, clickField, screenshot, state, test, typeText, waitFrames } from './harness.mjs';

@@ -1,4 +1,4 @@
-// The cache-lab exercise of issue 7, driven through the UI with real clicks and read back from
+// The cache-lab exercise, driven through the UI with real clicks and read back from
 // the exported counters.
 import assert from 'node:assert/strict';
 import { click, screenshot, state, test } from './harness.mjs';

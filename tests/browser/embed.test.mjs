@@ -1,4 +1,4 @@
-// Embeds (issue 18): a link with "embed" shows one view alone, without the menu bar, filling the
+// Embeds: a link with "embed" shows one view alone, without the menu bar, filling the
 // <iframe> it is in; File > Copy embed code gives the snippet for the open view.
 import assert from 'node:assert/strict';
 import zlib from 'node:zlib';

@@ -150,7 +150,7 @@ test('exercise: the plan kinds in the page: spot the broken rule, pick the plann
   assert.match(e.feedback, /buffers A and D overlap/);
   assert.equal(e.score, 8);
   await click(page, 'exercise.select.exercise_fit_budget');
-  e = await answer(page, 'naive');  // naive gives every buffer its own bytes: 240 KiB (DESIGN.md)
+  e = await answer(page, 'naive');  // naive gives every buffer its own bytes: 240 KiB (docs/DESIGN.md)
   assert.equal(e.correct, false);
   assert.match(e.feedback, /240 KiB/);
   e = await answer(page, 'portfolio');

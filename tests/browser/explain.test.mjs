@@ -1,4 +1,4 @@
-// Step-through with reasons (issue 18): stepping back and forth shows core's sentence for each
+// Step-through with reasons: stepping back and forth shows core's sentence for each
 // step in the "Step reasons" panel and in the aria-live region.
 import assert from 'node:assert/strict';
 import { chord, click, screenshot, state, test, waitFrames } from './harness.mjs';
@@ -12,7 +12,7 @@ test('stepping back and forth with Alt+Left/Right shows the reasons, also in the
   await click(page, 'explain.next');
   let s = await state(page);
   assert.equal(s.step, 2);
-  // DESIGN.md: ABDCEF peaks at 192 KiB during D, where A, B and D are live; B waits for C.
+  // docs/DESIGN.md: ABDCEF peaks at 192 KiB during D, where A, B and D are live; B waits for C.
   assert.match(s.step_explanation.sentence, /^Step 2 runs D: .*B 96 KiB \(read later by C at step 3\).*= 192 KiB live\./);
   assert.match(s.step_explanation.sentence, /This is the peak, 192 KiB/);
   await waitFrames(page, 2);

@@ -1,4 +1,4 @@
-// What a frame costs in software GL (issue 19 item 6): unchanged pictures are not rasterised
+// What a frame costs in software GL: unchanged pictures are not rasterised
 // again, a static rectangle view is drawn from its cached layer, and big opaque rectangles are
 // cleared instead of shaded, each without changing a pixel of what the page shows.
 import assert from 'node:assert/strict';

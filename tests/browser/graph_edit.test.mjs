@@ -1,5 +1,5 @@
 // The Graph tab: the layered DAG view and its structural editor, driven through real clicks on the
-// canvas and typing into its fields; numbers read back from the exported state. DESIGN.md's rules
+// canvas and typing into its fields; numbers read back from the exported state. docs/DESIGN.md's rules
 // predict every peak checked here.
 import assert from 'node:assert/strict';
 import { chord, click, clickField, openBigGraph, openGraphTab, screenshot, state, test, typeInto, typeText,

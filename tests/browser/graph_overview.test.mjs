@@ -1,4 +1,4 @@
-// Deep graphs you can read (issue 17 item 2): the Graph tab's overview of the whole DAG, search by
+// Deep graphs you can read: the Graph tab's overview of the whole DAG, search by
 // name, follow-step on a real network, labels culled when zoomed out. Every fact is read from the
 // exported state (graph_view) and checked against the graph the test built or the model's order.
 import assert from 'node:assert/strict';

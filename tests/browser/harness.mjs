@@ -1,5 +1,5 @@
 // Shared helpers for the browser tests: serve the site, launch Debian's chromium with the flags
-// TOOLCHAIN.md verified, open the page and wait for the app, and read the exported state.
+// docs/TOOLCHAIN.md verified, open the page and wait for the app, and read the exported state.
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -19,7 +19,7 @@ export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 export const registered = [];
 export function test(name, fn) { registered.push({ name, fn }); }
 
-// A fresh chromium profile per launch (TOOLCHAIN.md); launchPersistentContext is how playwright
+// A fresh chromium profile per launch (docs/TOOLCHAIN.md); launchPersistentContext is how playwright
 // takes a --user-data-dir. deviceScaleFactor is a property of the context, hence per launch.
 // Service workers are blocked unless asked for: the page's offline cache would otherwise answer
 // requests that tests intercept with page.route (a missing or corrupt app.wasm).

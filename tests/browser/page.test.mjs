@@ -1,4 +1,4 @@
-// The page of issue 2: loads cleanly, draws the real UI, reports the two-branch numbers, and
+// The page: loads cleanly, draws the real UI, reports the two-branch numbers, and
 // changes them through real mouse and keyboard input (never through the JS API).
 import assert from 'node:assert/strict';
 import { chord, click, cliJson, launch, screenshot, state, test, waitFrames } from './harness.mjs';
@@ -13,7 +13,7 @@ test('the page loads with no console errors and the canvas is not blank', async 
   assert.ok(shot.distinct > 12, `screenshot has only ${shot.distinct} distinct colours`);
   const overlayHidden = await page.evaluate(() => document.getElementById('overlay').hidden);
   assert.ok(overlayHidden, 'the loading overlay is gone');
-  // Load time and payload (issue 9's goals) are measured by bench/page_bench.mjs, not here.
+  // Load time and payload (the page's goals) are measured by bench/page_bench.mjs, not here.
 });
 
 test('two-branch is loaded by default and peaks at 139264 bytes (136 KiB during C)', async (t) => {

@@ -1,4 +1,4 @@
-// Panel state derived once per change (issue 15 part 6): the Simulator runs its simulation once per
+// Panel state derived once per change: the Simulator runs its simulation once per
 // change of the graph, the order or its settings, never per frame; the Graph tab lays the DAG out
 // once per graph, not per order change or undo. Counts come from the exported state.
 import assert from 'node:assert/strict';

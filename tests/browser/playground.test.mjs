@@ -1,4 +1,4 @@
-// The playground as a whole tool (issue 9): undo/redo of edits by keyboard and menu, exports
+// The playground as a whole tool: undo/redo of edits by keyboard and menu, exports
 // (PNG of the view, the verified plan report), panel settings in share links, reduced motion,
 // and the page working offline once loaded.
 import assert from 'node:assert/strict';

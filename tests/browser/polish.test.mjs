@@ -1,4 +1,4 @@
-// Issue 17 (a page for real models and real boards): the board library with a real model, a board
+// A page for real models and real boards: the board library with a real model, a board
 // file opened and edited, no text past its panel and no overprinted labels at four screen sizes
 // (screenshots of every tab kept), the text size in share links and local storage, the welcome
 // card once, and the small things (bare exercise answers, "Link copied", clear refusals, state()

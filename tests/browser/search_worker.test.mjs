@@ -1,4 +1,4 @@
-// The page's long searches (issue 19, item 3) run in a Web Worker: the page keeps drawing while
+// The page's long searches run in a Web Worker: the page keeps drawing while
 // they search, shows progress, can cancel, verifies what comes back, and with a work budget finds
 // exactly what the native build finds with the same budget (bench_search_budget_bench --graph).
 import assert from 'node:assert/strict';

@@ -1,4 +1,4 @@
-// Share links (issue 9): the state travels in the URL fragment and comes back with the same
+// Share links: the state travels in the URL fragment and comes back with the same
 // numbers and view; a corrupt, truncated or future-version link shows a message and the default.
 import assert from 'node:assert/strict';
 import { click, openAt, screenshot, state, test, waitFrames } from './harness.mjs';

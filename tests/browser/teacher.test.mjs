@@ -1,4 +1,4 @@
-// Teacher tools (issue 18): the assignment builder in the page makes a link that two fresh pages
+// Teacher tools: the assignment builder in the page makes a link that two fresh pages
 // open with the same questions; result files dropped on the page are graded by the same core
 // function as `arenaplan exercise grade`, so the page's table equals the CLI's, rejected files and
 // reasons included (a lowered wrong-answer count is caught by the attempt log).
@@ -101,7 +101,7 @@ test('result files dropped on the page give the table `exercise grade` prints, r
       assert.equal(r.status, 0, r.stderr);
       return JSON.parse(readFileSync(join(dir, file), 'utf8'));
     };
-    result('Ada', 'ada.json', '192 KiB', 'freed-early A');  // DESIGN.md: ABDCEF peaks at 192 KiB
+    result('Ada', 'ada.json', '192 KiB', 'freed-early A');  // docs/DESIGN.md: ABDCEF peaks at 192 KiB
     const alan = result('Alan', 'alan.json', '150 KiB', 'overlap A D');
     // Eve lowers Alan's wrong-answer count: the attempt log, replayed by core, disagrees.
     const eve = structuredClone(alan);

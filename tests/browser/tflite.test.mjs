@@ -1,4 +1,4 @@
-// A real .tflite model opened in the page (issue 8): imported locally by core, shown everywhere.
+// A real .tflite model opened in the page: imported locally by core, shown everywhere.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';

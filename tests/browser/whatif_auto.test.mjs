@@ -1,4 +1,4 @@
-// The What-if tab's "Fit automatically" (issue 20): the search runs a slice per frame (the page
+// The What-if tab's "Fit automatically": the search runs a slice per frame (the page
 // keeps drawing), finds the same sequence and peak as `arenaplan transform --auto`, and its
 // rewrites can be taken into the list.
 import assert from 'node:assert/strict';

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 
 const KiB = 1024;
 
-// The two-branch graph with DESIGN.md's 48 KiB scratch during D, in a temporary file.
+// The two-branch graph with docs/DESIGN.md's 48 KiB scratch during D, in a temporary file.
 function scratchGraph() {
   const g = JSON.parse(readFileSync('examples/two_branch.json', 'utf8'));
   g.ops.find((op) => op.name === 'D').scratch_bytes = '48KiB';

@@ -1,4 +1,4 @@
-// Determinism (issue 10): the same input gives the same plan and numbers natively and in Wasm,
+// Determinism: the same input gives the same plan and numbers natively and in Wasm,
 // run after run. Runs the native CLI (argv) and the Wasm build of the same CLI under Node
 // (ARENAPLAN_WASM_CLI, set by scripts/test.sh) on every built-in graph example.
 import assert from 'node:assert/strict';

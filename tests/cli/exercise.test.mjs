@@ -100,7 +100,7 @@ export const tests = [
     assert.equal(r.status, 2);
     assert.match(r.stderr, /bad\.json: \/answer: unknown key/);
   })],
-  ['generate writes an exercise file that show prints and check grades (the issue 18 contract)', (cli) => withTempDir((dir) => {
+  ['generate writes an exercise file that show prints and check grades', (cli) => withTempDir((dir) => {
     for (const kind of ['predict-peak', 'find-order', 'place-tensor', 'cache-misses', 'fit-budget', 'broken-rule']) {
       const file = join(dir, `${kind}.json`);
       const r = cli('exercise', 'generate', '--kind', kind, '--difficulty', '3', '--seed', '7', '-o', file);
@@ -194,7 +194,7 @@ export const tests = [
       assert.equal(r.status, 0, r.stderr);
       return JSON.parse(readFileSync(join(dir, file), 'utf8'));
     };
-    const ada = result('Ada', 'ada.json', '192 KiB');  // DESIGN.md: ABDCEF peaks at 192 KiB
+    const ada = result('Ada', 'ada.json', '192 KiB');  // docs/DESIGN.md: ABDCEF peaks at 192 KiB
     assert.equal(ada.score, 10);
     result('Alan', 'alan.json', '150 KiB');
     const tampered = { ...ada, student: 'Eve', score: 20 };

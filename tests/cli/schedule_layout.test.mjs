@@ -1,4 +1,4 @@
-// `arenaplan schedule` (issue 3) and `arenaplan layout` / `verify` (issue 4): the contracts.
+// `arenaplan schedule` and `arenaplan layout` / `verify`: the contracts.
 import assert from 'node:assert/strict';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

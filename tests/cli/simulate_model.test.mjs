@@ -1,4 +1,4 @@
-// Real networks in the simulated arena (issue 21): raw inputs in, raw outputs out, stand-ins named.
+// Real networks in the simulated arena: raw inputs in, raw outputs out, stand-ins named.
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, readdirSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';

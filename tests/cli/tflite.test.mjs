@@ -1,4 +1,4 @@
-// .tflite models on the command line (issue 8): import, export, and a model wherever a graph goes.
+// .tflite models on the command line: import, export, and a model wherever a graph goes.
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';

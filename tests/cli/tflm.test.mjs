@@ -1,4 +1,4 @@
-// arenaplan tflm-arena (issue 16): the tensor_arena_size TFLM needs, against figures measured in
+// arenaplan tflm-arena: the tensor_arena_size TFLM needs, against figures measured in
 // the real TFLM interpreter (../shared/data/tflm-reference/README.md).
 import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';

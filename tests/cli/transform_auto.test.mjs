@@ -1,4 +1,4 @@
-// `arenaplan transform --auto` (issue 20): never above the README's best hand-written sequences,
+// `arenaplan transform --auto`: never above the README's best hand-written sequences,
 // the --report --json contract plus "auto", the budget exit status and bad input.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';

@@ -1,5 +1,5 @@
 // `transform --auto --report --json` on a generated int8 model with MCUNet-VWW's first-stage shapes
-// (issue 20): the search finds foldpad then stream, moves the entry QUANTIZE to the caller, and
+//: the search finds foldpad then stream, moves the entry QUANTIZE to the caller, and
 // ends at or below TinyEngine's published 59 kB, bit-exact and verified. The model is written
 // here: a JSON description in the TFLite schema's field names, compiled by Debian's flatc (a build
 // tool of the project) against a schema holding the facts of the published format this model uses.
@@ -151,7 +151,7 @@ export const tests = [
         '--time-limit', '300');
       assert.equal(r.status, 0, r.stderr);
       const j = r.json;
-      // Today's keys and the auto block (issue 20's contract).
+      // Today's keys and the auto block (the contract).
       for (const key of ['before', 'after', 'outputs', 'steps', 'auto']) assert.ok(key in j, `missing ${key}`);
       for (const key of ['budget_bytes', 'lower_bound_bytes', 'applied', 'extra_macs', 'kinds'])
         assert.ok(key in j.auto, `missing auto.${key}`);

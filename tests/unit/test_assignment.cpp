@@ -32,7 +32,7 @@ std::string ada_result(const Assignment& a) {
   const std::vector<Exercise> qs = assignment_exercises(a, "Ada");
   std::vector<ExerciseProgress> p(qs.size());
   submit_answer(qs[0], p[0], "150 KiB");
-  submit_answer(qs[0], p[0], "192 KiB");  // two_branch ABDCEF peaks at 192 KiB (DESIGN.md)
+  submit_answer(qs[0], p[0], "192 KiB");  // two_branch ABDCEF peaks at 192 KiB (docs/DESIGN.md)
   return result_json(a, "Ada", p).dump();
 }
 

@@ -1,4 +1,4 @@
-// DESIGN.md's budget, end to end: graph -> lifetimes -> plan_arena -> memory map -> budget.
+// docs/DESIGN.md's budget, end to end: graph -> lifetimes -> plan_arena -> memory map -> budget.
 #include <doctest/doctest.h>
 
 #include "core/budget/board.h"
@@ -26,7 +26,7 @@ Run run(Graph g, const std::string& order, MemoryMap board, BudgetOptions option
   return {std::move(g), std::move(live), std::move(board), std::move(b)};
 }
 
-// The two-branch graph with DESIGN.md's 48 KiB scratch during D.
+// The two-branch graph with docs/DESIGN.md's 48 KiB scratch during D.
 Graph two_branch_with_scratch() {
   std::string text = *find_example("two_branch");
   const std::string d = R"("inputs": ["A"], "outputs": ["D"])";

@@ -1,4 +1,4 @@
-// The cache lab (DESIGN.md "Cache lab"): LRU with stride streams, FIFO, Belady's OPT, sets.
+// The cache lab (docs/DESIGN.md "Cache lab"): LRU with stride streams, FIFO, Belady's OPT, sets.
 #include <doctest/doctest.h>
 
 #include <functional>

@@ -105,7 +105,7 @@ TEST_CASE("predict_peak: 192 KiB for ABDCEF in every spelling; wrong answers say
 TEST_CASE("find_order: exactly the two orders that peak at 136 KiB are below 140 KiB") {
   const Exercise ex = builtin("exercise_find_order");
   CHECK(ex.limit_bytes == 140 * KiB);
-  // The six valid orders and their peaks, worked out by hand from DESIGN.md's sizes.
+  // The six valid orders and their peaks, worked out by hand from docs/DESIGN.md's sizes.
   const std::pair<const char*, Bytes> orders[] = {{"A,B,C,D,E,F", 136}, {"A,B,D,C,E,F", 192}, {"A,B,D,E,C,F", 192},
                                                   {"A,D,B,C,E,F", 192}, {"A,D,B,E,C,F", 192}, {"A,D,E,B,C,F", 136}};
   for (const auto& entry : orders) {
@@ -202,7 +202,7 @@ TEST_CASE("cache_misses: C = 2, s = 4 misses all 17 requests; a made-up C = 4 ex
   CHECK(check_answer(ex, "18").feedback.find("only 17 requests") != std::string::npos);
   CHECK_FALSE(check_answer(ex, "seventeen").correct);
   CHECK_FALSE(check_answer(ex, "-17").correct);
-  // DESIGN.md: C = 4, s = 4: 4 misses then hits.
+  // docs/DESIGN.md: C = 4, s = 4: 4 misses then hits.
   const Exercise four = parse_exercise_json(doc("cache_misses", R"("capacity":4,"stride":4,"requests":17)"));
   CHECK(check_answer(four, "4").correct);
   CHECK(check_answer(four, "17").feedback.find("too high") != std::string::npos);

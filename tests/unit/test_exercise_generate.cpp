@@ -145,7 +145,7 @@ TEST_CASE("a generated file is an ordinary exercise file that says how it was ma
 }
 
 TEST_CASE("find_order with peak_at_most accepts an order peaking exactly at the bound, any such order") {
-  // two_branch: ABCDEF peaks at 136 KiB, ABDCEF at 192 KiB (DESIGN.md).
+  // two_branch: ABCDEF peaks at 136 KiB, ABDCEF at 192 KiB (docs/DESIGN.md).
   const std::string text = R"({"format":"arenaplan-exercise","name":"t","question":"Q?","kind":"find_order",
     "graph":"two_branch","peak_at_most":"136KiB"})";
   const Exercise ex = parse_exercise_json(text);

@@ -1,5 +1,5 @@
 // The exercise kinds about whole plans (core/teach/exercise.h): fit_budget and broken_rule, on
-// the two-branch graph whose facts DESIGN.md states. In the order A, B, C, D, E, F the buffers are
+// the two-branch graph whose facts docs/DESIGN.md states. In the order A, B, C, D, E, F the buffers are
 // I 16 KiB (step 0), A 32 (0..3: D reads it at step 3), B 96 (1..2), C 8 (2..5), D 64 (3..4),
 // E 8 (4..5), F 16 (5); all of them sum to 240 KiB, and the peak is 136 KiB.
 #include <doctest/doctest.h>

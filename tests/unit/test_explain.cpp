@@ -1,4 +1,4 @@
-// Step-through with reasons (core/teach/explain.h): the sentences say what DESIGN.md's worked
+// Step-through with reasons (core/teach/explain.h): the sentences say what docs/DESIGN.md's worked
 // example says, and every lifetime rule gives its own reason.
 #include <doctest/doctest.h>
 

@@ -1,5 +1,5 @@
 // Structural graph edits (core/graph/graph_edit.h): each edit on the two-branch graph with the analysis
-// recomputed and checked against DESIGN.md's lifetime rules (counted independently below), every
+// recomputed and checked against docs/DESIGN.md's lifetime rules (counted independently below), every
 // refusal naming its place and leaving the input alone, renames that keep in-place and async
 // references right, and random edit sequences that end in a valid graph or an InputError.
 #include <algorithm>
@@ -14,7 +14,7 @@ using namespace arenaplan::test;
 
 namespace {
 
-// DESIGN.md "Lifetime semantics", counted the plain way for graphs without in-place/async/
+// docs/DESIGN.md "Lifetime semantics", counted the plain way for graphs without in-place/async/
 // persistent tensors: a tensor is live from its producer's step (step 0 for graph inputs) to its
 // last reader's step, graph outputs to the end; an op's scratch only during its step.
 std::vector<Bytes> naive_live_kib(const Graph& g, const std::vector<std::string>& order) {

@@ -109,7 +109,7 @@ TEST_CASE("tflm-greedy: offline-planned buffers keep their offsets and are place
 }
 
 TEST_CASE("tflm-greedy reproduces the real TFLM GreedyMemoryPlanner on the MiniMalloc benchmark files") {
-  // Measured with TFLM itself (issue 4). The data folder exists wherever the tests run: a missing
+  // Measured with TFLM itself. The data folder exists wherever the tests run: a missing
   // file fails the test rather than skipping it.
   const std::string dir = "/work/shared/data/minimalloc/";
   const std::vector<std::pair<std::string, Bytes>> expected = {

@@ -1,4 +1,4 @@
-// The article's scratch question (DESIGN.md): 48 KiB of scratch during D in order ABCDEF.
+// The article's scratch question (docs/DESIGN.md): 48 KiB of scratch during D in order ABCDEF.
 #include <doctest/doctest.h>
 
 #include "core/layout/fragmentation.h"

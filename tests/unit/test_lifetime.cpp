@@ -1,4 +1,4 @@
-// DESIGN.md "Lifetime semantics" and the two-branch worked numbers.
+// docs/DESIGN.md "Lifetime semantics" and the two-branch worked numbers.
 #include <doctest/doctest.h>
 
 #include "tests/unit/test_support.h"

@@ -1,4 +1,4 @@
-// Kernel-level rewrites (issue 20): pad folding (foldpad:PAD) and in-place depthwise / pointwise
+// Kernel-level rewrites: pad folding (foldpad:PAD) and in-place depthwise / pointwise
 // convs (inplace:OP). Legality refusals name the op and the reason; the kernels are checked
 // against the ordinary kernels (bit for bit) and against naive loops written from TFLite's
 // semantics; random rewrite sequences over generated MobileNet-style int8 graphs must keep the

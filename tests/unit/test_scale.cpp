@@ -1,4 +1,4 @@
-// Issue 19 item 4: the linear-time lifetime analysis, views and schedule bound agree with the
+// Scale: the linear-time lifetime analysis, views and schedule bound agree with the
 // straightforward (quadratic) computations they replaced, on random graphs with every lifetime
 // feature, the two scale shapes and the built-in examples. Speed is measured in
 // bench/scale_bench.cpp, never here.

@@ -1,4 +1,4 @@
-// Issue 3: operator schedules. Truths are independent of the code under test: the article's
+// Operator schedules. Truths are independent of the code under test: the article's
 // numbers, and brute force over every permutation of small random graphs, each peak computed by
 // analyze_lifetimes.
 #include <doctest/doctest.h>

@@ -1,4 +1,4 @@
-// Issue 19: wide schedules. The suffix lower bound and the anytime search on wide graphs, checked
+// Wide schedules. The suffix lower bound and the anytime search on wide graphs, checked
 // against truths independent of the code: brute force over every permutation of small random
 // graphs (analyze_lifetimes' peaks and last steps), and "every graph output is live at the end".
 #include <doctest/doctest.h>

@@ -98,8 +98,8 @@ TEST_CASE("shapes: every real model at hand propagates to the shapes it declares
     CAPTURE(file);
     check_shapes_round_trip(import_tflite(test::read_model_fixture(file)).graph);
   }
-  for (const char* file : {"person_detect.tflite", "keyword_scrambled_8bit.tflite"}) {
+  for (const char* file : {"int8_inception.tflite", "int8_branches_small.tflite", "svdf_int8.tflite", "svdf_float.tflite"}) {
     CAPTURE(file);
-    check_shapes_round_trip(import_tflite(test::read_tflm_reference(file)).graph);
+    check_shapes_round_trip(import_tflite(test::read_tflm_fixture(file)).graph);
   }
 }

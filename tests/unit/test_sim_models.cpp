@@ -16,7 +16,7 @@
 namespace arenaplan {
 namespace {
 
-const std::string kReference = "/work/shared/data/tflm-reference/";
+const std::string kFixtures = std::string(AP_SOURCE_DIR) + "/tests/unit/data/tflm/";
 
 uint64_t fnv1a64(const std::vector<uint8_t>& b) {
   uint64_t h = 0xcbf29ce484222325ull;
@@ -95,8 +95,8 @@ TEST_CASE("person_detect fed person_detect.input.bin gives TFLM's output bytes 6
 
 TEST_CASE("every model at hand simulates with all oracles green under the best plan and TFLM's greedy plan") {
   std::vector<std::string> paths;
-  for (const char* f : {"person_detect.tflite", "keyword_scrambled.tflite", "keyword_scrambled_8bit.tflite"})
-    paths.push_back(kReference + f);
+  for (const char* f : {"int8_inception.tflite", "int8_branches_small.tflite", "svdf_int8.tflite", "svdf_float.tflite"})
+    paths.push_back(kFixtures + f);
   for (const char* f : {"face_detection_short_range.tflite", "face_detection_full_range.tflite",
                         "face_detection_full_range_sparse.tflite", "hand_landmark_lite.tflite", "hand_landmark_full.tflite",
                         "selfie_segmentation.tflite", "selfie_segmentation_landscape.tflite"})

@@ -30,18 +30,10 @@ inline std::string read_model_fixture(const std::string& file) {
   return read_test_file(std::string(AP_SOURCE_DIR) + "/.cache/models/" + file);
 }
 
-// A model of ../shared/data/tflm-reference (TFLM's own test models with figures measured in the
-// real TFLM interpreter): next to the repository (/work/main -> /work/shared), next to the
-// worktrees folder (/work/wt/NAME -> /work/shared), or at the machine's own /work/shared (a CI
-// clone elsewhere).
-inline std::string read_tflm_reference(const std::string& file) {
-  const std::string root = std::string(AP_SOURCE_DIR);
-  for (const std::string& dir : {root + "/../shared/data/tflm-reference/", root + "/../../shared/data/tflm-reference/",
-                                 std::string("/work/shared/data/tflm-reference/")}) {
-    std::ifstream probe(dir + file, std::ios::binary);
-    if (probe.good()) return read_test_file(dir + file);
-  }
-  return read_test_file(root + "/../shared/data/tflm-reference/" + file);  // fails, naming the path
+// A model of tests/unit/data/tflm/ (written by the project, with figures measured in the real
+// TFLM interpreter recorded in its README.md).
+inline std::string read_tflm_fixture(const std::string& file) {
+  return read_test_file(std::string(AP_SOURCE_DIR) + "/tests/unit/data/tflm/" + file);
 }
 
 // Adds a buffer to a crafted layout problem, by default with alignment 1.

@@ -1,4 +1,4 @@
-// What-if rewrites (issue 11): each keeps the simulator's outputs bit for bit (quantization: a
+// What-if rewrites: each keeps the simulator's outputs bit for bit (quantization: a
 // documented tolerance), each refuses illegal cases with the reason.
 #include <doctest/doctest.h>
 

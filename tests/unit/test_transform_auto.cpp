@@ -1,4 +1,4 @@
-// The automatic rewrite search (issue 20): never worse than hand-written sequences or the best
+// The automatic rewrite search: never worse than hand-written sequences or the best
 // single rewrite, a lower bound that never exceeds what it finds, budgets, MAC caps, slicing.
 #include <doctest/doctest.h>
 

@@ -1,4 +1,4 @@
-// What-if comparison (issue 11): savings recomputed on the combined graph, never summed; every
+// What-if comparison: savings recomputed on the combined graph, never summed; every
 // step re-planned, re-verified and re-simulated.
 #include <doctest/doctest.h>
 
