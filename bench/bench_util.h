@@ -7,6 +7,7 @@
 #pragma once
 
 #include <chrono>
+#include <cstdlib>
 #include <ctime>
 #include <fstream>
 #include <sstream>
@@ -35,6 +36,15 @@ inline double cpu_now() {
 #else
   return static_cast<double>(std::clock()) / CLOCKS_PER_SEC;
 #endif
+}
+
+// The folder of MiniMalloc's benchmark files (google/minimalloc's `challenging/` instances,
+// A.1048576.csv ... K.1048576.csv): --data DIR, else $ARENAPLAN_MINIMALLOC_DATA. They are not part
+// of this repository; without either the instances are reported absent.
+inline std::string minimalloc_data_dir(const std::string& given) {
+  if (!given.empty()) return given;
+  const char* env = std::getenv("ARENAPLAN_MINIMALLOC_DATA");
+  return env && *env ? env : "(no --data DIR or ARENAPLAN_MINIMALLOC_DATA)";
 }
 
 // A whole file's bytes into `out`; false when it cannot be opened (the caller says which file).

@@ -42,7 +42,7 @@ using bench::read_text;
 
 int main(int argc, char** argv) {
   double limit = 10.0;
-  std::string dir = "/work/shared/data/minimalloc";
+  std::string dir;
   std::string only;
   bool random = true, instances = true;
   for (int i = 1; i < argc; ++i) {
@@ -52,6 +52,7 @@ int main(int argc, char** argv) {
     else if (!std::strcmp(argv[i], "--random-only")) instances = false;
     else if (!std::strcmp(argv[i], "--no-random")) random = false;
   }
+  dir = bench::minimalloc_data_dir(dir);
   if (instances) {
     std::printf("MiniMalloc challenging instances, exact planner (portfolio seed) with a %.1f s limit\n", limit);
     std::printf("%-3s %8s %9s %9s %9s %8s %8s %8s %8s %6s  %s\n", "", "buffers", "bound", "best-known", "tflm",

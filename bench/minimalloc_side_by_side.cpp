@@ -6,7 +6,7 @@
 //
 //   bench_minimalloc_side_by_side [--time-limit S] [--data DIR] [--only D,J] [--max-nodes N]
 //                                 [--no-minimalloc] [--keep-going] [--trace]
-// MiniMalloc's binary: $ARENAPLAN_MINIMALLOC, else /work/scratch/exactjd/minimalloc/out/minimalloc;
+// MiniMalloc's binary: $ARENAPLAN_MINIMALLOC (a build of google/minimalloc made by hand);
 // when it is absent that half prints "skipped: ..." and ours still runs. --max-nodes stops our
 // search after N nodes instead of (as well as) the time limit: node counts do not depend on the
 // machine's load, so strategies can be compared with them on a shared machine. Ours stops at the
@@ -134,7 +134,7 @@ double run_minimalloc(const std::string& binary, const std::string& csv, Bytes c
 int main(int argc, char** argv) {
   double limit = 60.0;
   int64_t max_nodes = 0;
-  std::string dir = "/work/shared/data/minimalloc", only;
+  std::string dir, only;
   bool minimalloc = true, keep_going = false, trace = false;
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--time-limit") && i + 1 < argc) limit = std::atof(argv[++i]);
@@ -149,9 +149,10 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
+  dir = bench::minimalloc_data_dir(dir);
   const char* env = std::getenv("ARENAPLAN_MINIMALLOC");
-  const std::string binary = env && *env ? env : "/work/scratch/exactjd/minimalloc/out/minimalloc";
-  if (minimalloc && access(binary.c_str(), X_OK) != 0) {
+  const std::string binary = env && *env ? env : "";
+  if (minimalloc && (binary.empty() || access(binary.c_str(), X_OK) != 0)) {
     std::printf("MiniMalloc: skipped: no executable at %s (set ARENAPLAN_MINIMALLOC to a build of google/minimalloc)\n",
                 binary.c_str());
     minimalloc = false;

@@ -83,7 +83,7 @@ Row schedule_search(const std::string& name, const Graph& g, int64_t states) {
 
 int main(int argc, char** argv) {
   int64_t nodes = 300000, states = 400000;
-  std::string dir = "/work/shared/data/minimalloc", only, graph_file;
+  std::string dir, only, graph_file;
   bool json = false;
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--nodes") && i + 1 < argc) nodes = std::atoll(argv[++i]);
@@ -97,6 +97,7 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
+  dir = bench::minimalloc_data_dir(dir);
   if (!graph_file.empty()) {
     std::string text;
     if (!bench::read_text(graph_file, &text)) {

@@ -1,16 +1,19 @@
 #!/usr/bin/env bash
 # Records what the CLI prints (stdout, stderr, exit status) for every command on every example,
-# the MiniMalloc benchmark files and the model fixtures, so that a refactor can prove it changed
-# no behaviour: run it before and after, then `diff -r BEFORE AFTER`.
+# the project's model and MiniMalloc-format fixtures, the npm model fixtures, and optionally a folder
+# of outside data, so that a refactor can prove it changed no behaviour: run it before and after,
+# then `diff -r BEFORE AFTER`.
 # Wall-clock figures are masked (JSON keys "seconds"/"elapsed_seconds"/"*_ms"; "1.23 s" in text),
 # everything else must be byte-identical.
-# Usage: scripts/behaviour_snapshot.sh ARENAPLAN_BINARY OUT_DIR
+# Usage: scripts/behaviour_snapshot.sh ARENAPLAN_BINARY OUT_DIR [DATA_DIR]
+#   DATA_DIR (optional): a folder with minimalloc/*.csv (MiniMalloc's benchmark files) and/or
+#   tflm-reference/*.tflite (public models), recorded too when given.
 set -uo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 bin="$(realpath "$1")"
 out="$(mkdir -p "$2" && realpath "$2")"
 cd "$root"
-shared="$(realpath "$root/../shared/data" 2>/dev/null || true)"
+shared="$( [ -n "${3:-}" ] && realpath "$3" || true)"
 
 mask() {  # stdin -> stdout with timings masked
   python3 -c '
@@ -62,15 +65,14 @@ run "exercise.list" exercise list
 for e in examples/exercise_*.json; do
   run "exercise.show.$(basename "$e" .json)" exercise show "$e" --json
 done
-if [ -n "$shared" ] && [ -d "$shared/minimalloc" ]; then
-  for f in "$shared"/minimalloc/*.csv; do
-    base=$(basename "$f" .csv)
-    for p in naive tflm-greedy portfolio; do
-      run "minimalloc.$base.$p" layout "$f" --planner "$p" --json
-    done
+for f in tests/unit/data/minimalloc/*.csv ${shared:+"$shared"/minimalloc/*.csv}; do
+  [ -f "$f" ] || continue
+  base=$(basename "$f" .csv)
+  for p in naive tflm-greedy portfolio; do
+    run "minimalloc.$base.$p" layout "$f" --planner "$p" --json
   done
-fi
-for m in "$root"/.cache/models/*.tflite ${shared:+"$shared"/tflm-reference/*.tflite}; do
+done
+for m in "$root"/.cache/models/*.tflite tests/unit/data/tflm/*.tflite ${shared:+"$shared"/tflm-reference/*.tflite}; do
   [ -f "$m" ] || continue
   base=$(basename "$m" .tflite)
   run "import.$base" import "$m" --json
