@@ -22,7 +22,7 @@ const nativeBin = path.resolve(dirs[0] || 'build/native', 'bench_search_budget_b
 const wasmJs = path.resolve(dirs[1] || 'build/wasm', 'bench_search_budget_bench.js');
 for (const f of [nativeBin, wasmJs]) {
   if (!fs.existsSync(f)) {
-    console.error(`missing ${f}: build the bench_search_budget_bench target natively and for Wasm`);
+    console.error(`missing ${f}: build the bench_search_budget_bench target natively and for Wasm (configure build/wasm with -DARENAPLAN_BENCHES=ON)`);
     process.exit(2);
   }
 }

@@ -25,7 +25,7 @@ const std::vector<LibraryBoard>& board_library() {
         for (const Reservation& r : m.reservations) b.reserved_bytes += r.bytes;
         out.push_back(std::move(b));
       } catch (const std::exception&) {
-        // Left out; tests/unit/test_board_library.cpp parses every file and names the broken one.
+        // Left out; tests/unit/budget/test_board_library.cpp parses every file and names the broken one.
       }
     }
     std::sort(out.begin(), out.end(), [](const LibraryBoard& a, const LibraryBoard& b) { return a.name < b.name; });

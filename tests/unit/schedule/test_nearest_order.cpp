@@ -6,7 +6,7 @@
 #include "core/graph/graph_edit.h"
 #include "core/schedule/nearest_order.h"
 #include "core/schedule/schedule.h"
-#include "test_support.h"
+#include "tests/unit/test_support.h"
 
 using namespace arenaplan;
 using namespace arenaplan::test;

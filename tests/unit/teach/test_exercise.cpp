@@ -6,7 +6,7 @@
 #include <set>
 
 #include "core/teach/exercise.h"
-#include "test_support.h"
+#include "tests/unit/test_support.h"
 
 using namespace arenaplan;
 using namespace arenaplan::test;

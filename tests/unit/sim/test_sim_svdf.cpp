@@ -389,10 +389,10 @@ TEST_CASE("svdf float32 with RELU: TFLM's reference over two runs; an odd rank i
   CHECK(m.refusal().find("svdf rank 3 must divide the 4 filters") != std::string::npos);
 }
 
-TEST_CASE("TFLM's keyword_scrambled models simulate with the model's own numbers: no stand-ins, state kept over runs") {
-  for (const char* file : {"keyword_scrambled_8bit.tflite", "keyword_scrambled.tflite"}) {
+TEST_CASE("SVDF stacks written as .tflite simulate with the model's own numbers: no stand-ins, state kept over runs") {
+  for (const char* file : {"svdf_int8.tflite", "svdf_float.tflite"}) {
     CAPTURE(file);
-    Graph g = import_tflite(test::read_tflm_reference(file)).graph;
+    Graph g = import_tflite(test::read_tflm_fixture(file)).graph;
     sim::SimRequest req;
     req.runs = 3;
     const sim::SimReport r = sim::simulate(g, req);

@@ -7,7 +7,7 @@
 #include <set>
 
 #include "core/graph/graph_edit.h"
-#include "test_support.h"
+#include "tests/unit/test_support.h"
 
 using namespace arenaplan;
 using namespace arenaplan::test;

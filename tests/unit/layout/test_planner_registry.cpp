@@ -8,7 +8,7 @@
 #include "core/layout/layout_generators.h"
 #include "core/layout/pipeline.h"
 #include "core/layout/planner.h"
-#include "test_support.h"
+#include "tests/unit/test_support.h"
 
 using namespace arenaplan;
 using arenaplan::test::example_graph;

@@ -6,7 +6,7 @@
 #include "core/teach/dag_layout.h"
 #include "core/graph/graph_edit.h"
 #include "core/schedule/schedule_generators.h"
-#include "test_support.h"
+#include "tests/unit/test_support.h"
 
 using namespace arenaplan;
 using namespace arenaplan::test;

@@ -7,7 +7,7 @@
 #include "core/graph/examples.h"
 #include "core/layout/pipeline.h"
 #include "core/teach/exercise.h"
-#include "test_support.h"
+#include "tests/unit/test_support.h"
 
 using namespace arenaplan;
 using namespace arenaplan::test;

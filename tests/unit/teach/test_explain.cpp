@@ -8,7 +8,7 @@
 #include "core/schedule/schedule.h"
 #include "core/schedule/schedule_generators.h"
 #include "core/teach/explain.h"
-#include "test_support.h"
+#include "tests/unit/test_support.h"
 
 using namespace arenaplan;
 using namespace arenaplan::test;

@@ -9,7 +9,7 @@
 #include "core/tflite/tflite_export.h"
 #include "core/tflite/tflite_import.h"
 #include "core/tflite/tflm_arena.h"
-#include "test_support.h"
+#include "tests/unit/test_support.h"
 
 using namespace arenaplan;
 using arenaplan::test::read_model_fixture;

@@ -10,7 +10,7 @@
 #include "core/schedule/schedule.h"
 #include "core/schedule/schedule_generators.h"
 #include "core/schedule/detail/schedule_model.h"
-#include "test_support.h"
+#include "tests/unit/test_support.h"
 
 namespace arenaplan {
 namespace {

@@ -8,7 +8,7 @@
 #include "core/layout/minimalloc_csv.h"
 #include "core/schedule/schedule_generators.h"
 #include "core/tflite/tflite_import.h"
-#include "test_support.h"
+#include "tests/unit/test_support.h"
 
 namespace arenaplan {
 namespace {

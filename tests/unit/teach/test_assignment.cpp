@@ -5,7 +5,7 @@
 
 #include "core/teach/assignment.h"
 #include "core/teach/share.h"
-#include "test_support.h"
+#include "tests/unit/test_support.h"
 
 using namespace arenaplan;
 

@@ -1,7 +1,7 @@
 // simulate_setup (core/sim/sim.h): the browser panel runs one reference for both the whole-run
 // report and its stepper; that report must be exactly the one simulate() gives the CLI.
 #include "core/sim/sim.h"
-#include "test_support.h"
+#include "tests/unit/test_support.h"
 
 using namespace arenaplan;
 using namespace arenaplan::test;

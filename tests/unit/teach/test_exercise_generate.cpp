@@ -9,7 +9,7 @@
 #include "core/graph/graph_json.h"
 #include "core/layout/pipeline.h"
 #include "core/teach/exercise_generate.h"
-#include "test_support.h"
+#include "tests/unit/test_support.h"
 
 using namespace arenaplan;
 using namespace arenaplan::test;
