@@ -1,6 +1,7 @@
 // Thin C wrappers over the AppState edits, for tests and page scripts. They return the error text
 // rather than a bool so a test can assert on the exact message core produced.
 #include "web/js_api.h"
+#include "web/page_exports.h"
 
 #include "web/share_link.h"
 
@@ -66,8 +67,13 @@ void request_open_result_files() {
 
 void offer_download(const std::string& filename, const std::string& text, const char* type) {
 #ifdef __EMSCRIPTEN__
-  EM_ASM({ if (Module.downloadText) Module.downloadText(UTF8ToString($0), UTF8ToString($1), UTF8ToString($2)); },
-         filename.c_str(), text.c_str(), type);
+  // Text goes through UTF8ToString; other bytes (a .tflite holds NULs) as a view of the heap.
+  if (std::string_view(type).rfind("application/octet-stream", 0) == 0)
+    EM_ASM({ if (Module.downloadBytes) Module.downloadBytes(UTF8ToString($0), HEAPU8.subarray($1, $1 + $2), UTF8ToString($3)); },
+           filename.c_str(), text.data(), text.size(), type);
+  else
+    EM_ASM({ if (Module.downloadText) Module.downloadText(UTF8ToString($0), UTF8ToString($1), UTF8ToString($2)); },
+           filename.c_str(), text.c_str(), type);
 #else
   (void)filename;
   (void)text;
@@ -188,6 +194,18 @@ AP_EXPORT void ap_set_reduced_motion(int on) {
 AP_EXPORT const char* ap_undo() {
   if (!arenaplan::web::can_undo(*g_state)) return "nothing to undo";
   return result(arenaplan::web::undo(*g_state));
+}
+
+// File > Export without the menu: `format` as `arenaplan export --format` spells it. "" when the
+// download was offered, else why not.
+AP_EXPORT const char* ap_export_file(const char* format) {
+  g_state->error.clear();
+  try {
+    arenaplan::web::export_plan_file(*g_state, arenaplan::parse_export_format(format));
+  } catch (const arenaplan::InputError& e) {
+    g_state->error = e.what();
+  }
+  return result(g_state->error.empty());
 }
 
 AP_EXPORT const char* ap_redo() {

@@ -6,9 +6,6 @@
 #include <cctype>
 #include <exception>
 
-#include "core/layout/pipeline.h"
-#include "core/tflite/exports.h"
-#include "core/tflite/tflite_sha256.h"
 #include "web/js_api.h"
 #include "web/panel_common.h"
 
@@ -18,10 +15,6 @@
 
 namespace arenaplan::web {
 namespace {
-
-// The page's planner: the portfolio answers within a frame even for big models (the exact
-// search lives in the Arena panel, time-sliced).
-constexpr const char* kPagePlanner = "portfolio";
 
 // The trimmed title ("selfie_segmentation", not "keras2tflite_...v1215.tflite.generated").
 std::string base_name(const AppState& s) { return human_model_title(s.graph.name); }
@@ -39,17 +32,46 @@ std::string file_word(const std::string& text) {
 
 }  // namespace
 
-void export_plan_file(AppState& s, PlanFileFormat format) {
+// The current state as core's export takes it: the opened model's file while the graph is the one
+// imported from it (its own name, as the CLI names it), else the graph and its JSON text.
+LoadedInput export_input(const AppState& s) {
+  if (const OpenedModel* m = current_model(s)) return load_input(m->bytes);
+  return loaded_graph(s.graph, s.graph_json);
+}
+
+// "person_detect.plan.json", "person_detect_arena.h", "person_detect.offline.tflite", ...
+std::string download_name(const AppState& s, ExportFormat f) {
+  switch (f) {
+    case ExportFormat::kJsonReport: return base_name(s) + ".plan.json";
+    case ExportFormat::kCHeader: return base_name(s) + "_arena.h";
+    case ExportFormat::kMinimallocCsv: return base_name(s) + ".minimalloc.csv";
+    case ExportFormat::kTrace: return base_name(s) + ".trace.json";
+    case ExportFormat::kTfliteOffline: return base_name(s) + ".offline.tflite";
+    case ExportFormat::kTfliteReordered: return base_name(s) + ".reordered.tflite";
+  }
+  return base_name(s);
+}
+
+const char* mime_type(ExportFormat f) {
+  switch (f) {
+    case ExportFormat::kCHeader: return "text/x-c";
+    case ExportFormat::kMinimallocCsv: return "text/csv";
+    case ExportFormat::kTfliteOffline:
+    case ExportFormat::kTfliteReordered: return "application/octet-stream";
+    default: return "application/json";
+  }
+}
+
+std::string plan_file_bytes(const AppState& s, ExportFormat format) {
+  ExportRequest r;
+  r.format = format;
+  r.order = s.order;
+  return export_artifact(export_input(s), r);
+}
+
+void export_plan_file(AppState& s, ExportFormat format) {
   try {
-    // The lifetimes of the current order are already analysed: plan_graph starts from them.
-    const GraphPlan planned = plan_graph(s.graph, s.live, {kPagePlanner, 1.0});
-    const PlanView view{s.graph, planned.live, planned.problem, planned.plan};
-    require_verified(view);
-    const PlanSource source{base_name(s), sha256_hex(s.graph_json)};
-    if (format == PlanFileFormat::kJsonReport)
-      offer_download(base_name(s) + ".plan.json", plan_report_json(view, source).dump(2) + "\n");
-    else
-      offer_download(base_name(s) + "_arena.h", c_header(view, source), "text/x-c");
+    offer_download(download_name(s, format), plan_file_bytes(s, format), mime_type(format));
   } catch (const std::exception& e) {
     s.error = std::string("Export refused: ") + e.what();
   }

@@ -1,14 +1,16 @@
 #pragma once
 
+#include "core/session/session.h"
 #include "web/app.h"
 
 namespace arenaplan::web {
 
-enum class PlanFileFormat { kJsonReport, kCHeader };
-
-// Plans the current graph and order, verifies the plan and offers the file as a download; on a
-// failure `error` says why and nothing is offered.
-void export_plan_file(AppState& s, PlanFileFormat format);
+// Plans the current graph and order with core's export entry point (session.h: the same call and
+// planner policy as `arenaplan export`), verifies it and offers the file as a download; on a
+// failure `error` says why and nothing is offered. The .tflite formats need an opened model.
+void export_plan_file(AppState& s, ExportFormat format);
+// The bytes that download would hold (for tests: equal to the CLI's for the same state).
+std::string plan_file_bytes(const AppState& s, ExportFormat format);
 
 // PNG of the canvas as the next frames show it (the menu closed first).
 void request_png_export(AppState& s);

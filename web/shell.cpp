@@ -93,10 +93,22 @@ void draw_menu_bar(AppState& s) {
     if (ImGui::MenuItem("Save analysis JSON"))
       offer_download(human_model_title(s.graph.name) + ".analysis.json", s.analysis.dump(2));
     ImGui::Separator();
-    if (ImGui::MenuItem("Export plan report JSON")) export_plan_file(s, PlanFileFormat::kJsonReport);
+    if (ImGui::MenuItem("Export plan report JSON")) export_plan_file(s, ExportFormat::kJsonReport);
     record_item_rect(s, "menu.file.report");
-    if (ImGui::MenuItem("Export C header")) export_plan_file(s, PlanFileFormat::kCHeader);
+    if (ImGui::MenuItem("Export C header")) export_plan_file(s, ExportFormat::kCHeader);
     record_item_rect(s, "menu.file.header");
+    if (ImGui::MenuItem("Export MiniMalloc CSV")) export_plan_file(s, ExportFormat::kMinimallocCsv);
+    if (ImGui::MenuItem("Export lifetime trace (Perfetto)")) export_plan_file(s, ExportFormat::kTrace);
+    // The model itself with the plan in it: stock TFLM then runs this plan.
+    const bool model = current_model(s) != nullptr;
+    if (ImGui::MenuItem("Export .tflite with offline plan", nullptr, false, model))
+      export_plan_file(s, ExportFormat::kTfliteOffline);
+    record_item_rect(s, "menu.file.tflite_offline");
+    if (ImGui::MenuItem("Export .tflite in this order", nullptr, false, model))
+      export_plan_file(s, ExportFormat::kTfliteReordered);
+    record_item_rect(s, "menu.file.tflite_reordered");
+    if (ImGui::IsItemHovered() || !model)
+      ImGui::TextDisabled("Plans: %s (as `arenaplan export`)", export_plan_options().planner.c_str());
     if (ImGui::MenuItem("Export PNG of the view")) request_png_export(s);
     record_item_rect(s, "menu.file.png");
     ImGui::EndMenu();

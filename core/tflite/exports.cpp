@@ -234,6 +234,9 @@ JsonOut plan_report_without_analysis(const PlanView& v, const PlanSource& s) {
   out["source"] = {{"name", s.name}, {"sha256", s.sha256}, {"tool", std::string("arenaplan ") + ARENAPLAN_VERSION}};
   out["analysis"] = nullptr;
   out["layout"] = layout_json(v.problem, v.plan);
+  // A report is a file: the same state gives the same bytes, in the page and the CLI alike. How
+  // long planning took is the command's news, not the plan's.
+  out["layout"].erase("seconds");
   if (s.model) {
     std::vector<TensorRow> rows = tensor_rows(v, s);
     JsonOut offsets = JsonOut::array();

@@ -1,0 +1,189 @@
+#include "core/session/session.h"
+
+#include <functional>
+#include <map>
+#include <ostream>
+#include <sstream>
+
+#include "core/graph/graph_json.h"
+#include "core/layout/pipeline.h"
+#include "core/tflite/tflite_export.h"
+#include "core/tflite/tflite_sha256.h"
+#include "core/tflite/tflm_arena.h"
+
+namespace arenaplan {
+namespace {
+
+struct FormatName {
+  ExportFormat format;
+  const char* name;
+};
+constexpr FormatName kFormats[] = {
+    {ExportFormat::kCHeader, "c-header"},           {ExportFormat::kTfliteOffline, "tflite-offline"},
+    {ExportFormat::kTfliteReordered, "tflite-reordered"}, {ExportFormat::kMinimallocCsv, "minimalloc-csv"},
+    {ExportFormat::kTrace, "trace"},                {ExportFormat::kJsonReport, "json"},
+};
+
+// `order` of the folded graph as an order of the graph TFLM runs. The file order stays the file
+// order; otherwise each op folded at import runs just before the first op that needs its output
+// (as late as it can: a dequantized weight then lives no longer than in the file's own order).
+Schedule order_of_unfolded(const Graph& folded, const Schedule& order, const Graph& unfolded) {
+  if (order == folded.file_order()) return unfolded.file_order();
+  std::map<std::string, OpId> by_name;
+  for (OpId o = 0; o < static_cast<OpId>(unfolded.ops.size()); ++o) by_name[unfolded.ops[o].name] = o;
+  std::vector<bool> scheduled(unfolded.ops.size(), false), emitted(unfolded.ops.size(), false);
+  Schedule mapped;
+  for (OpId o : order) {
+    auto it = by_name.find(folded.ops.at(o).name);
+    if (it == by_name.end()) throw InputError("order", "op " + folded.ops[o].name + " is not in the model");
+    mapped.push_back(it->second);
+    scheduled[it->second] = true;
+  }
+  Schedule full;
+  std::function<void(OpId)> emit = [&](OpId o) {
+    if (emitted[o]) return;
+    emitted[o] = true;
+    for (TensorId t : unfolded.ops[o].inputs) {
+      const OpId p = unfolded.tensors[t].producer;
+      if (p >= 0 && !scheduled[p]) emit(p);
+    }
+    full.push_back(o);
+  };
+  for (OpId o : mapped) emit(o);
+  for (OpId o = 0; o < static_cast<OpId>(unfolded.ops.size()); ++o) emit(o);  // folded ops nothing reads
+  return full;
+}
+
+// TFLM's whole arena for the model as it is and for the model carrying this plan's offsets: the
+// figure a firmware built from the export needs, from the plan the export writes.
+TflmArenaComparison tflm_of_plan(const std::string& file, const TfliteModel& model, const GraphPlan& p, int pointer_bytes) {
+  TflmArenaOptions o;
+  o.pointer_bytes = pointer_bytes;
+  TflmArenaComparison c;
+  c.tflm = tflm_arena(file, o);
+  c.offline = tflm_arena(tflite_with_offline_plan(file, offline_offsets_for(model, p.live, p.plan.offsets)), o);
+  c.offline.plan = TflmPlan::kOffline;
+  return c;
+}
+
+// The input's import options with every op kept: TFLM runs them all at each invoke.
+TfliteImportOptions as_tflm_runs(const LoadedInput& in) {
+  TfliteImportOptions o = in.import_options;
+  o.fold_constant_ops = false;
+  return o;
+}
+
+// The model file carrying the plan (and, reordered, the order), read back before it is handed
+// out: the same graph, exactly the planned offsets, the planned order's peak.
+std::string written_model(const LoadedInput& in, const ExportRequest& r, const ExportPlan& e) {
+  const std::vector<int32_t> offsets = offline_offsets_for(*e.unfolded, e.planned.live, e.planned.plan.offsets);
+  const bool reorder = r.format == ExportFormat::kTfliteReordered;
+  // The reordered file also carries the plan, so TFLM uses the arena planned for that order.
+  const std::string data = tflite_with_offline_plan(
+      reorder ? tflite_reordered(in.file, file_operator_order(*e.unfolded, e.order)) : in.file, offsets);
+  const TfliteModel back = import_tflite(data, as_tflm_runs(in));
+  if (!back.offline_offsets || back.graph.ops.size() != e.graph.ops.size() || *back.offline_offsets != offsets)
+    throw std::logic_error("the written model does not read back with the planned offsets");
+  if (reorder && analyze_lifetimes(back.graph, back.graph.file_order()).peak_bytes != e.planned.live.peak_bytes)
+    throw std::logic_error("the reordered model does not run in the planned order");
+  return data;
+}
+
+}  // namespace
+
+LoadedInput load_input(std::string file, const std::string& name, const TfliteImportOptions& options) {
+  LoadedInput in;
+  if (looks_like_tflite(file)) {
+    in.import_options = options;
+    in.model = import_tflite(file, options);
+    in.graph = in.model->graph;
+    in.sha256 = in.model->sha256;
+  } else {
+    in.graph = parse_graph_json(file);
+    in.sha256 = sha256_hex(file);
+  }
+  if (!name.empty()) in.graph.name = name;
+  in.name = in.graph.name;
+  in.file = std::move(file);
+  return in;
+}
+
+LoadedInput loaded_graph(Graph graph, std::string json_text) {
+  LoadedInput in;
+  in.graph = std::move(graph);
+  in.name = in.graph.name;
+  in.sha256 = sha256_hex(json_text);
+  in.file = std::move(json_text);
+  return in;
+}
+
+ExportFormat parse_export_format(const std::string& name) {
+  std::string all;
+  for (const FormatName& f : kFormats) {
+    if (name == f.name) return f.format;
+    all += std::string(all.empty() ? "" : ", ") + f.name;
+  }
+  throw InputError("--format", "expected one of " + all + ", found \"" + name + "\"");
+}
+
+const char* export_format_name(ExportFormat format) {
+  for (const FormatName& f : kFormats)
+    if (f.format == format) return f.name;
+  return "?";
+}
+
+bool export_needs_model(ExportFormat f) { return f == ExportFormat::kTfliteOffline || f == ExportFormat::kTfliteReordered; }
+
+PlanOptions export_plan_options() {
+  PlanOptions o;
+  o.planner = "portfolio";
+  return o;
+}
+
+ExportPlan export_plan(const LoadedInput& in, const ExportRequest& r) {
+  if (export_needs_model(r.format) && !in.model)
+    throw InputError(in.name, std::string("--format ") + export_format_name(r.format) + " needs a .tflite model");
+  ExportPlan e;
+  if (in.model) {
+    e.unfolded = import_tflite(in.file, as_tflm_runs(in));
+    e.unfolded->graph.name = in.graph.name;
+    e.graph = e.unfolded->graph;
+    e.order = order_of_unfolded(in.graph, r.order, e.graph);
+  } else {
+    e.graph = in.graph;
+    e.order = r.order;
+  }
+  const TfliteModel* model = e.unfolded ? &*e.unfolded : nullptr;
+  // Offsets the model's own offline plan fixes (Vela's, or an earlier export's) stay put.
+  e.planned = plan_graph(e.graph, e.order, r.plan, [&](LayoutProblem& problem, const LiveAnalysis& live) {
+    if (model) keep_offline_offsets(problem, *model, live);
+  });
+  require_verified(PlanView{e.graph, e.planned.live, e.planned.problem, e.planned.plan});
+  if (model && (r.format == ExportFormat::kCHeader || r.format == ExportFormat::kJsonReport))
+    e.tflm = tflm_of_plan(in.file, *model, e.planned, r.pointer_bytes);
+  return e;
+}
+
+void write_export(std::ostream& out, const LoadedInput& in, const ExportRequest& r, const ExportPlan& e) {
+  const PlanView view{e.graph, e.planned.live, e.planned.problem, e.planned.plan};
+  const PlanSource source{in.name, in.sha256, e.unfolded ? &*e.unfolded : nullptr, e.tflm ? &*e.tflm : nullptr};
+  switch (r.format) {
+    case ExportFormat::kJsonReport:
+      write_plan_report_json(out, view, source);
+      out << "\n";
+      return;
+    case ExportFormat::kTrace: write_lifetime_trace_json(out, view, source); return;
+    case ExportFormat::kCHeader: out << c_header(view, source); return;
+    case ExportFormat::kMinimallocCsv: out << plan_minimalloc_csv(view); return;
+    case ExportFormat::kTfliteOffline:
+    case ExportFormat::kTfliteReordered: out << written_model(in, r, e); return;
+  }
+}
+
+std::string export_artifact(const LoadedInput& in, const ExportRequest& r) {
+  std::ostringstream out;
+  write_export(out, in, r, export_plan(in, r));
+  return out.str();
+}
+
+}  // namespace arenaplan

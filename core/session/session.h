@@ -1,0 +1,74 @@
+// One loaded input and the files made from it: the entry point both front ends call, so a page
+// download and `arenaplan export` of the same state are the same bytes.
+//
+// Usage:
+//   LoadedInput in = load_input(file_bytes);                 // graph JSON or a .tflite
+//   ExportRequest r{ExportFormat::kCHeader, in.graph.file_order(), export_plan_options()};
+//   std::string header = export_artifact(in, r);
+//
+// A .tflite keeps its file: exports of it plan the graph as TFLM runs it (every op at each invoke,
+// nothing folded), keep the offsets the file's own offline plan fixes, and write the real model
+// back (offline plan, reordered operators). Every plan is verified before anything is written.
+#pragma once
+
+#include <iosfwd>
+#include <optional>
+#include <string>
+
+#include "core/layout/layout.h"
+#include "core/layout/pipeline.h"
+#include "core/tflite/exports.h"
+#include "core/tflite/tflite_import.h"
+
+namespace arenaplan {
+
+struct LoadedInput {
+  Graph graph;                        // what the views show (a model's constant ops folded)
+  std::optional<TfliteModel> model;   // set when the input is a .tflite
+  TfliteImportOptions import_options;  // what `model` was imported with
+  std::string file;                   // the bytes read: the model, or the graph JSON text
+  std::string name;
+  std::string sha256;                 // of `file`
+};
+
+// Graph JSON text or .tflite bytes (recognised by the file identifier); InputError naming the
+// place otherwise. `name`, when given, replaces the graph's own name.
+LoadedInput load_input(std::string file, const std::string& name = "", const TfliteImportOptions& options = {});
+// A graph that exists only in memory (an example, or a graph edited in the page), with the JSON
+// text it is saved as (its hash is the report's sha256).
+LoadedInput loaded_graph(Graph graph, std::string json_text);
+
+enum class ExportFormat { kJsonReport, kCHeader, kMinimallocCsv, kTrace, kTfliteOffline, kTfliteReordered };
+ExportFormat parse_export_format(const std::string& name);  // InputError naming --format
+const char* export_format_name(ExportFormat f);             // "json", "c-header", ...
+bool export_needs_model(ExportFormat f);                     // the two .tflite formats
+
+// The planner every export uses unless told otherwise, in the CLI and the page alike: the
+// portfolio of greedy planners, deterministic and quick enough for a browser frame at hundreds of
+// ops. (`--planner best --time-limit S` asks for the anytime search instead.)
+PlanOptions export_plan_options();
+
+struct ExportRequest {
+  ExportFormat format = ExportFormat::kJsonReport;
+  Schedule order;                         // of `in.graph`
+  PlanOptions plan = export_plan_options();
+  int pointer_bytes = 4;                  // TFLM's figures in a model's C header and report
+};
+
+// The plan an export of `in` writes, and what the writers name with it.
+struct ExportPlan {
+  std::optional<TfliteModel> unfolded;  // a model imported as TFLM runs it; its graph is `graph`
+  Graph graph;
+  Schedule order;                       // of `graph`
+  GraphPlan planned;                    // verified
+  std::optional<TflmArenaComparison> tflm;  // a model's C header / report: TFLM's planner vs this plan
+};
+// InputError for a request the input cannot satisfy (a .tflite format without a model).
+ExportPlan export_plan(const LoadedInput& in, const ExportRequest& request);
+
+// The artifact, written to `out` as it is made (a report of 100,000 ops is tens of MB). A written
+// .tflite is read back first: it must carry exactly the planned offsets (and order).
+void write_export(std::ostream& out, const LoadedInput& in, const ExportRequest& request, const ExportPlan& plan);
+std::string export_artifact(const LoadedInput& in, const ExportRequest& request);
+
+}  // namespace arenaplan

@@ -1,0 +1,96 @@
+// The export entry point both front ends call (core/session/session.h): one plan per export, the
+// TFLM figure of a model's header taken from the plan the header carries, the .tflite exports read
+// back, and a graph held in memory giving the same bytes as its JSON file.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+
+#include "core/graph/examples.h"
+#include "core/session/session.h"
+#include "core/tflite/tflm_arena.h"
+#include "tests/unit/test_support.h"
+
+namespace arenaplan {
+namespace {
+
+ExportRequest request(const LoadedInput& in, ExportFormat f) {
+  ExportRequest r;
+  r.format = f;
+  r.order = in.graph.file_order();
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE("session: a model's C header sizes tensor_arena from the plan it carries") {
+  const LoadedInput in = load_input(test::read_tflm_fixture("int8_inception.tflite"));
+  REQUIRE(in.model);
+  const ExportRequest r = request(in, ExportFormat::kCHeader);
+  const ExportPlan e = export_plan(in, r);
+  REQUIRE(e.tflm);
+  // The offline figure is TFLM's arena for the very file the tflite-offline export writes.
+  const std::string offline = export_artifact(in, request(in, ExportFormat::kTfliteOffline));
+  CHECK(tflm_arena(offline).min_arena_bytes == e.tflm->offline.min_arena_bytes);
+  const Bytes needed = std::max(e.tflm->tflm.min_arena_bytes, e.tflm->offline.min_arena_bytes);
+  const std::string header = export_artifact(in, r);
+  CHECK(header.find("#define ARENAPLAN_TFLM_ARENA_BYTES " + std::to_string(needed) + "\n") != std::string::npos);
+  CHECK(header.find(in.sha256) != std::string::npos);  // the model file's hash
+}
+
+TEST_CASE("session: the .tflite exports carry the plan and the order; a graph has none to write") {
+  const LoadedInput in = load_input(test::read_tflm_fixture("int8_branches_small.tflite"));
+  ExportRequest r = request(in, ExportFormat::kTfliteReordered);
+  std::reverse(r.order.begin(), r.order.end());  // not a valid order: refused, nothing written
+  CHECK_THROWS_AS(export_artifact(in, r), InputError);
+  r.order = in.graph.file_order();
+  const TfliteModel back = import_tflite(export_artifact(in, r));
+  REQUIRE(back.offline_offsets);
+  CHECK(back.graph.ops.size() == in.graph.ops.size());
+
+  const LoadedInput graph = load_input(*find_example("two_branch"));
+  CHECK(test::input_error_of([&] { export_artifact(graph, request(graph, ExportFormat::kTfliteOffline)); }) ==
+        "two-branch: --format tflite-offline needs a .tflite model");
+}
+
+TEST_CASE("session: a graph in memory exports the same bytes as its JSON text read from a file") {
+  const std::string& text = *find_example("two_branch");
+  const LoadedInput from_file = load_input(text);
+  const LoadedInput in_memory = loaded_graph(test::example_graph("two_branch"), text);
+  for (ExportFormat f : {ExportFormat::kJsonReport, ExportFormat::kCHeader, ExportFormat::kMinimallocCsv, ExportFormat::kTrace}) {
+    CAPTURE(export_format_name(f));
+    CHECK(export_artifact(from_file, request(from_file, f)) == export_artifact(in_memory, request(in_memory, f)));
+  }
+  CHECK(test::input_error_of([] { parse_export_format("pdf"); }).find("--format: expected one of c-header") == 0);
+}
+
+TEST_CASE("session: a model's folded ops run just before the first op that reads them in a reordered export") {
+  // selfie_segmentation dequantizes its float16 weights: folded in the views, run by TFLM.
+  const LoadedInput in = load_input(test::read_model_fixture("selfie_segmentation.tflite"));
+  REQUIRE(in.model);
+  REQUIRE(!in.model->folded_ops.empty());
+  ExportRequest r = request(in, ExportFormat::kCHeader);
+  const ExportPlan as_file = export_plan(in, r);
+  CHECK(as_file.order == as_file.graph.file_order());  // the file order stays the file's
+  // Another valid order: the first two neighbours where the second does not read the first.
+  bool swapped = false;
+  for (size_t i = 0; i + 1 < r.order.size() && !swapped; ++i) {
+    const Op &a = in.graph.ops[r.order[i]], &b = in.graph.ops[r.order[i + 1]];
+    const bool depends = std::any_of(b.inputs.begin(), b.inputs.end(), [&](TensorId t) {
+      return std::find(a.outputs.begin(), a.outputs.end(), t) != a.outputs.end();
+    });
+    if (!depends) std::swap(r.order[i], r.order[i + 1]), swapped = true;
+  }
+  REQUIRE(swapped);
+  const ExportPlan moved = export_plan(in, r);
+  REQUIRE(moved.order.size() == moved.graph.ops.size());
+  for (size_t i = 0; i < moved.order.size(); ++i) {
+    const Op& op = moved.graph.ops[moved.order[i]];
+    if (op.kind != "dequantize") continue;
+    // Its next scheduled op reads its output, or is another op folded for that same reader.
+    const Op& next = moved.graph.ops[moved.order.at(i + 1)];
+    const bool reads = std::find(next.inputs.begin(), next.inputs.end(), op.outputs[0]) != next.inputs.end();
+    CHECK_MESSAGE((reads || next.kind == "dequantize"), op.name << " is followed by " << next.name);
+  }
+}
+
+}  // namespace arenaplan
