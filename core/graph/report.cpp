@@ -1,5 +1,6 @@
 #include "core/graph/report.h"
 
+#include <cstdio>
 #include <functional>
 #include <iomanip>
 #include <ostream>
@@ -159,6 +160,19 @@ void write_json_at_depth(std::ostream& out, const JsonOut& value, int depth, int
     out << pad;
   }
   out.write(text.data() + from, static_cast<std::streamsize>(text.size() - from));
+}
+
+std::string with_commas(int64_t v) {
+  std::string s = std::to_string(v < 0 ? -v : v);
+  for (int i = static_cast<int>(s.size()) - 3; i > 0; i -= 3) s.insert(static_cast<size_t>(i), ",");
+  return v < 0 ? "-" + s : s;
+}
+
+std::string milliseconds_text(double microseconds) {
+  const int64_t thousandths = static_cast<int64_t>(microseconds + 0.5);  // of a ms: 1 us
+  char frac[8];
+  std::snprintf(frac, sizeof frac, ".%03lld", static_cast<long long>(thousandths % 1000));
+  return with_commas(thousandths / 1000) + frac + " ms";
 }
 
 }  // namespace arenaplan

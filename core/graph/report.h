@@ -55,4 +55,9 @@ void write_analysis_text(std::ostream& out, const Graph& g, const LiveAnalysis& 
 // Op names of a schedule as a JSON array.
 JsonOut order_json(const Graph& g, const Schedule& order);
 
+// One unit rule for text: whole numbers with thousands separators ("82,296"); times in ms with
+// three decimals and separators ("2,225.382 ms"), whatever their size.
+std::string with_commas(int64_t v);
+std::string milliseconds_text(double microseconds);
+
 }  // namespace arenaplan

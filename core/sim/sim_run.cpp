@@ -288,7 +288,7 @@ JsonOut simulation_json(const Graph& g, const SimReport& r) {
   j["stand_ins"] = stand_ins;
   j["generated_constants"] = r.generated_constants;
   j["fed_inputs"] = r.fed_inputs;
-  j["outputs_are_the_model"] = r.stand_ins.empty() && r.generated_constants.empty();
+  j["outputs_are_the_model"] = outputs_are_the_model(r);
   return j;
 }
 

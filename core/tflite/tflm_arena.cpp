@@ -1,5 +1,7 @@
 #include "core/tflite/tflm_arena.h"
 
+#include "core/graph/report.h"
+
 #include <algorithm>
 #include <chrono>
 #include <sstream>
@@ -170,11 +172,6 @@ TflmArena size_model(const tflm::Model& m, const TflmArenaOptions& o) {
   return a;
 }
 
-std::string with_commas(Bytes v) {
-  std::string s = std::to_string(v < 0 ? -v : v);
-  for (int i = static_cast<int>(s.size()) - 3; i > 0; i -= 3) s.insert(static_cast<size_t>(i), ",");
-  return v < 0 ? "-" + s : s;
-}
 
 }  // namespace
 

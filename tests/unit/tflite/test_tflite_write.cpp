@@ -49,10 +49,11 @@ void check_same_graph(const Graph& a, const Graph& b) {
     CHECK(a.ops[o].kind == b.ops[o].kind);
     CHECK(a.ops[o].inputs == b.ops[o].inputs);
     CHECK(a.ops[o].outputs == b.ops[o].outputs);
-    for (const auto& [key, value] : a.ops[o].attrs) {  // the importer adds derived attrs; ours all come back
+    for (const auto& attr : a.ops[o].attrs) {  // the importer adds derived attrs; ours all come back
+      const std::string key = attr.first;       // not a structured binding: clang 14 (em++) cannot capture one
       CAPTURE(key);
       REQUIRE(b.ops[o].attrs.count(key));
-      CHECK(b.ops[o].attrs.at(key) == value);
+      CHECK(b.ops[o].attrs.at(key) == attr.second);
     }
   }
   CHECK(a.inputs == b.inputs);

@@ -1,0 +1,77 @@
+// One answer everywhere: every file the page's File > Export offers is byte for byte what
+// `arenaplan export` writes for the same input and order (both call core/session's entry point
+// with the same planner policy). Models of several kinds: CNNs with branches and an inception
+// block, SVDF stacks with state, MediaPipe models with float16 weights that TFLM dequantizes at
+// each invoke (folded in the views, run in the exports), and every example graph.
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { state, test } from './harness.mjs';
+
+const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const cli = path.join(repo, 'build/native/arenaplan');
+const models = [
+  'tests/unit/data/tflm/int8_branches_small.tflite', 'tests/unit/data/tflm/int8_inception.tflite',
+  'tests/unit/data/tflm/svdf_int8.tflite', 'tests/unit/data/tflm/svdf_float.tflite',
+  '.cache/models/selfie_segmentation.tflite', '.cache/models/face_detection_short_range.tflite',
+  '.cache/models/hand_landmark_lite.tflite',
+];
+const graphFormats = ['json', 'c-header', 'minimalloc-csv', 'trace'];
+const modelFormats = [...graphFormats, 'tflite-offline', 'tflite-reordered'];
+
+// What `arenaplan export` writes for the page's order.
+function cliExport(input, format, order) {
+  const out = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'ap-export-')), 'out');
+  execFileSync(cli, ['export', input, '--format', format, '--order', order.join(','), '-o', out], { stdio: 'pipe' });
+  return fs.readFileSync(out);
+}
+
+// The page's download of `format`, as bytes.
+async function pageExport(page, format) {
+  await page.evaluate(() => { window.arenaplanLastDownload = null; });
+  const refused = await page.evaluate((f) => window.arenaplan.exportFile(f), format);
+  assert.equal(refused, '', `${format}: ${refused}`);
+  await page.waitForFunction(() => window.arenaplanLastDownload, null, { timeout: 30000 });
+  return Buffer.from(await page.evaluate(async () =>
+    Array.from(new Uint8Array(await window.arenaplanLastDownload.blob.arrayBuffer()))));
+}
+
+async function checkSame(page, input, formats) {
+  const s = await state(page);
+  assert.equal(s.error, '', `${input}: ${s.error}`);
+  for (const format of formats) {
+    const mine = await pageExport(page, format);
+    const theirs = cliExport(input, format, s.order);
+    assert.ok(mine.length > 0, `${input} ${format}: empty download`);
+    assert.ok(mine.equals(theirs), `${input} ${format}: the page's ${mine.length} bytes differ from the CLI's ${theirs.length}`);
+  }
+}
+
+test('every page export of every model is byte-identical to `arenaplan export` of the same file and order', async (t) => {
+  const { page, errors } = await t.open();
+  for (const model of models) {
+    const file = path.join(repo, model);
+    assert.ok(fs.existsSync(file), `${file} is missing (scripts/setup.sh installs .cache/models)`);
+    const refused = await page.evaluate((b) => window.arenaplan.loadTflite(new Uint8Array(b)), Array.from(fs.readFileSync(file)));
+    assert.equal(refused, '', `${model}: ${refused}`);
+    await checkSame(page, file, modelFormats);
+  }
+  assert.deepEqual(errors, []);
+});
+
+test('every example\'s page exports are byte-identical to `arenaplan export example:NAME`; a graph has no .tflite to export', async (t) => {
+  const { page } = await t.open();
+  const examples = fs.readdirSync(path.join(repo, 'examples'))
+    .filter((f) => f.endsWith('.json') && fs.readFileSync(path.join(repo, 'examples', f), 'utf8').includes('"arenaplan-graph"'))
+    .map((f) => f.replace(/\.json$/, ''));
+  assert.ok(examples.length >= 5, examples.join(', '));
+  for (const name of examples) {
+    assert.equal(await page.evaluate((n) => window.arenaplan.loadExample(n), name), '', name);
+    await checkSame(page, `example:${name}`, graphFormats);
+  }
+  const refused = await page.evaluate(() => window.arenaplan.exportFile('tflite-offline'));
+  assert.match(refused, /needs a \.tflite model/);
+});
