@@ -33,9 +33,10 @@ std::string file_word(const std::string& text) {
 }  // namespace
 
 // The current state as core's export takes it: the opened model's file while the graph is the one
-// imported from it (its own name, as the CLI names it), else the graph and its JSON text.
+// imported from it (named as it was opened: the file's name, as the CLI names it), else the graph
+// and its JSON text.
 LoadedInput export_input(const AppState& s) {
-  if (const OpenedModel* m = current_model(s)) return load_input(m->bytes);
+  if (const OpenedModel* m = current_model(s)) return load_input(m->bytes, m->graph.name);
   return loaded_graph(s.graph, s.graph_json);
 }
 

@@ -55,7 +55,9 @@ test('every page export of every model is byte-identical to `arenaplan export` o
   for (const model of models) {
     const file = path.join(repo, model);
     assert.ok(fs.existsSync(file), `${file} is missing (scripts/setup.sh installs .cache/models)`);
-    const refused = await page.evaluate((b) => window.arenaplan.loadTflite(new Uint8Array(b)), Array.from(fs.readFileSync(file)));
+    // As File > Open gives it: the file's name names the model, as the CLI names it.
+    const refused = await page.evaluate(([name, b]) => window.arenaplan.openFile(name, new Uint8Array(b)),
+                                        [path.basename(file), Array.from(fs.readFileSync(file))]);
     assert.equal(refused, '', `${model}: ${refused}`);
     await checkSame(page, file, modelFormats);
   }
