@@ -54,6 +54,7 @@
 #include "core/sim/sim.h"
 #include "core/teach/cachelab.h"
 #include "core/teach/dag_layout.h"
+#include "core/teach/explain.h"
 #include "core/tflite/tflm_arena.h"
 #include "core/transform/transform_auto.h"
 #include "core/transform/whatif.h"
@@ -302,6 +303,13 @@ struct TflmArenaView {
   std::string error;  // a model TFLM cannot run (e.g. dynamic shapes)
 };
 
+// -- Step reasons tab (web/panel_explain.cpp) --
+struct ExplainPanelState {
+  // TFLM's greedy plan of the current order, placed one buffer at a time; by AppState::revision.
+  Derived<std::vector<PlacementExplanation>> layout_walk;
+  int shown = 0;  // placements shown so far (0 = none yet); back to 0 when the walk is rebuilt
+};
+
 struct AppState {
   // Input, as the user gave it.
   std::string example_name = "two_branch";  // built-in example loaded last; "" for user JSON
@@ -369,6 +377,7 @@ struct AppState {
   SchedulePanelState schedule;
   ArenaPanelState arena;
   SimPanelState sim;
+  ExplainPanelState explain;
   WhatIfPanelState whatif;
   CachePanelState cache;
   // Mutable like a cache: the state exporter (const) loads the default board and plans on demand,

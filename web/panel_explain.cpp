@@ -5,7 +5,7 @@
 // this order (the planner firmware runs), each placement with its reason.
 #include <algorithm>
 
-#include "core/layout/layout.h"
+#include "core/layout/pipeline.h"
 #include "core/teach/explain.h"
 #include "imgui.h"
 #include "web/app.h"
@@ -14,38 +14,33 @@
 namespace arenaplan::web {
 namespace {
 
-// The layout walk-through of the current order, rebuilt when the graph or order changes.
-struct LayoutWalk {
-  uint64_t revision = ~uint64_t{0};
-  std::vector<PlacementExplanation> steps;
-  int shown = 0;  // placements shown so far (0 = none yet)
-};
+// TFLM's greedy plan of the current order, one placement at a time with its reason.
+std::vector<PlacementExplanation> placements_of(const AppState& s) {
+  const GraphPlan p = plan_graph(s.graph, s.live, {"tflm-greedy", 0.0});
+  if (p.problem.buffers.empty()) return {};
+  return explain_layout(p.problem, p.plan.offsets);
+}
 
-LayoutWalk& layout_walk(const AppState& s) {
-  static LayoutWalk walk;
-  if (walk.revision != s.revision) {
-    walk.revision = s.revision;
-    walk.shown = 0;
-    walk.steps.clear();
-    const LayoutProblem problem = layout_problem(s.graph, s.live);
-    if (!problem.buffers.empty())
-      walk.steps = explain_layout(problem, plan_arena(problem, {.planner = "tflm-greedy"}).offsets);
-  }
-  return walk;
+// The layout walk-through of the current order, rebuilt when the graph or order changes.
+const std::vector<PlacementExplanation>& layout_walk(AppState& s) {
+  ExplainPanelState& e = s.explain;
+  if (!e.layout_walk.fresh(s.revision)) e.shown = 0;
+  return e.layout_walk.get(s.revision, [&](std::vector<PlacementExplanation>& steps) { steps = placements_of(s); });
 }
 
 void draw_layout_walk(AppState& s) {
-  LayoutWalk& walk = layout_walk(s);
-  if (walk.steps.empty()) return;
+  const std::vector<PlacementExplanation>& steps = layout_walk(s);
+  int& shown = s.explain.shown;
+  if (steps.empty()) return;
   ImGui::Separator();
-  ImGui::Text("Layout, one buffer at a time (tflm-greedy): %d of %d placed", walk.shown, static_cast<int>(walk.steps.size()));
+  ImGui::Text("Layout, one buffer at a time (tflm-greedy): %d of %d placed", shown, static_cast<int>(steps.size()));
   ImGui::SameLine();
-  if (ImGui::Button("< Unplace")) walk.shown = std::max(0, walk.shown - 1);
+  if (ImGui::Button("< Unplace")) shown = std::max(0, shown - 1);
   record_item_rect(s, "explain.layout.prev");
   ImGui::SameLine();
-  if (ImGui::Button("Place next >")) walk.shown = std::min(static_cast<int>(walk.steps.size()), walk.shown + 1);
+  if (ImGui::Button("Place next >")) shown = std::min(static_cast<int>(steps.size()), shown + 1);
   record_item_rect(s, "explain.layout.next");
-  for (int i = 0; i < walk.shown; ++i) ImGui::TextWrapped("%d. %s", i + 1, walk.steps[i].sentence.c_str());
+  for (int i = 0; i < shown; ++i) ImGui::TextWrapped("%d. %s", i + 1, steps[i].sentence.c_str());
 }
 
 void draw_step_reasons(AppState& s) {
@@ -68,12 +63,15 @@ void draw_step_reasons(AppState& s) {
 // {"step", "sentence", "layout": {"placed", "of", "sentences"}}: what the panel shows.
 JsonOut export_step_explanation(const AppState& s) {
   if (s.live.steps.empty()) return {{"step", 0}, {"sentence", ""}};
-  const LayoutWalk& walk = layout_walk(s);
+  // The walk as drawn; before the tab was first drawn for this order, as it would start (none placed).
+  const bool drawn = s.explain.layout_walk.fresh(s.revision);
+  const std::vector<PlacementExplanation> steps = drawn ? s.explain.layout_walk.value() : placements_of(s);
+  const int shown = drawn ? s.explain.shown : 0;
   std::vector<std::string> placed;
-  for (int i = 0; i < walk.shown; ++i) placed.push_back(walk.steps[i].sentence);
+  for (int i = 0; i < shown; ++i) placed.push_back(steps[i].sentence);
   return {{"step", s.step},
           {"sentence", explain_step(s.graph, s.live, s.step).sentence},
-          {"layout", {{"placed", walk.shown}, {"of", walk.steps.size()}, {"sentences", placed}}}};
+          {"layout", {{"placed", shown}, {"of", steps.size()}, {"sentences", placed}}}};
 }
 
 }  // namespace

@@ -173,10 +173,15 @@ Options write_options(fb::FlatBufferBuilder& b, const Graph& g, const Op& op, At
   return {};
 }
 
+// Every sub-object is built in its own statement: the order in which a call's arguments are
+// evaluated differs between compilers (g++ right to left, clang left to right), and the builder's
+// bytes depend on the order of its calls. One order keeps the file the same on every platform.
 fb::Offset<tfl::QuantizationParameters> write_quantization(fb::FlatBufferBuilder& b, const Tensor& t) {
   if (!t.quant) return 0;
   const Quantization& q = *t.quant;
-  return tfl::CreateQuantizationParameters(b, 0, 0, b.CreateVector(q.scale), b.CreateVector(q.zero_point), 0, 0, q.axis);
+  const auto scale = b.CreateVector(q.scale);
+  const auto zero_point = b.CreateVector(q.zero_point);
+  return tfl::CreateQuantizationParameters(b, 0, 0, scale, zero_point, 0, 0, q.axis);
 }
 
 std::vector<int32_t> write_shape(const Tensor& t) {
@@ -209,8 +214,10 @@ std::string tflite_from_graph(const Graph& g) {
       b.ForceVectorAlignment(t.data->size(), 1, 16);  // as the schema's force_align: 16
       buffers.push_back(tfl::CreateBuffer(b, b.CreateVector(*t.data)));
     }
-    tensors.push_back(tfl::CreateTensor(b, b.CreateVector(write_shape(t)), tensor_type(*t.dtype), buffer,
-                                        b.CreateString(t.name), write_quantization(b, t), t.persistent));
+    const auto shape = b.CreateVector(write_shape(t));
+    const auto name = b.CreateString(t.name);
+    const auto quantization = write_quantization(b, t);
+    tensors.push_back(tfl::CreateTensor(b, shape, tensor_type(*t.dtype), buffer, name, quantization, t.persistent));
   }
   std::vector<int32_t> codes;  // builtin codes in first-use order: opcode_index points here
   std::vector<fb::Offset<tfl::Operator>> ops;
@@ -222,16 +229,24 @@ std::string tflite_from_graph(const Graph& g) {
     AttrReader attrs(op);
     const Options options = write_options(b, g, op, attrs);
     attrs.check_all_read();
-    ops.push_back(tfl::CreateOperator(b, index, b.CreateVector(ids(op.inputs)), b.CreateVector(ids(op.outputs)),
-                                      options.type, fb::Offset<tfl::Opaque>(options.table.o)));
+    const auto inputs = b.CreateVector(ids(op.inputs));
+    const auto outputs = b.CreateVector(ids(op.outputs));
+    ops.push_back(tfl::CreateOperator(b, index, inputs, outputs, options.type, fb::Offset<tfl::Opaque>(options.table.o)));
   }
   std::vector<fb::Offset<tfl::OperatorCode>> opcodes;
   for (int32_t code : codes)
     opcodes.push_back(tfl::CreateOperatorCode(b, static_cast<int8_t>(std::min<int32_t>(code, 127)), 0, 1, code));
-  const auto subgraph = tfl::CreateSubGraph(b, b.CreateVector(tensors), b.CreateVector(ids(g.inputs)),
-                                            b.CreateVector(ids(g.outputs)), b.CreateVector(ops), b.CreateString("main"));
-  const auto model = tfl::CreateModel(b, 3, b.CreateVector(opcodes), b.CreateVector(&subgraph, 1),
-                                      b.CreateString(g.name.empty() ? "arenaplan" : g.name), b.CreateVector(buffers));
+  const auto tensor_vector = b.CreateVector(tensors);
+  const auto graph_inputs = b.CreateVector(ids(g.inputs));
+  const auto graph_outputs = b.CreateVector(ids(g.outputs));
+  const auto op_vector = b.CreateVector(ops);
+  const auto subgraph_name = b.CreateString("main");
+  const auto subgraph = tfl::CreateSubGraph(b, tensor_vector, graph_inputs, graph_outputs, op_vector, subgraph_name);
+  const auto opcode_vector = b.CreateVector(opcodes);
+  const auto subgraphs = b.CreateVector(&subgraph, 1);
+  const auto description = b.CreateString(g.name.empty() ? "arenaplan" : g.name);
+  const auto buffer_vector = b.CreateVector(buffers);
+  const auto model = tfl::CreateModel(b, 3, opcode_vector, subgraphs, description, buffer_vector);
   tfl::FinishModelBuffer(b, model);
   return std::string(reinterpret_cast<const char*>(b.GetBufferPointer()), b.GetSize());
 }
