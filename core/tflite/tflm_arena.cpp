@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "core/layout/pipeline.h"
+#include "core/layout/planner_greedy.h"
 #include "core/schedule/schedule.h"
 #include "core/tflite/detail/tflm_arena_sim.h"
 #include "core/tflite/detail/tflm_kernel_sizes.h"
@@ -115,8 +116,9 @@ TflmArena size_model(const tflm::Model& m, const TflmArenaOptions& o) {
         if (act.step == tflm::PrepareStep::kScratch) scratch.push_back({s, i, act.bytes});
     }
   const LayoutProblem problem = head_problem(m, scratch);
-  // TFLM's GreedyMemoryPlanner, through the registry so the head plan is verified like any other.
-  in.head_bytes = plan_arena(problem, {"tflm-greedy", 0.0}).arena_bytes;
+  // TFLM's GreedyMemoryPlanner itself, not plan_arena: an offline plan may give a RESHAPE's input
+  // and output one offset (arenaplan's exports do), which TFLM accepts and the verifier would refuse.
+  in.head_bytes = planner::plan_tflm_greedy(problem).arena_bytes;
   in.planned_buffers = static_cast<int>(problem.buffers.size());
   in.scratch_requests = static_cast<int>(scratch.size());
   for (const ScratchRequest& r : scratch) a.scratch_bytes += align_up(r.bytes, kArenaAlignment);
