@@ -149,6 +149,98 @@ Rewrite reorder_ops(const Graph& g, const Schedule& order) {
   return r;
 }
 
+namespace {
+
+Rewrite apply_quantize(const Graph& g, const Transformation& t, const TransformContext&) {
+  auto d = dtype_from_name(t.value);
+  if (!d) refuse(t.text, "unknown dtype \"" + t.value + "\"");
+  return quantize_tensor(g, t.names[0], *d);
+}
+
+Rewrite apply_order(const Graph& g, const Transformation& t, const TransformContext& context) {
+  if (t.names.size() == 1 && t.names[0] == "best") {
+    ScheduleResult s = optimize_schedule(g, context.order_time_limit_seconds);
+    Rewrite r = reorder_ops(g, s.order);
+    r.summary += " (schedule optimiser: " + s.method + (s.proven_optimal ? ", proven optimal)" : ")");
+    return r;
+  }
+  std::string names;
+  for (const std::string& n : t.names) names += (names.empty() ? "" : ",") + n;
+  Schedule order;
+  try {
+    order = parse_order(g, names);
+  } catch (const InputError& e) {
+    refuse(t.text, e.what());
+  }
+  return reorder_ops(g, order);
+}
+
+Rewrite apply_pool(const Graph& g, const Transformation& t, const TransformContext& context) {
+  auto it = context.models.find(t.names[0]);
+  if (it == context.models.end()) refuse(t.text, "no model named \"" + t.names[0] + "\" was loaded");
+  return merge_models({g, it->second});
+}
+
+// Every transformation kind once: its spec's shape, its help line and what applies it. Parsing,
+// the help text and apply_transformation all read this table (the rewrite search's own table,
+// rewrite_kinds(), adds candidates per kind on top).
+enum class Value { kNone, kRequired, kOptional };
+struct TransformationKind {
+  const char* name;
+  size_t min_names, max_names;  // how many names the spec lists
+  Value value;
+  char value_separator;         // '=' or '@' (recompute:T@C)
+  const char* names_rule;       // the refusal when the count is wrong
+  const char* help;
+  Rewrite (*apply)(const Graph& g, const Transformation& t, const TransformContext& context);
+};
+constexpr size_t kMany = ~size_t{0};
+
+const std::vector<TransformationKind>& transformation_kinds() {
+  static const std::vector<TransformationKind> kinds = {
+      {"fuse", 2, kMany, Value::kNone, '=', "fuse needs at least two ops",
+       "fuse:A,B[,C...]      fuse a chain of ops (B, C elementwise)",
+       [](const Graph& g, const Transformation& t, const TransformContext&) { return fuse_ops(g, t.names); }},
+      {"inplace", 1, 1, Value::kOptional, '=', "inplace takes one name",
+       "inplace:OP[=INPUT]   OP writes its output over INPUT (default: the first legal input)",
+       [](const Graph& g, const Transformation& t, const TransformContext&) { return make_in_place(g, t.names[0], t.value); }},
+      {"quantize", 1, 1, Value::kRequired, '=', "quantize takes one name",
+       "quantize:T=DTYPE     store tensor T as DTYPE (int8, int16, float16 ...) with conversion ops", apply_quantize},
+      {"recompute", 1, 1, Value::kRequired, '@', "recompute takes one name",
+       "recompute:T@C        recompute tensor T just before its consumer C instead of keeping it",
+       [](const Graph& g, const Transformation& t, const TransformContext&) { return recompute_tensor(g, t.names[0], t.value); }},
+      {"patch", 1, kMany, Value::kRequired, '=', "",
+       "patch:A,B,...=TILES  run the spatial stage A,B,... patch by patch (TILES row bands, or ROWSxCOLS patches)",
+       [](const Graph& g, const Transformation& t, const TransformContext&) {
+         return patch_stage(g, t.names, parse_patch_grid(t.value, t.text));
+       }},
+      {"order", 1, kMany, Value::kNone, '=', "", "order:A,B,...|best   run the ops in this order (best: the schedule optimiser)",
+       apply_order},
+      {"foldpad", 1, 1, Value::kNone, '=', "foldpad takes one name",
+       "foldpad:PAD          fold PAD/PADV2 into its conv/depthwise/pool consumer (the padded copy disappears)",
+       [](const Graph& g, const Transformation& t, const TransformContext&) { return fold_pad(g, t.names[0]); }},
+      {"stream", 2, 2, Value::kNone, '=', "stream takes two ops: the pointwise conv, the depthwise",
+       "stream:PW,DW         run a 1x1 conv and its depthwise consumer channel by channel (the expanded tensor disappears)",
+       [](const Graph& g, const Transformation& t, const TransformContext&) {
+         return stream_pointwise_depthwise(g, t.names[0], t.names[1]);
+       }},
+      {"callerquant", 1, 1, Value::kNone, '=', "callerquant takes one name",
+       "callerquant:OP       move the entry QUANTIZE / exit DEQUANTIZE to the caller (firmware feeds int8)",
+       [](const Graph& g, const Transformation& t, const TransformContext&) { return quantize_in_caller(g, t.names[0]); }},
+      {"pool", 1, 1, Value::kNone, '=', "pool takes one name",
+       "pool:MODEL           share one arena with another model that never runs at the same time", apply_pool},
+  };
+  return kinds;
+}
+
+const TransformationKind* find_transformation_kind(const std::string& name) {
+  for (const TransformationKind& k : transformation_kinds())
+    if (name == k.name) return &k;
+  return nullptr;
+}
+
+}  // namespace
+
 Transformation parse_transformation(const std::string& spec) {
   Transformation t;
   t.text = spec;
@@ -158,8 +250,9 @@ Transformation parse_transformation(const std::string& spec) {
   };
   if (colon == std::string::npos || colon == 0) return bad("no kind before ':'");
   t.kind = spec.substr(0, colon);
+  const TransformationKind* kind = find_transformation_kind(t.kind);
   std::string rest = spec.substr(colon + 1);
-  const char value_sep = t.kind == "recompute" ? '@' : '=';
+  const char value_sep = kind ? kind->value_separator : '=';
   if (size_t v = rest.rfind(value_sep); v != std::string::npos) {
     t.value = rest.substr(v + 1);
     rest.resize(v);
@@ -169,73 +262,25 @@ Transformation parse_transformation(const std::string& spec) {
   t.names = split(rest, ',');
   for (const std::string& n : t.names)
     if (n.empty()) return bad("an empty name in the list");
-  static const char* const kKinds[] = {"fuse", "inplace", "quantize", "recompute", "patch", "order", "pool",
-                                       "foldpad", "stream", "callerquant"};
-  if (std::find(std::begin(kKinds), std::end(kKinds), t.kind) == std::end(kKinds))
-    return bad("unknown transformation \"" + t.kind + "\"");
-  const bool one_name = t.kind == "inplace" || t.kind == "foldpad" || t.kind == "callerquant" || t.kind == "quantize" || t.kind == "recompute" || t.kind == "pool";
-  if (one_name && t.names.size() != 1) return bad(t.kind + " takes one name");
-  if ((t.kind == "quantize" || t.kind == "recompute" || t.kind == "patch") && t.value.empty())
+  if (!kind) return bad("unknown transformation \"" + t.kind + "\"");
+  if (t.names.size() < kind->min_names || t.names.size() > kind->max_names) return bad(kind->names_rule);
+  if (kind->value == Value::kRequired && t.value.empty())
     return bad(t.kind + std::string(" needs a value after '") + value_sep + "'");
-  if ((t.kind == "fuse") && t.names.size() < 2) return bad("fuse needs at least two ops");
-  if (t.kind == "stream" && t.names.size() != 2) return bad("stream takes two ops: the pointwise conv, the depthwise");
-  if ((t.kind == "fuse" || t.kind == "order" || t.kind == "pool" || t.kind == "foldpad" || t.kind == "stream" ||
-       t.kind == "callerquant") &&
-      !t.value.empty())
-    return bad(t.kind + " takes no '=' value");
+  if (kind->value == Value::kNone && !t.value.empty()) return bad(t.kind + " takes no '=' value");
   return t;
 }
 
 const char* transformation_help() {
-  return "  fuse:A,B[,C...]      fuse a chain of ops (B, C elementwise)\n"
-         "  inplace:OP[=INPUT]   OP writes its output over INPUT (default: the first legal input)\n"
-         "  quantize:T=DTYPE     store tensor T as DTYPE (int8, int16, float16 ...) with conversion ops\n"
-         "  recompute:T@C        recompute tensor T just before its consumer C instead of keeping it\n"
-         "  patch:A,B,...=TILES  run the spatial stage A,B,... patch by patch (TILES row bands, or ROWSxCOLS patches)\n"
-         "  order:A,B,...|best   run the ops in this order (best: the schedule optimiser)\n"
-         "  foldpad:PAD          fold PAD/PADV2 into its conv/depthwise/pool consumer (the padded copy disappears)\n"
-         "  stream:PW,DW         run a 1x1 conv and its depthwise consumer channel by channel (the expanded tensor disappears)\n"
-         "  callerquant:OP       move the entry QUANTIZE / exit DEQUANTIZE to the caller (firmware feeds int8)\n"
-         "  pool:MODEL           share one arena with another model that never runs at the same time\n";
+  static const std::string help = [] {
+    std::string h;
+    for (const TransformationKind& k : transformation_kinds()) h += std::string("  ") + k.help + "\n";
+    return h;
+  }();
+  return help.c_str();
 }
 
 Rewrite apply_transformation(const Graph& g, const Transformation& t, const TransformContext& context) {
-  if (t.kind == "fuse") return fuse_ops(g, t.names);
-  if (t.kind == "inplace") return make_in_place(g, t.names[0], t.value);
-  if (t.kind == "foldpad") return fold_pad(g, t.names[0]);
-  if (t.kind == "stream") return stream_pointwise_depthwise(g, t.names[0], t.names[1]);
-  if (t.kind == "callerquant") return quantize_in_caller(g, t.names[0]);
-  if (t.kind == "quantize") {
-    auto d = dtype_from_name(t.value);
-    if (!d) refuse(t.text, "unknown dtype \"" + t.value + "\"");
-    return quantize_tensor(g, t.names[0], *d);
-  }
-  if (t.kind == "recompute") return recompute_tensor(g, t.names[0], t.value);
-  if (t.kind == "patch") {
-    return patch_stage(g, t.names, parse_patch_grid(t.value, t.text));
-  }
-  if (t.kind == "order") {
-    if (t.names.size() == 1 && t.names[0] == "best") {
-      ScheduleResult s = optimize_schedule(g, context.order_time_limit_seconds);
-      Rewrite r = reorder_ops(g, s.order);
-      r.summary += " (schedule optimiser: " + s.method + (s.proven_optimal ? ", proven optimal)" : ")");
-      return r;
-    }
-    std::string names;
-    for (const std::string& n : t.names) names += (names.empty() ? "" : ",") + n;
-    Schedule order;
-    try {
-      order = parse_order(g, names);
-    } catch (const InputError& e) {
-      refuse(t.text, e.what());
-    }
-    return reorder_ops(g, order);
-  }
-  if (t.kind == "pool") {
-    auto it = context.models.find(t.names[0]);
-    if (it == context.models.end()) refuse(t.text, "no model named \"" + t.names[0] + "\" was loaded");
-    return merge_models({g, it->second});
-  }
+  if (const TransformationKind* kind = find_transformation_kind(t.kind)) return kind->apply(g, t, context);
   throw InputError(t.text, "unknown transformation \"" + t.kind + "\"");
 }
 
