@@ -33,6 +33,11 @@ int run_analyze(const Args& args) {
 }  // namespace
 
 ARENAPLAN_COMMAND("analyze", "analyze GRAPH [--order A,B,...] [--explain] [--json]", {"json", "explain"}, {"order"},
-                  run_analyze);
+                  run_analyze,
+                  "Lifetimes of one operator order: the live bytes at every step, the peak and what is live there. --explain says why each buffer is live.",
+                  {{"order", "the operator order, op names separated by commas (default: the file's order)"},
+                   {"json", "machine-readable output (buffers with their live steps, per-step live bytes)"},
+                   {"explain", "one sentence per step: why each live buffer is live"}},
+                  {"analyze example:two_branch", "analyze example:two_branch --order A,B,D,C,E,F --json"});
 
 }  // namespace arenaplan::cli

@@ -89,6 +89,16 @@ int run_budget(const Args& args) {
 ARENAPLAN_COMMAND("budget",
                   "budget GRAPH --board NAME|BOARD.json [--order A,B,...] [--planner NAME] [--scratch in_arena|separate] "
                   "[--time-limit S] [--pointer-bytes 4|8] [--json]   |   budget --list-boards [--json]",
-                  {"json", "list-boards"}, {"board", "order", "planner", "scratch", "time-limit", "pointer-bytes"}, run_budget);
+                  {"json", "list-boards"}, {"board", "order", "planner", "scratch", "time-limit", "pointer-bytes"}, run_budget,
+                  "Does the plan fit the board? The arena, scratch, stacks, DMA buffers and persistent state placed in the board's memory regions.",
+                  {{"board", "a library board by name (see --list-boards) or a board JSON file (required)"},
+                   {"order", "the operator order (default: the file's order)"},
+                   {"planner", "the arena planner (default: best)"},
+                   {"scratch", "where per-op scratch goes: in_arena (default) or separate"},
+                   {"time-limit", "seconds for the whole command, planning included (default: 5)"},
+                   {"pointer-bytes", "for a .tflite: TFLM's pointer size, 4 (32-bit MCU, default) or 8"},
+                   {"json", "machine-readable output"},
+                   {"list-boards", "list the library boards and exit"}},
+                  {"budget example:two_branch --board examples/two_branch_board.json", "budget --list-boards"});
 
 }  // namespace arenaplan::cli

@@ -44,6 +44,15 @@ int run_cache(const Args& args) {
 
 ARENAPLAN_COMMAND("cache",
                   "cache --capacity C (--stride S | --list 0,1,2) --requests N [--policy lru|fifo|opt] [--ways W] [--json]",
-                  {"json"}, {"capacity", "stride", "list", "requests", "policy", "ways"}, run_cache);
+                  {"json"}, {"capacity", "stride", "list", "requests", "policy", "ways"}, run_cache,
+                  "The cache lab: hits and misses of a request stream in a small cache (LRU, FIFO or Belady's OPT, fully associative or set-associative).",
+                  {{"capacity", "cache lines (default: 4)"},
+                   {"stride", "requests 0, S, 2S, ... (default: 4)"},
+                   {"list", "explicit request list, comma-separated, instead of --stride"},
+                   {"requests", "how many requests of the stride stream (default: 17)"},
+                   {"policy", "lru (default), fifo or opt"},
+                   {"ways", "set associativity (default: 0, fully associative)"},
+                   {"json", "machine-readable output"}},
+                  {"cache --capacity 4 --stride 4 --requests 17", "cache --capacity 2 --list 0,1,2,0,1 --policy fifo --json"});
 
 }  // namespace arenaplan::cli

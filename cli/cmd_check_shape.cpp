@@ -37,6 +37,13 @@ int run_check_shape(const Args& args) {
 ARENAPLAN_COMMAND("check-shape",
                   "check-shape GRAPH --input NAME=SHAPE [--input ...] [--range N=1..2 ...] [--order A,B,...] "
                   "[--planner NAME] [--json]",
-                  {"json"}, {"input", "range", "order", "planner"}, run_check_shape);
+                  {"json"}, {"input", "range", "order", "planner"}, run_check_shape,
+                  "Checks a shape contract: propagates the given input shapes through the graph, names the first mismatch, and plans the arena for those shapes.",
+                  {{"input", "NAME=SHAPE of a graph input, e.g. x=2x16x16x3 (repeatable)"},
+                   {"range", "N=LO..HI: check every value of a symbolic dimension (repeatable)"},
+                   {"order", "the operator order (default: the file's order)"},
+                   {"planner", "the arena planner (default: best)"},
+                   {"json", "machine-readable output"}},
+                  {"check-shape example:batch_contract --input x=2x16x16x3"});
 
 }  // namespace arenaplan::cli

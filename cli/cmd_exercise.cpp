@@ -256,6 +256,18 @@ ARENAPLAN_COMMAND("exercise",
                   "exercise list | show NAME|FILE [--hints] | check NAME|FILE --answer TEXT [--json] | generate --kind "
                   "KIND --difficulty 1..5 --seed N [-o|--out FILE] [--json] | result SETFILE --student NAME --answer A "
                   "[--answer B ...] [-o FILE] | grade RESULT... [--set SETFILE] [--json] | link SETFILE [--base URL]",
-                  {"json", "hints"}, {"answer", "kind", "difficulty", "seed", "out", "student", "set", "base"}, run_exercise);
+                  {"json", "hints"}, {"answer", "kind", "difficulty", "seed", "out", "student", "set", "base"}, run_exercise,
+                  "Classroom exercises: list, show a question, check an answer, generate new ones, make and grade student result files, make an assignment link.",
+                  {{"answer", "the student's answer (check, result; repeatable for result)"},
+                   {"kind", "generate: the exercise kind (find-order, fit-budget, broken-rule, ...)"},
+                   {"difficulty", "generate: 1..5 (default: 1)"},
+                   {"seed", "generate: the seed (default: 1)"},
+                   {"out", "write the file here (generate, result; also -o FILE)"},
+                   {"student", "result: the student's name"},
+                   {"set", "grade: the assignment set the results must come from"},
+                   {"base", "link: the playground's address to put before the fragment (default: none)"},
+                   {"json", "machine-readable output"},
+                   {"hints", "show: include the hints"}},
+                  {"exercise list", "exercise show exercise_predict_peak --hints"});
 
 }  // namespace arenaplan::cli

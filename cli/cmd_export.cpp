@@ -88,6 +88,17 @@ ARENAPLAN_COMMAND("export",
                   "trace|json [-o|--out OUT] [--planner best] [--schedule file|optimal] [--order A,B,...] "
                   "[--time-limit S] [--pointer-bytes 4|8] [--keep-constant-ops] [--no-reshape-alias]",
                   {"keep-constant-ops", "no-reshape-alias"},
-                  {"format", "out", "planner", "schedule", "order", "time-limit", "pointer-bytes"}, run_export);
+                  {"format", "out", "planner", "schedule", "order", "time-limit", "pointer-bytes"}, run_export,
+                  "Writes a verified plan as a file: C header, the .tflite with an offline plan or reordered, MiniMalloc CSV, lifetime trace or JSON report. The page's File > Export writes the same bytes.",
+                  {{"format", "c-header, tflite-offline, tflite-reordered, minimalloc-csv, trace or json (required)"},
+                   {"out", "output file (also -o FILE; default: stdout; required for .tflite formats)"},
+                   {"planner", "the arena planner (default: portfolio, the export policy the page uses too)"},
+                   {"schedule", "file (default) or optimal: the operator order to plan (tflite-reordered: optimal)"},
+                   {"order", "an explicit operator order instead of --schedule"},
+                   {"time-limit", "seconds for the whole command (default: 5)"},
+                   {"pointer-bytes", "TFLM's pointer size for a model's figures: 4 (default) or 8"},
+                   {"keep-constant-ops", "import: keep ops whose inputs are all constant as ops (default: fold them)"},
+                   {"no-reshape-alias", "import: give a RESHAPE's output its own buffer"}},
+                  {"export example:two_branch --format c-header", "export tests/unit/data/tflm/int8_inception.tflite --format json"});
 
 }  // namespace arenaplan::cli

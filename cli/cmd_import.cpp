@@ -81,6 +81,15 @@ ARENAPLAN_COMMAND("import",
                   "import MODEL.tflite [-o|--out graph.json] [--json] [--keep-constant-ops] [--no-reshape-alias] "
                   "[--pointer-bytes 4|8] [--planner best] [--time-limit S]",
                   {"json", "keep-constant-ops", "no-reshape-alias"}, {"out", "pointer-bytes", "planner", "time-limit"},
-                  run_import);
+                  run_import,
+                  "Reads a .tflite model: its memory summary and TFLM's whole tensor_arena_size, and writes it as graph JSON with -o.",
+                  {{"out", "write the graph JSON here (also -o FILE)"},
+                   {"pointer-bytes", "TFLM's pointer size: 4 (32-bit MCU, default) or 8"},
+                   {"planner", "the planner of arenaplan's offline plan (default: best)"},
+                   {"time-limit", "seconds for the whole command (default: 5)"},
+                   {"json", "machine-readable output"},
+                   {"keep-constant-ops", "keep ops whose inputs are all constant as ops (default: fold them)"},
+                   {"no-reshape-alias", "give a RESHAPE's output its own buffer"}},
+                  {"import tests/unit/data/tflm/int8_inception.tflite"});
 
 }  // namespace arenaplan::cli

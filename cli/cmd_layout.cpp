@@ -51,6 +51,14 @@ ARENAPLAN_COMMAND("layout",
                   "layout INPUT [--planner " + planner_list_text("|", "|") +
                       "] [--order A,B,...] "
                       "[--time-limit S] [--width N] [--explain] [--json]   (INPUT: graph JSON, example:NAME or MiniMalloc CSV)",
-                  {"json", "explain"}, {"planner", "order", "time-limit", "width"}, run_layout);
+                  {"json", "explain"}, {"planner", "order", "time-limit", "width"}, run_layout,
+                  "Places every buffer of one operator order in one arena with a planner, verifies it and draws it.",
+                  {{"planner", "the planner (default: best): see arenaplan layout --help's usage line for all"},
+                   {"order", "the operator order (default: the file's order)"},
+                   {"time-limit", "seconds for the whole command (default: 5)"},
+                   {"width", "characters of the ASCII picture (default: 64)"},
+                   {"json", "machine-readable output"},
+                   {"explain", "one sentence per placed buffer, lowest offset first"}},
+                  {"layout example:two_branch --planner tflm-greedy", "layout tests/unit/data/minimalloc/P.csv --planner portfolio --json"});
 
 }  // namespace arenaplan::cli

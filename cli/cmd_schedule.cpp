@@ -38,6 +38,13 @@ int run_schedule(const Args& args) {
 
 ARENAPLAN_COMMAND("schedule",
                   "schedule GRAPH [--enumerate [--limit N]] [--time-limit S] [--memory-cap-mib M] [--json]",
-                  {"json", "enumerate"}, {"limit", "time-limit", "memory-cap-mib"}, run_schedule);
+                  {"json", "enumerate"}, {"limit", "time-limit", "memory-cap-mib"}, run_schedule,
+                  "The operator order with the lowest peak: optimal when proven (the lower bound met), with every order and its peak for small graphs.",
+                  {{"limit", "--enumerate: list at most N orders (default: 1000)"},
+                   {"time-limit", "seconds for the search (default: 10)"},
+                   {"memory-cap-mib", "memory the exact search may use, in MiB"},
+                   {"json", "machine-readable output"},
+                   {"enumerate", "list every valid order with its peak (counted exactly)"}},
+                  {"schedule example:two_branch", "schedule example:two_branch --enumerate --json"});
 
 }  // namespace arenaplan::cli

@@ -71,6 +71,19 @@ ARENAPLAN_COMMAND("simulate",
                   "[--input-file NAME=PATH]... [--output-dir DIR] [--json]",
                   {"json", "shared-arena"},
                   {"order", "planner", "profile", "runs", "sessions", "seed", "inject", "input-file", "output-dir"},
-                  run_simulate);
+                  run_simulate,
+                  "Runs the graph in its planned arena on a simulated MCU: cycle-counted kernels and oracles that prove no byte outside an op's outputs changed.",
+                  {{"order", "the operator order (default: the file's order)"},
+                   {"planner", "the arena planner (default: best)"},
+                   {"profile", "the MCU cycle profile: cortex-m0plus, cortex-m4 (default) or cortex-m7"},
+                   {"runs", "invokes, state carried over (default: 1)"},
+                   {"sessions", "models sharing the run (default: 1)"},
+                   {"seed", "seed of generated inputs and weights (default: 1)"},
+                   {"inject", "a fault to watch the oracles catch: shift:TENSOR[:BYTES], stray:OP:OFFSET, ignore-async (repeatable)"},
+                   {"input-file", "NAME=PATH: a graph input's raw bytes (repeatable)"},
+                   {"output-dir", "write each graph output's raw bytes to DIR/<tensor>.bin"},
+                   {"json", "machine-readable output"},
+                   {"shared-arena", "--sessions: one arena for all sessions"}},
+                  {"simulate example:two_branch", "simulate tests/unit/data/tflm/svdf_int8.tflite --runs 3"});
 
 }  // namespace arenaplan::cli

@@ -33,6 +33,13 @@ int run_tflm_arena(const Args& args) {
 ARENAPLAN_COMMAND("tflm-arena",
                   "tflm-arena MODEL.tflite [--pointer-bytes 4|8] [--plan tflm|offline|reordered] [--planner best] "
                   "[--time-limit S] [--json]",
-                  {"json"}, {"pointer-bytes", "plan", "planner", "time-limit"}, run_tflm_arena);
+                  {"json"}, {"pointer-bytes", "plan", "planner", "time-limit"}, run_tflm_arena,
+                  "The whole tensor_arena_size TFLM needs for a .tflite (head, tail, temporaries), at the pinned TFLM version, reference kernels.",
+                  {{"pointer-bytes", "4 (32-bit MCU, default) or 8 (64-bit host)"},
+                   {"plan", "tflm (the file as it is, default), offline or reordered (the models export writes)"},
+                   {"planner", "arenaplan's planner for offline / reordered (default: best)"},
+                   {"time-limit", "seconds for the whole command (default: 5)"},
+                   {"json", "machine-readable output"}},
+                  {"tflm-arena tests/unit/data/tflm/int8_inception.tflite", "tflm-arena tests/unit/data/tflm/svdf_int8.tflite --pointer-bytes 8 --json"});
 
 }  // namespace arenaplan::cli

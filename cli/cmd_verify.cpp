@@ -25,6 +25,10 @@ int run_verify(const Args& args) {
 }  // namespace
 
 ARENAPLAN_COMMAND("verify", "verify INPUT PLAN [--order A,B,...] [--json]   (PLAN: layout --json output or CSV with offsets)",
-                  {"json"}, {"order"}, run_verify);
+                  {"json"}, {"order"}, run_verify,
+                  "Checks a plan (offsets) against the graph's lifetimes with the independent verifier and names the first broken rule.",
+                  {{"order", "the operator order the plan is for (default: the file's order)"},
+                   {"json", "machine-readable output"}},
+                  {"verify example:two_branch examples/plans/two_branch_tflm_greedy.json"});
 
 }  // namespace arenaplan::cli

@@ -33,12 +33,23 @@ class Args {
   std::multimap<std::string, std::string> options_;
 };
 
+// One line of a command's --help: an option or flag and what it does, its default included.
+struct OptionHelp {
+  std::string name;  // as in flags / options ("json", "order")
+  std::string text;  // "the operator order (default: the file's)"
+};
+
 struct Command {
   std::string name;
   std::string usage;                 // one line: "analyze GRAPH [--order A,B,...] [--json]"
   std::vector<std::string> flags;    // options without a value ("json")
   std::vector<std::string> options;  // options with a value ("order")
   int (*run)(const Args&);           // exit status: 0 ok, 1 check failed, 2 bad input
+  // `arenaplan CMD --help`: what the command is for, every flag and option (each must have a
+  // line: the CLI tests check), and command lines that work as they stand.
+  std::string summary;
+  std::vector<OptionHelp> help;
+  std::vector<std::string> examples;
 };
 
 std::vector<Command>& registry();

@@ -70,13 +70,52 @@ const std::string& Args::positional_at(size_t i, const char* what) const {
 
 namespace {
 
+constexpr const char* kInputsAndExits =
+    "GRAPH is a graph JSON file, a .tflite model or example:NAME (built-in). Exit status: 0 ok, 1 a check\n"
+    "failed, 2 bad input (message on stderr).\n";
+
 void usage(std::ostream& out) {
-  out << "usage: arenaplan COMMAND [ARGS]\n\ncommands:\n";
+  out << "usage: arenaplan COMMAND [ARGS]   (arenaplan help COMMAND, or COMMAND --help, for one command)\n\n"
+         "commands:\n";
   auto commands = registry();
   std::sort(commands.begin(), commands.end(), [](auto& a, auto& b) { return a.name < b.name; });
-  for (const Command& c : commands) out << "  arenaplan " << c.usage << "\n";
-  out << "\nGRAPH is a graph JSON file, a .tflite model or example:NAME (built-in). Exit status: 0 ok, 1 a check\n"
-         "failed, 2 bad input (message on stderr).\n";
+  size_t width = 0;
+  for (const Command& c : commands) width = std::max(width, c.name.size());
+  for (const Command& c : commands) {
+    const size_t sentence = c.summary.find(". ");  // the first sentence of its --help
+    out << "  " << c.name << std::string(width + 2 - c.name.size(), ' ')
+        << (sentence == std::string::npos ? c.summary : c.summary.substr(0, sentence + 1)) << "\n";
+  }
+  out << "\n" << kInputsAndExits << "arenaplan --version prints the version.\n";
+}
+
+// `arenaplan CMD --help`: purpose, usage, every flag and option with its line, examples.
+void command_help(const Command& c, std::ostream& out) {
+  out << "arenaplan " << c.name << ": " << c.summary << "\n\nusage: arenaplan " << c.usage << "\n\noptions:\n";
+  auto line = [&](const std::string& name, bool takes_value) {
+    std::string text = "(no description)";
+    for (const OptionHelp& h : c.help)
+      if (h.name == name) text = h.text;
+    const std::string left = "--" + name + (takes_value ? " VALUE" : "");
+    out << "  " << left << std::string(left.size() < 26 ? 26 - left.size() : 1, ' ') << text << "\n";
+  };
+  for (const std::string& o : c.options) line(o, true);
+  for (const std::string& f : c.flags) line(f, false);
+  out << "  --help, -h                this text\n\nexamples:\n";
+  for (const std::string& e : c.examples) out << "  arenaplan " << e << "\n";
+  out << "\n" << kInputsAndExits;
+}
+
+const Command* find_command(const std::string& name) {
+  for (const Command& c : registry())
+    if (c.name == name) return &c;
+  return nullptr;
+}
+
+bool asks_for_help(int argc, char** argv) {
+  for (int i = 2; i < argc; ++i)
+    if (std::string(argv[i]) == "--help" || std::string(argv[i]) == "-h") return true;
+  return false;
 }
 
 Args parse_args(const Command& c, int argc, char** argv) {
@@ -115,7 +154,16 @@ Args parse_args(const Command& c, int argc, char** argv) {
 
 int main(int argc, char** argv) {
   using namespace arenaplan::cli;
-  if (argc < 2 || std::string(argv[1]) == "--help" || std::string(argv[1]) == "help") {
+  if (argc >= 3 && std::string(argv[1]) == "help") {
+    const Command* c = find_command(argv[2]);
+    if (!c) {
+      std::cerr << "arenaplan help: error: no command \"" << argv[2] << "\" (arenaplan help lists them)\n";
+      return 2;
+    }
+    command_help(*c, std::cout);
+    return 0;
+  }
+  if (argc < 2 || std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h" || std::string(argv[1]) == "help") {
     usage(argc < 2 ? std::cerr : std::cout);
     return argc < 2 ? 2 : 0;
   }
@@ -125,6 +173,10 @@ int main(int argc, char** argv) {
   }
   for (const Command& c : registry()) {
     if (c.name != argv[1]) continue;
+    if (asks_for_help(argc, argv)) {  // wins over everything else: no input needed
+      command_help(c, std::cout);
+      return 0;
+    }
     try {
       return c.run(parse_args(c, argc, argv));
     } catch (const arenaplan::InputError& e) {
