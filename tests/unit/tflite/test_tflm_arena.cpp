@@ -93,6 +93,24 @@ const Reference kSvdfFloat64 = {3840, 2944, 288, 2656,
                                  {"kernel_persistent_buffers", {8, 404, 360}},
                                  {"variable_tensors", {2, 896, 896}},
                                  {"node_and_registrations", {6, 384, 384}}}};
+// wasm32 (4-byte pointers), measured over an 8 MiB arena: used and tail 4 bytes above the model's
+// figures for an arena of exactly the minimum size (the end-alignment slack above).
+const Reference kSvdfInt832 = {2668, 1740, 176, 1564,
+                               {{"eval_tensors", {21, 252, 252}},
+                                {"persistent_tensors", {2, 80, 80}},
+                                {"persistent_tensor_quantization", {4, 40, 40}},
+                                {"kernel_persistent_buffers", {8, 336, 280}},
+                                {"variable_tensors", {2, 448, 448}},
+                                {"node_and_registrations", {6, 192, 192}}},
+                               /*end_alignment_slack=*/8};
+const Reference kSvdfFloat32 = {2972, 2264, 288, 1976,
+                                {{"eval_tensors", {21, 252, 252}},
+                                 {"persistent_tensors", {2, 80, 80}},
+                                 {"persistent_tensor_quantization", {0, 0, 0}},
+                                 {"kernel_persistent_buffers", {8, 340, 280}},
+                                 {"variable_tensors", {2, 904, 896}},
+                                 {"node_and_registrations", {6, 192, 192}}},
+                                /*end_alignment_slack=*/8};
 
 }  // namespace
 
@@ -112,6 +130,8 @@ TEST_CASE("SVDF stacks: memory planning's temporaries make the minimum larger th
     CHECK(a.min_arena_bytes > a.arena_used_bytes);
     CHECK(a.limited_by == "memory planning");
   }
+  check_reference(sized("svdf_int8.tflite", 4), kSvdfInt832);
+  check_reference(sized("svdf_float.tflite", 4), kSvdfFloat32);
 }
 
 TEST_CASE("the JSON view carries the contract's keys and the pinned TFLM version") {
