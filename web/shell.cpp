@@ -107,8 +107,8 @@ void draw_menu_bar(AppState& s) {
     if (ImGui::MenuItem("Export .tflite in this order", nullptr, false, model))
       export_plan_file(s, ExportFormat::kTfliteReordered);
     record_item_rect(s, "menu.file.tflite_reordered");
-    if (ImGui::IsItemHovered() || !model)
-      ImGui::TextDisabled("Plans: %s (as `arenaplan export`)", export_plan_options().planner.c_str());
+    // The export policy, in view: the page's files are the CLI's for the same state.
+    ImGui::TextDisabled("Exports plan with %s, as `arenaplan export` does", export_plan_options().planner.c_str());
     if (ImGui::MenuItem("Export PNG of the view")) request_png_export(s);
     record_item_rect(s, "menu.file.png");
     ImGui::EndMenu();
