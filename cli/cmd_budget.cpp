@@ -45,8 +45,7 @@ int run_budget(const Args& args) {
   if (path.rfind("example:", 0) != 0) {
     const std::string bytes = read_file(path);
     if (looks_like_tflite(bytes)) {
-      tflm = tflm_arena_comparison(bytes, static_cast<int>(args.int_option("pointer-bytes", 4, 4, 8)),
-                                   options.plan.planner, options.plan.time_limit_seconds);
+      tflm = tflm_arena_comparison(bytes, tflm_target_from_args(args), options.plan.planner, options.plan.time_limit_seconds);
       const TflmArena& a = tflm->offline;
       replaced = use_model_persistent(board, tflm_persistent_bytes(a), kTflmPersistentOwner);
     }
@@ -69,8 +68,8 @@ int run_budget(const Args& args) {
     std::cout << j.dump(2) << "\n";
   } else {
     if (tflm) {
-      std::cout << "TFLM arena: " << tflm_comparison_sentence(*tflm) << " (" << tflm->tflm.pointer_bytes * 8
-                << "-bit pointers)\n";
+      std::cout << "TFLM arena: " << tflm_comparison_sentence(*tflm) << " (" << tflm_target_text(tflm->tflm.target)
+                << ")\n";
       std::cout << "persistent part from the model: " << tflm->offline.min_arena_bytes - tflm->offline.head_bytes
                 << " B (tail " << tflm->offline.tail_bytes << " B + AllocateTensors temporaries)";
       if (!replaced.empty()) {
@@ -88,17 +87,18 @@ int run_budget(const Args& args) {
 
 ARENAPLAN_COMMAND("budget",
                   "budget GRAPH --board NAME|BOARD.json [--order A,B,...] [--planner NAME] [--scratch in_arena|separate] "
-                  "[--time-limit S] [--pointer-bytes 4|8] [--json]   |   budget --list-boards [--json]",
-                  {"json", "list-boards"}, {"board", "order", "planner", "scratch", "time-limit", "pointer-bytes"}, run_budget,
+                  "[--time-limit S] " + std::string(kTflmTargetUsage) + " [--json]   |   budget --list-boards [--json]",
+                  {"json", "list-boards"}, with_tflm_target_options({"board", "order", "planner", "scratch", "time-limit"}),
+                  run_budget,
                   "Does the plan fit the board? The arena, scratch, stacks, DMA buffers and persistent state placed in the board's memory regions.",
-                  {{"board", "a library board by name (see --list-boards) or a board JSON file (required)"},
+                  with_tflm_target_help({{"board", "a library board by name (see --list-boards) or a board JSON file (required)"},
                    {"order", "the operator order (default: the file's order)"},
                    {"planner", "the arena planner (default: best)"},
                    {"scratch", "where per-op scratch goes: in_arena (default) or separate"},
                    {"time-limit", "seconds for the whole command, planning included (default: 5)"},
-                   {"pointer-bytes", "for a .tflite: TFLM's pointer size, 4 (32-bit MCU, default) or 8"},
                    {"json", "machine-readable output"},
-                   {"list-boards", "list the library boards and exit"}},
-                  {"budget example:two_branch --board examples/two_branch_board.json", "budget --list-boards"});
+                   {"list-boards", "list the library boards and exit"}}),
+                  {"budget example:two_branch --board examples/two_branch_board.json", "budget --list-boards",
+                   "budget tests/unit/data/tflm/int8_inception.tflite --board stm32h743 --kernels cmsis-nn --core cortex-m7"});
 
 }  // namespace arenaplan::cli

@@ -53,7 +53,7 @@ int run_export(const Args& parsed) {
   request.plan.planner = args.option("planner").value_or(request.plan.planner);
   // --time-limit covers the whole export: reading the input and any schedule search come off it.
   request.plan.time_limit_seconds = args.time_limit_left("time-limit", 5.0, 3600.0);
-  request.pointer_bytes = static_cast<int>(args.int_option("pointer-bytes", 4, 4, 8));
+  request.tflm_target = tflm_target_from_args(args);
   const ExportPlan e = export_plan(in, request);
   if (in.model && in.model->offline_offsets &&
       std::any_of(in.model->offline_offsets->begin(), in.model->offline_offsets->end(), [](int32_t o) { return o >= 0; }))
@@ -76,7 +76,7 @@ int run_export(const Args& parsed) {
     std::cerr << "export: this plan needs " << custom.size()
               << " kernel(s) the stock TFLM runtime does not have; it is valid only on a runtime that has them:\n"
               << custom_kernels_text(custom, "  ");
-  if (e.tflm) std::cerr << "TFLM arena (" << e.tflm->tflm.pointer_bytes * 8 << "-bit pointers): "
+  if (e.tflm) std::cerr << "TFLM arena (" << tflm_target_text(e.tflm->tflm.target) << "): "
                         << tflm_comparison_sentence(*e.tflm) << "\n";
   return 0;
 }
@@ -86,19 +86,18 @@ int run_export(const Args& parsed) {
 ARENAPLAN_COMMAND("export",
                   "export GRAPH|MODEL.tflite --format c-header|tflite-offline|tflite-reordered|minimalloc-csv|"
                   "trace|json [-o|--out OUT] [--planner best] [--schedule file|optimal] [--order A,B,...] "
-                  "[--time-limit S] [--pointer-bytes 4|8] [--keep-constant-ops] [--no-reshape-alias]",
+                  "[--time-limit S] " + std::string(kTflmTargetUsage) + " [--keep-constant-ops] [--no-reshape-alias]",
                   {"keep-constant-ops", "no-reshape-alias"},
-                  {"format", "out", "planner", "schedule", "order", "time-limit", "pointer-bytes"}, run_export,
+                  with_tflm_target_options({"format", "out", "planner", "schedule", "order", "time-limit"}), run_export,
                   "Writes a verified plan as a file: C header, the .tflite with an offline plan or reordered, MiniMalloc CSV, lifetime trace or JSON report. The page's File > Export writes the same bytes.",
-                  {{"format", "c-header, tflite-offline, tflite-reordered, minimalloc-csv, trace or json (required)"},
+                  with_tflm_target_help({{"format", "c-header, tflite-offline, tflite-reordered, minimalloc-csv, trace or json (required)"},
                    {"out", "output file (also -o FILE; default: stdout; required for .tflite formats)"},
                    {"planner", "the arena planner (default: portfolio, the export policy the page uses too)"},
                    {"schedule", "file (default) or optimal: the operator order to plan (tflite-reordered: optimal)"},
                    {"order", "an explicit operator order instead of --schedule"},
                    {"time-limit", "seconds for the whole command (default: 5)"},
-                   {"pointer-bytes", "TFLM's pointer size for a model's figures: 4 (default) or 8"},
                    {"keep-constant-ops", "import: keep ops whose inputs are all constant as ops (default: fold them)"},
-                   {"no-reshape-alias", "import: give a RESHAPE's output its own buffer"}},
+                   {"no-reshape-alias", "import: give a RESHAPE's output its own buffer"}}),
                   {"export example:two_branch --format c-header", "export tests/unit/data/tflm/int8_inception.tflite --format json"});
 
 }  // namespace arenaplan::cli

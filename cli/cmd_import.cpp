@@ -57,7 +57,7 @@ int run_import(const Args& parsed) {
   std::optional<TflmArenaComparison> tflm;
   std::string tflm_refused;
   try {
-    tflm = tflm_arena_comparison(read_file(path), static_cast<int>(args.int_option("pointer-bytes", 4, 4, 8)),
+    tflm = tflm_arena_comparison(read_file(path), tflm_target_from_args(args),
                                  args.option("planner").value_or("best"),
                                  args.time_limit_left("time-limit", 5.0, 3600.0));
     s["tflm_arena"] = tflm_comparison_json(*tflm);
@@ -79,17 +79,16 @@ int run_import(const Args& parsed) {
 
 ARENAPLAN_COMMAND("import",
                   "import MODEL.tflite [-o|--out graph.json] [--json] [--keep-constant-ops] [--no-reshape-alias] "
-                  "[--pointer-bytes 4|8] [--planner best] [--time-limit S]",
-                  {"json", "keep-constant-ops", "no-reshape-alias"}, {"out", "pointer-bytes", "planner", "time-limit"},
+                  + std::string(kTflmTargetUsage) + " [--planner best] [--time-limit S]",
+                  {"json", "keep-constant-ops", "no-reshape-alias"}, with_tflm_target_options({"out", "planner", "time-limit"}),
                   run_import,
                   "Reads a .tflite model: its memory summary and TFLM's whole tensor_arena_size, and writes it as graph JSON with -o.",
-                  {{"out", "write the graph JSON here (also -o FILE)"},
-                   {"pointer-bytes", "TFLM's pointer size: 4 (32-bit MCU, default) or 8"},
+                  with_tflm_target_help({{"out", "write the graph JSON here (also -o FILE)"},
                    {"planner", "the planner of arenaplan's offline plan (default: best)"},
                    {"time-limit", "seconds for the whole command (default: 5)"},
                    {"json", "machine-readable output"},
                    {"keep-constant-ops", "keep ops whose inputs are all constant as ops (default: fold them)"},
-                   {"no-reshape-alias", "give a RESHAPE's output its own buffer"}},
+                   {"no-reshape-alias", "give a RESHAPE's output its own buffer"}}),
                   {"import tests/unit/data/tflm/int8_inception.tflite"});
 
 }  // namespace arenaplan::cli

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/graph/graph.h"
+#include "core/tflite/tflm_arena.h"
 
 namespace arenaplan::cli {
 
@@ -95,5 +96,14 @@ Graph load_graph(const std::string& path);
 
 // Schedule from --order (comma-separated op names), else the file's order.
 std::vector<OpId> order_from_args(const Graph& g, const Args& args);
+
+// ---- The firmware build TFLM's figures are for, the same options on every command that gives
+// them: --kernels reference|cmsis-nn, --core NAME (4-byte pointers, arm-none-eabi-gcc's short
+// enums and the core's CMSIS-NN code path), --pointer-bytes 4|8 and --enum-bytes 1|4 over them.
+TflmTarget tflm_target_from_args(const Args& args);
+// `options` followed by those four option names / help lines (for ARENAPLAN_COMMAND).
+std::vector<std::string> with_tflm_target_options(std::vector<std::string> options);
+std::vector<OptionHelp> with_tflm_target_help(std::vector<OptionHelp> help);
+inline constexpr const char* kTflmTargetUsage = "[--kernels reference|cmsis-nn] [--core cortex-m4] [--pointer-bytes 4|8]";
 
 }  // namespace arenaplan::cli

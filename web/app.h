@@ -294,7 +294,8 @@ struct BudgetPanelState {
   uint64_t board_version = 0;  // bumped by every board edit
   std::string error;           // the last refused board or edit; cleared when the budget is recomputed
   // Planning is not free: recomputed only when the graph/order, the board or the policy changed.
-  Derived<BudgetResult, std::tuple<uint64_t, uint64_t, int>> result;  // revision, board_version, scratch_policy
+  // revision, board_version, scratch_policy, tflm_target_version
+  Derived<BudgetResult, std::tuple<uint64_t, uint64_t, int, uint64_t>> result;
 };
 
 // -- Budget tab: TFLM's whole arena for an opened .tflite (web/budget_tflm.cpp) --
@@ -385,7 +386,12 @@ struct AppState {
   mutable BudgetPanelState budget;
   ExercisePanelState exercise;  // web/panel_exercise_state.h
 
-  mutable Derived<TflmArenaView> tflm_arena;  // keyed by graph_revision (web/budget_tflm.cpp); a cache
+  // The firmware build TFLM's figures are for (Budget tab, C header, JSON report), as the CLI's
+  // --kernels / --core give it; tflm_target_version counts its changes.
+  TflmTarget tflm_target;
+  uint64_t tflm_target_version = 0;
+  // By (graph_revision, tflm_target_version) (web/budget_tflm.cpp); a cache.
+  mutable Derived<TflmArenaView, std::tuple<uint64_t, uint64_t>> tflm_arena;
 
   // ---- Classroom embeds (web/embed.cpp) ----
   std::string embed_view;   // share-link "embed": one view alone, no menus ("" = the whole app)

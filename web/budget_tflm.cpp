@@ -1,8 +1,9 @@
 // Budget tab, TFLM section: for a graph opened from a .tflite, the whole
 // `tensor_arena_size` TFLM needs (core/tflite/tflm_arena), with TFLM's own planner and with
 // arenaplan's offline plan, and the breakdown by category. The same core call as `arenaplan
-// tflm-arena MODEL --plan tflm|offline --planner portfolio` (32-bit pointers): the page uses the
-// portfolio planner, which answers at once, instead of the CLI's time-limited default.
+// tflm-arena MODEL --plan tflm|offline --planner portfolio [--kernels K --core C]`: the page uses
+// the portfolio planner, which answers at once, instead of the CLI's time-limited default. The
+// kernels and core chosen here are those of the page's C header and JSON report too.
 #include "web/budget_tflm.h"
 
 #include "imgui.h"
@@ -11,16 +12,15 @@
 namespace arenaplan::web {
 namespace {
 
-constexpr int kPointerBytes = 4;                // Cortex-M
 constexpr const char* kPagePlanner = "portfolio";  // instant; the CLI's "best" may search for seconds
 
 const TflmArenaView& tflm_view(const AppState& s) {
-  return s.tflm_arena.get(s.graph_revision, [&](TflmArenaView& v) {
+  return s.tflm_arena.get({s.graph_revision, s.tflm_target_version}, [&](TflmArenaView& v) {
     v = TflmArenaView();
     const OpenedModel* model = current_model(s);
     if (!model) return;
     try {
-      v.comparison = tflm_arena_comparison(model->bytes, kPointerBytes, kPagePlanner, 0.0);
+      v.comparison = tflm_arena_comparison(model->bytes, s.tflm_target, kPagePlanner, 0.0);
     } catch (const std::exception& e) {
       v.error = e.what();
     }
@@ -49,7 +49,45 @@ void draw_categories(const TflmArena& a) {
   ImGui::EndTable();
 }
 
+// The cores the page offers (the CLI's --core takes these and more); "" = no core: 32-bit
+// pointers, 4-byte enums, the CLI's default.
+constexpr const char* kPageCores[] = {"", "cortex-m0plus", "cortex-m3", "cortex-m4", "cortex-m7",
+                                      "cortex-m33", "cortex-m55", "cortex-m85"};
+
+void draw_target_choice(AppState& s) {
+  int kernels = s.tflm_target.kernels == TflmKernels::kCmsisNn ? 1 : 0;
+  int core = 0;
+  for (int i = 0; i < IM_ARRAYSIZE(kPageCores); ++i)
+    if (s.tflm_target.core == kPageCores[i]) core = i;
+  bool changed = false;
+  ImGui::SetNextItemWidth(ImGui::CalcTextSize("reference kernels").x + ImGui::GetFrameHeight() * 2);
+  changed |= ImGui::Combo("Kernels", &kernels, "reference kernels\0CMSIS-NN\0");
+  ImGui::SameLine();
+  ImGui::SetNextItemWidth(ImGui::CalcTextSize("cortex-m0plus").x + ImGui::GetFrameHeight() * 2);
+  if (ImGui::BeginCombo("Core", core == 0 ? "any 32-bit" : kPageCores[core])) {
+    for (int i = 0; i < IM_ARRAYSIZE(kPageCores); ++i)
+      if (ImGui::Selectable(i == 0 ? "any 32-bit" : kPageCores[i], i == core)) {
+        core = i;
+        changed = true;
+      }
+    ImGui::EndCombo();
+  }
+  if (!changed) return;
+  const TflmKernels k = kernels == 1 ? TflmKernels::kCmsisNn : TflmKernels::kReference;
+  TflmTarget t;
+  if (core > 0) t = tflm_target_for_core(kPageCores[core], k);
+  t.kernels = k;
+  set_tflm_target(s, t);
+}
+
 }  // namespace
+
+void set_tflm_target(AppState& s, const TflmTarget& t) {
+  check_tflm_target(t);
+  s.tflm_target = t;
+  ++s.tflm_target_version;
+  request_redraw(s);
+}
 
 const TflmArena* tflm_offline_arena(const AppState& s) {
   const TflmArenaView& v = tflm_view(s);
@@ -61,6 +99,7 @@ void draw_tflm_arena(AppState& s) {
   if (!current_model(s)) return;  // only a graph opened from a .tflite has a TFLM arena
   ImGui::Separator();
   if (!ImGui::CollapsingHeader("TFLM: the whole tensor_arena_size", ImGuiTreeNodeFlags_DefaultOpen)) return;
+  draw_target_choice(s);
   if (!v.comparison) {
     text_wrapped("TFLM cannot run this model: " + v.error);
     return;
@@ -71,7 +110,7 @@ void draw_tflm_arena(AppState& s) {
   text_wrapped("With the offline plan: head (the plan, " + std::to_string(a.scratch_buffers) + " scratch buffers) " +
                kib_text(a.head_bytes) + " + tail (persistent) " + kib_text(a.tail_bytes) + " = arena_used_bytes " +
                kib_text(a.arena_used_bytes) + "; minimum tensor_arena_size " + exact_bytes_text(a.min_arena_bytes) +
-               " (" + std::to_string(kPointerBytes * 8) + "-bit pointers, " + a.tflm_version + ").");
+               " (" + tflm_target_text(a.target) + ", " + a.tflm_version + ").");
   text_wrapped("The board's persistent reservation is replaced by the model's " + kib_text(tflm_persistent_bytes(a)) +
                " (tail + AllocateTensors temporaries), as `arenaplan budget` does.");
   draw_categories(a);

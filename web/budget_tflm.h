@@ -11,6 +11,8 @@ void draw_tflm_arena(AppState& s);
 // TFLM's arena with arenaplan's offline plan for the opened model (null without one, or when TFLM
 // cannot run it): the Budget tab reserves its persistent part instead of the board's guess.
 const TflmArena* tflm_offline_arena(const AppState& s);
+// The kernels and core TFLM's figures are for (the Budget tab's choice); InputError for a bad one.
+void set_tflm_target(AppState& s, const TflmTarget& t);
 // tflm_comparison_json for the exported state (null without an opened model).
 JsonOut export_tflm_arena(const AppState& s);
 

@@ -67,6 +67,7 @@ std::string plan_file_bytes(const AppState& s, ExportFormat format) {
   ExportRequest r;
   r.format = format;
   r.order = s.order;
+  r.tflm_target = s.tflm_target;
   return export_artifact(export_input(s), r);
 }
 

@@ -85,7 +85,8 @@ BudgetPanelState& budget_state(const AppState& s) {
 // the result: the message shown is the newest).
 const BudgetResult& budget_result(const AppState& s) {
   BudgetPanelState& v = budget_state(s);
-  const std::tuple<uint64_t, uint64_t, int> key{s.revision, v.board_version, v.scratch_policy};
+  const std::tuple<uint64_t, uint64_t, int, uint64_t> key{s.revision, v.board_version, v.scratch_policy,
+                                                          s.tflm_target_version};
   if (!v.loaded) return v.result.value();
   if (!v.result.fresh(key)) v.error.clear();
   return v.result.get(key, [&](BudgetResult& r) {

@@ -56,9 +56,10 @@ Schedule order_of_unfolded(const Graph& folded, const Schedule& order, const Gra
 
 // TFLM's whole arena for the model as it is and for the model carrying this plan's offsets: the
 // figure a firmware built from the export needs, from the plan the export writes.
-TflmArenaComparison tflm_of_plan(const std::string& file, const TfliteModel& model, const GraphPlan& p, int pointer_bytes) {
+TflmArenaComparison tflm_of_plan(const std::string& file, const TfliteModel& model, const GraphPlan& p,
+                                 const TflmTarget& target) {
   TflmArenaOptions o;
-  o.pointer_bytes = pointer_bytes;
+  o.target = target;
   TflmArenaComparison c;
   c.tflm = tflm_arena(file, o);
   c.offline = tflm_arena(tflite_with_offline_plan(file, offline_offsets_for(model, p.live, p.plan.offsets)), o);
@@ -160,7 +161,7 @@ ExportPlan export_plan(const LoadedInput& in, const ExportRequest& r) {
   });
   require_verified(PlanView{e.graph, e.planned.live, e.planned.problem, e.planned.plan});
   if (model && (r.format == ExportFormat::kCHeader || r.format == ExportFormat::kJsonReport))
-    e.tflm = tflm_of_plan(in.file, *model, e.planned, r.pointer_bytes);
+    e.tflm = tflm_of_plan(in.file, *model, e.planned, r.tflm_target);
   return e;
 }
 

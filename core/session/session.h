@@ -52,7 +52,7 @@ struct ExportRequest {
   ExportFormat format = ExportFormat::kJsonReport;
   Schedule order;                         // of `in.graph`
   PlanOptions plan = export_plan_options();
-  int pointer_bytes = 4;                  // TFLM's figures in a model's C header and report
+  TflmTarget tflm_target;                 // the build TFLM's figures in a model's C header and report are for
 };
 
 // The plan an export of `in` writes, and what the writers name with it.

@@ -69,8 +69,8 @@ std::vector<TensorRow> tensor_rows(const PlanView& v, const PlanSource& s) {
 std::string tflm_header_lines(const TflmArenaComparison& c) {
   const Bytes needed = std::max(c.tflm.min_arena_bytes, c.offline.min_arena_bytes);
   std::ostringstream h;
-  h << "\n// TFLM (" << c.tflm.tflm_version << ", reference kernels, " << c.tflm.pointer_bytes * 8
-    << "-bit pointers; `arenaplan export --pointer-bytes 8` for a 64-bit host):\n"
+  h << "\n// TFLM (" << c.tflm.tflm_version << ", " << tflm_target_text(c.tflm.target)
+    << "; `arenaplan export --kernels cmsis-nn --core NAME` for the kernels and core the firmware builds):\n"
     << "//   " << comment_safe(tflm_comparison_sentence(c)) << ".\n"
     << "//   ARENAPLAN_PLAN_HEAD_BYTES is the planned (non-persistent) head only; pass\n"
     << "//   ARENAPLAN_TFLM_ARENA_BYTES as tensor_arena_size to tflite::MicroInterpreter: it adds the\n"
@@ -135,6 +135,9 @@ std::string c_header(const PlanView& v, const PlanSource& s) {
   std::vector<TensorRow> rows = tensor_rows(v, s);
   h << "#define ARENAPLAN_TENSOR_COUNT " << rows.size() << "\n"
     << "#define ARENAPLAN_OPERATOR_COUNT " << g.ops.size() << "\n\n"
+    << (s.tflm ? "// alignas(16): TFLM aligns the arena's start up to 16 bytes, so a buffer without it can lose\n"
+                 "// up to 15 bytes and then fail AllocateTensors() at exactly ARENAPLAN_TFLM_ARENA_BYTES.\n"
+               : "")
     << "alignas(16) static uint8_t tensor_arena[" << (s.tflm ? "ARENAPLAN_TFLM_ARENA_BYTES" : "ARENAPLAN_ARENA_BYTES")
     << "];\n\n"
     << "static const int32_t arenaplan_tensor_offsets[ARENAPLAN_TENSOR_COUNT] = {\n";

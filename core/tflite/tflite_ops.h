@@ -10,7 +10,10 @@
 namespace arenaplan::tflite_ops {
 
 // BuiltinOperator values of the published schema.
+constexpr int32_t kConv2d = 3;
+constexpr int32_t kDepthwiseConv2d = 4;
 constexpr int32_t kDequantize = 6;
+constexpr int32_t kTransposeConv = 67;
 constexpr int32_t kReshape = 22;
 constexpr int32_t kCustom = 32;
 constexpr int32_t kPlaceholderForGreaterOpCodes = 127;

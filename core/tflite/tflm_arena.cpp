@@ -98,16 +98,16 @@ LayoutProblem head_problem(const tflm::Model& m, const std::vector<ScratchReques
 
 TflmArena size_model(const tflm::Model& m, const TflmArenaOptions& o) {
   TflmArena a;
-  a.pointer_bytes = o.pointer_bytes;
+  a.target = o.target;
   a.plan = o.plan;
   tflm::ReplayInput in;
   in.model = &m;
-  in.structs = tflm::runtime_structs(o.pointer_bytes);
+  in.structs = tflm::runtime_structs(o.target);
   std::vector<ScratchRequest> scratch;
   for (size_t s = 0; s < m.subgraphs.size(); ++s)
     for (size_t i = 0; i < m.subgraphs[s].ops.size(); ++i) {
       const tflm::Operator& op = m.subgraphs[s].ops[i];
-      in.kernels.push_back(tflm::kernel_allocations(op, m.subgraphs[s], o.pointer_bytes));
+      in.kernels.push_back(tflm::kernel_allocations(op, m.subgraphs[s], o.target));
       const tflm::KernelAllocations& k = in.kernels.back();
       if (k.estimated)
         a.estimated_ops.push_back("op " + std::to_string(i) + (s ? " of subgraph " + std::to_string(s) : "") +
@@ -136,7 +136,7 @@ TflmArena size_model(const tflm::Model& m, const TflmArenaOptions& o) {
 
   // The categories as RecordingMicroAllocator reports them (its larger objects shift the padding).
   tflm::ReplayInput recording = in;
-  recording.structs = tflm::runtime_structs(o.pointer_bytes, /*recording=*/true);
+  recording.structs = tflm::runtime_structs(o.target, /*recording=*/true);
   // Its own objects are larger; over an arena ending at the same alignment as the minimum one.
   const Bytes recording_arena = a.min_arena_bytes + align_up(1024 + a.min_arena_bytes / 8, kArenaAlignment);
   const tflm::ArenaRun rec = tflm::run_arena(tflm::replay_calls(recording), recording_arena);
@@ -156,12 +156,20 @@ TflmArena size_model(const tflm::Model& m, const TflmArenaOptions& o) {
     for (int32_t off : m.offline->offsets) (off == -1 ? info.online : info.fixed)++;
     a.offline_plan = info;
   }
+  const TflmTarget& t = o.target;
   a.assumptions = {
-      "TFLM reference kernels (no CMSIS-NN), TF_LITE_STATIC_MEMORY, MicroInterpreter with its "
-      "default GreedyMemoryPlanner",
+      t.kernels == TflmKernels::kCmsisNn
+          ? std::string("TFLM with OPTIMIZED_KERNEL_DIR=cmsis_nn (") + kCmsisNnVersion + ", " +
+                cmsis_nn_isa_name(t.isa) +
+                " code path, KERNELS_OPTIMIZED_FOR_SPEED, built with arm-none-eabi-gcc), TF_LITE_STATIC_MEMORY, "
+                "MicroInterpreter with its default GreedyMemoryPlanner"
+          : "TFLM reference kernels (no CMSIS-NN), TF_LITE_STATIC_MEMORY, MicroInterpreter with its "
+            "default GreedyMemoryPlanner",
       "tensor_arena starts on a 16-byte boundary",
-      std::to_string(o.pointer_bytes) + "-byte pointers, 4-byte enums" +
-          (o.pointer_bytes == 4 ? " (toolchains with -fshort-enums need up to ~100 bytes less)" : ""),
+      std::to_string(t.pointer_bytes) + "-byte pointers, " + std::to_string(t.enum_bytes) + "-byte enums" +
+          (t.pointer_bytes == 4 && t.enum_bytes == 4
+               ? " (arm-none-eabi-gcc's short enums need a little less: --core or --enum-bytes 1)"
+               : ""),
   };
   if (!a.estimated_ops.empty())
     a.assumptions.push_back("estimated ops: builtin data and OpData up to 256 B each, every input and output "
@@ -192,17 +200,103 @@ TflmPlan parse_tflm_plan(const std::string& name) {
   throw InputError("--plan", "expected tflm, offline or reordered, found \"" + name + "\"");
 }
 
+const char* tflm_kernels_name(TflmKernels k) { return k == TflmKernels::kCmsisNn ? "cmsis-nn" : "reference"; }
+
+TflmKernels parse_tflm_kernels(const std::string& name) {
+  if (name == "reference") return TflmKernels::kReference;
+  if (name == "cmsis-nn" || name == "cmsis_nn") return TflmKernels::kCmsisNn;
+  throw InputError("--kernels", "expected reference or cmsis-nn, found \"" + name + "\"");
+}
+
+const char* cmsis_nn_isa_name(CmsisNnIsa isa) {
+  switch (isa) {
+    case CmsisNnIsa::kPlainC: return "plain-c";
+    case CmsisNnIsa::kMve: return "mve";
+    default: return "dsp";
+  }
+}
+
+namespace {
+struct CoreIsa {
+  const char* core;
+  CmsisNnIsa isa;
+};
+// What CMSIS-NN's headers define for each core under arm-none-eabi-gcc -mcpu=...: ARM_MATH_DSP
+// from __ARM_FEATURE_DSP, ARM_MATH_MVEI from __ARM_FEATURE_MVE.
+constexpr CoreIsa kCores[] = {
+    {"cortex-m0", CmsisNnIsa::kPlainC},  {"cortex-m0plus", CmsisNnIsa::kPlainC}, {"cortex-m1", CmsisNnIsa::kPlainC},
+    {"cortex-m3", CmsisNnIsa::kPlainC},  {"cortex-m23", CmsisNnIsa::kPlainC},    {"cortex-m4", CmsisNnIsa::kDsp},
+    {"cortex-m7", CmsisNnIsa::kDsp},     {"cortex-m33", CmsisNnIsa::kDsp},       {"cortex-m35p", CmsisNnIsa::kDsp},
+    {"cortex-m33+nodsp", CmsisNnIsa::kPlainC}, {"cortex-m52", CmsisNnIsa::kMve}, {"cortex-m55", CmsisNnIsa::kMve},
+    {"cortex-m85", CmsisNnIsa::kMve},
+};
+}  // namespace
+
+TflmTarget tflm_target_for_core(const std::string& core, TflmKernels kernels) {
+  TflmTarget t;
+  t.kernels = kernels;
+  t.core = core;
+  if (core == "x86-64") {  // a 64-bit host build: CMSIS-NN compiles its plain C there
+    t.pointer_bytes = 8;
+    t.enum_bytes = 4;
+    t.isa = CmsisNnIsa::kPlainC;
+    return t;
+  }
+  std::string known;
+  for (const CoreIsa& c : kCores) {
+    if (core == c.core) {
+      t.pointer_bytes = 4;
+      t.enum_bytes = 1;  // arm-none-eabi-gcc: AAPCS short enums
+      t.isa = c.isa;
+      return t;
+    }
+    known += std::string(known.empty() ? "" : ", ") + c.core;
+  }
+  throw InputError("--core", "unknown core \"" + core + "\"; known: " + known + ", x86-64");
+}
+
+void check_tflm_target(const TflmTarget& t) {
+  if (t.pointer_bytes != 4 && t.pointer_bytes != 8)
+    throw InputError("--pointer-bytes", "expected 4 or 8, found " + std::to_string(t.pointer_bytes));
+  if (t.enum_bytes != 1 && t.enum_bytes != 4)
+    throw InputError("--enum-bytes", "expected 1 or 4, found " + std::to_string(t.enum_bytes));
+  if (t.enum_bytes == 1 && t.pointer_bytes == 8)
+    throw InputError("--enum-bytes", "short enums are modelled for 32-bit targets only");
+}
+
+std::string tflm_target_text(const TflmTarget& t) {
+  std::string s = t.kernels == TflmKernels::kCmsisNn
+                      ? std::string("CMSIS-NN kernels (") + cmsis_nn_isa_name(t.isa) + ")"
+                      : "reference kernels";
+  if (!t.core.empty()) s += " for " + t.core;
+  return s + ", " + std::to_string(t.pointer_bytes * 8) + "-bit pointers, " + std::to_string(t.enum_bytes) +
+         "-byte enums";
+}
+
 TflmArena tflm_arena(std::string_view model_bytes, const TflmArenaOptions& options) {
-  tflm::runtime_structs(options.pointer_bytes);  // rejects a pointer size other than 4 or 8 first
+  check_tflm_target(options.target);  // a bad target is named before the model is read
   if (options.plan == TflmPlan::kTflm) return size_model(tflm::read_model(model_bytes), options);
   const std::string planned = planned_model(model_bytes, options.plan == TflmPlan::kReordered, options);
   return size_model(tflm::read_model(planned), options);
 }
 
+namespace {
+void target_json(const TflmTarget& t, nlohmann::ordered_json& j) {
+  j["pointer_bytes"] = t.pointer_bytes;
+  j["enum_bytes"] = t.enum_bytes;
+  j["kernels"] = tflm_kernels_name(t.kernels);
+  if (t.kernels == TflmKernels::kCmsisNn) {
+    j["cmsis_nn_version"] = kCmsisNnVersion;
+    j["cmsis_nn_isa"] = cmsis_nn_isa_name(t.isa);
+  }
+  j["core"] = t.core.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(t.core);
+}
+}  // namespace
+
 nlohmann::ordered_json tflm_arena_json(const TflmArena& a) {
   nlohmann::ordered_json j;
   j["tflm_version"] = a.tflm_version;
-  j["pointer_bytes"] = a.pointer_bytes;
+  target_json(a.target, j);
   j["plan"] = tflm_plan_name(a.plan);
   j["min_arena_bytes"] = a.min_arena_bytes;
   j["arena_used_bytes"] = a.arena_used_bytes;
@@ -229,8 +323,8 @@ nlohmann::ordered_json tflm_arena_json(const TflmArena& a) {
 
 std::string tflm_arena_text(const TflmArena& a) {
   std::ostringstream os;
-  os << "TFLM arena (" << a.tflm_version << ", " << a.pointer_bytes * 8 << "-bit pointers, plan "
-     << tflm_plan_name(a.plan) << ")\n";
+  os << "TFLM arena (" << a.tflm_version << ", " << tflm_target_text(a.target) << ", plan " << tflm_plan_name(a.plan)
+     << ")\n";
   os << "  tensor_arena_size needed: " << with_commas(a.min_arena_bytes) << " B (minimum for AllocateTensors + Invoke";
   if (!a.limited_by.empty()) os << "; one byte less fails in " << a.limited_by;
   os << ")\n";
@@ -258,10 +352,10 @@ std::string tflm_arena_text(const TflmArena& a) {
   return os.str();
 }
 
-TflmArenaComparison tflm_arena_comparison(std::string_view model_bytes, int pointer_bytes,
+TflmArenaComparison tflm_arena_comparison(std::string_view model_bytes, const TflmTarget& target,
                                           const std::string& planner, double time_limit_seconds) {
   TflmArenaOptions o;
-  o.pointer_bytes = pointer_bytes;
+  o.target = target;
   o.planner = planner;
   o.time_limit_seconds = time_limit_seconds;
   TflmArenaComparison c;
@@ -283,7 +377,7 @@ std::string tflm_comparison_sentence(const TflmArenaComparison& c) {
 nlohmann::ordered_json tflm_comparison_json(const TflmArenaComparison& c) {
   nlohmann::ordered_json j;
   j["tflm_version"] = c.tflm.tflm_version;
-  j["pointer_bytes"] = c.tflm.pointer_bytes;
+  target_json(c.tflm.target, j);
   j["tflm_planner_arena_bytes"] = c.tflm.min_arena_bytes;
   j["offline_plan_arena_bytes"] = c.offline.min_arena_bytes;
   j["saved_bytes"] = c.saved_bytes();
@@ -305,7 +399,7 @@ std::string tflm_import_text(const TflmArenaComparison* c, const std::string& re
         << "; TFLM reads only the count and the offsets)\n";
   }
   out << "TFLM arena          " << tflm_comparison_sentence(*c) << " (tensor_arena_size, "
-      << c->tflm.pointer_bytes * 8 << "-bit pointers, " << c->tflm.tflm_version << ")\n";
+      << tflm_target_text(c->tflm.target) << ", " << c->tflm.tflm_version << ")\n";
   if (!c->tflm.estimated_ops.empty())
     out << "  estimated (kernels not modelled, rounded up): " << c->tflm.estimated_ops.size() << " ops, e.g. "
         << c->tflm.estimated_ops.front() << "\n";

@@ -1,16 +1,19 @@
 // The whole arena TFLM needs for a .tflite model: the number to pass as `tensor_arena_size` to
 // tflite::MicroInterpreter, before the firmware ever runs. A model of TFLM's MicroAllocator at a
-// pinned TFLM version (reference kernels): the head (the non-persistent plan with the scratch
+// pinned TFLM version, with its reference kernels or CMSIS-NN's (plain C, DSP or MVE): the head (the non-persistent plan with the scratch
 // buffers kernels request in Prepare, 16-byte rules as TFLM applies them), the tail (allocator
 // objects, TfLiteEvalTensor per tensor, NodeAndRegistration per op, builtin data, kernel OpData
 // and per-channel arrays, variable tensors, the interpreter's input/output TfLiteTensors, every
 // alignment pad) and the temporaries of Prepare and of memory planning, which can make the
-// minimum arena larger than arena_used_bytes(). Struct sizes follow the target's pointer size.
+// minimum arena larger than arena_used_bytes(). Struct sizes follow the target's pointer and enum
+// sizes.
 //
 // Usage:
-//   TflmArena a = tflm_arena(model_bytes, {.pointer_bytes = 4, .plan = TflmPlan::kOffline});
+//   TflmArenaOptions o;
+//   o.target = tflm_target_for_core("cortex-m55", TflmKernels::kCmsisNn);
+//   TflmArena a = tflm_arena(model_bytes, o);
 //   // a.min_arena_bytes: the smallest tensor_arena_size for which AllocateTensors and Invoke work.
-//   TflmArenaComparison c = tflm_arena_comparison(model_bytes, 4);
+//   TflmArenaComparison c = tflm_arena_comparison(model_bytes, o.target);
 //   // tflm_comparison_sentence(c): "TFLM's own planner: X bytes; with arenaplan's offline plan: ..."
 //
 // An operator whose kernel the model does not know is estimated conservatively (never rounded
@@ -27,8 +30,40 @@
 
 namespace arenaplan {
 
-// The TFLM commit the model reproduces (tensorflow/tflite-micro).
+// The TFLM commit the model reproduces (tensorflow/tflite-micro), and the CMSIS-NN commit it pins
+// (tensorflow/lite/micro/tools/make/ext_libs/cmsis_nn_download.sh).
 inline constexpr const char* kTflmVersion = "tflite-micro@90b983c2b3f1480642e040bbd2ddb37b998f3424";
+inline constexpr const char* kCmsisNnVersion = "CMSIS-NN@4ab83cc3cc98fb85ed6dafb55e8ca02f1628dcae";
+
+// The kernels the firmware links: TFLM's reference kernels, or OPTIMIZED_KERNEL_DIR=cmsis_nn
+// (what Arduino, Zephyr, Mbed and most vendor SDKs ship on Cortex-M). CMSIS-NN kernels ask for
+// scratch buffers and keep other persistent data, so they change the arena.
+enum class TflmKernels { kReference, kCmsisNn };
+// The code path CMSIS-NN compiles for a core (ARM_MATH_DSP / ARM_MATH_MVEI): plain C (M0, M0+, M3,
+// M23), DSP (M4, M7, M33, M35P) or MVE, Helium (M52, M55, M85). Each sizes its buffers differently.
+enum class CmsisNnIsa { kPlainC, kDsp, kMve };
+
+// Everything about the firmware build that changes what TFLM takes from the arena.
+struct TflmTarget {
+  int pointer_bytes = 4;  // 4: 32-bit MCU; 8: a 64-bit host
+  // sizeof of a C enum: 1 for arm-none-eabi-gcc, whose AAPCS default is short enums (TfLiteTensor
+  // and several builtin-data structs shrink); 4 for most other compilers (wasm32, hosts).
+  int enum_bytes = 4;
+  TflmKernels kernels = TflmKernels::kReference;
+  CmsisNnIsa isa = CmsisNnIsa::kDsp;  // with kCmsisNn
+  std::string core;                   // the core it was derived from ("cortex-m4"), "" if none
+};
+const char* tflm_kernels_name(TflmKernels k);      // "reference", "cmsis-nn"
+TflmKernels parse_tflm_kernels(const std::string& name);  // InputError naming --kernels
+const char* cmsis_nn_isa_name(CmsisNnIsa isa);     // "plain-c", "dsp", "mve"
+// The target of a core built with arm-none-eabi-gcc (4-byte pointers, short enums) and the
+// CMSIS-NN path that core compiles; "x86-64" is a 64-bit host (8-byte pointers, 4-byte enums,
+// plain C). InputError naming --core for a core it does not know, listing those it does.
+TflmTarget tflm_target_for_core(const std::string& core, TflmKernels kernels);
+// Throws InputError unless pointer_bytes is 4 or 8 and enum_bytes 1 or 4 (short enums: 32-bit only).
+void check_tflm_target(const TflmTarget& t);
+// "CMSIS-NN (DSP) for cortex-m4, 32-bit pointers, 1-byte enums"
+std::string tflm_target_text(const TflmTarget& t);
 
 enum class TflmPlan {
   kTflm,       // the file as it is: TFLM's greedy planner (or the offline plan the file carries)
@@ -39,7 +74,7 @@ const char* tflm_plan_name(TflmPlan p);
 TflmPlan parse_tflm_plan(const std::string& name);  // InputError naming --plan
 
 struct TflmArenaOptions {
-  int pointer_bytes = 4;        // 4: 32-bit targets (Cortex-M, the default); 8: a 64-bit host
+  TflmTarget target;
   TflmPlan plan = TflmPlan::kTflm;
   std::string planner = "best";  // arenaplan's planner for kOffline / kReordered (as export)
   double time_limit_seconds = 5.0;
@@ -64,7 +99,7 @@ struct TflmOfflinePlanInfo {
 
 struct TflmArena {
   std::string tflm_version = kTflmVersion;
-  int pointer_bytes = 4;
+  TflmTarget target;
   TflmPlan plan = TflmPlan::kTflm;
   Bytes min_arena_bytes = 0;   // smallest tensor_arena_size for AllocateTensors() + Invoke()
   Bytes arena_used_bytes = 0;  // MicroInterpreter::arena_used_bytes() with a larger arena
@@ -92,7 +127,8 @@ inline Bytes tflm_persistent_bytes(const TflmArena& a) { return a.min_arena_byte
 // Throws InputError for a model TFLM cannot run (dynamic shapes, string tensors, corrupt file).
 TflmArena tflm_arena(std::string_view model_bytes, const TflmArenaOptions& options = {});
 
-// `arenaplan tflm-arena --json`: {"tflm_version", "pointer_bytes", "plan", "min_arena_bytes",
+// `arenaplan tflm-arena --json`: {"tflm_version", "pointer_bytes", "enum_bytes", "kernels", ("cmsis_nn_version",
+// "cmsis_nn_isa" with CMSIS-NN), "core", "plan", "min_arena_bytes",
 // "arena_used_bytes", "head_bytes", "tail_bytes", "categories": {name: {"count", "used_bytes",
 // "requested_bytes"}}, "estimated_ops", ...}.
 nlohmann::ordered_json tflm_arena_json(const TflmArena& a);
@@ -105,11 +141,11 @@ struct TflmArenaComparison {
   TflmArena offline;  // TflmPlan::kOffline
   Bytes saved_bytes() const { return tflm.min_arena_bytes - offline.min_arena_bytes; }
 };
-TflmArenaComparison tflm_arena_comparison(std::string_view model_bytes, int pointer_bytes = 4,
+TflmArenaComparison tflm_arena_comparison(std::string_view model_bytes, const TflmTarget& target = {},
                                           const std::string& planner = "best", double time_limit_seconds = 5.0);
 // "TFLM's own planner: X bytes; with arenaplan's offline plan: Y bytes (saves Z)".
 std::string tflm_comparison_sentence(const TflmArenaComparison& c);
-// {"tflm_version", "pointer_bytes", "tflm_planner_arena_bytes", "offline_plan_arena_bytes",
+// {"tflm_version", "pointer_bytes", "enum_bytes", "kernels", ..., "tflm_planner_arena_bytes", "offline_plan_arena_bytes",
 //  "saved_bytes", "tflm_planner": tflm_arena_json, "offline_plan": tflm_arena_json}.
 nlohmann::ordered_json tflm_comparison_json(const TflmArenaComparison& c);
 // The lines `arenaplan import` prints: the model's own offline plan (if any) and the comparison,

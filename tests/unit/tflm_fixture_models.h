@@ -8,7 +8,9 @@
 #pragma once
 
 #include <cmath>
+#include <algorithm>
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -120,6 +122,116 @@ class SvdfStack : public ModelBuilder {
     g.tensors[s].persistent = true;
     TensorId y = activation(name + ".out", units, sy);
     op(name, "svdf", {x, wf, wt, b, s}, {y}, {{"rank", rank}, {"activation", 1}});
+    return y;
+  }
+};
+
+// A keyword-spotting CNN in the shape of MLPerf Tiny's DS-CNN, small, int8 with per-channel
+// weights: a 10x4 stride-2 SAME stem (asymmetric padding), depthwise 3x3 and 5x5, pointwise 1x1,
+// a 3x3 VALID conv, a residual ADD, max and average pooling, RESHAPE, FULLY_CONNECTED and SOFTMAX.
+// It walks the CMSIS-NN kernels' buffer rules: im2col convs, the 3x3 depthwise fast path (no
+// buffer on DSP, 4,464 B on MVE), the generic depthwise buffer, avgpool's DSP sums, FC kernel sums.
+class DsCnnStack : public ModelBuilder {
+ public:
+  explicit DsCnnStack(uint64_t seed) : draws_(seed) {
+    g.name = "ds_cnn_small";
+    TensorId x = activation("input", {1, 49, 10, 1});
+    TensorId t = conv("stem", x, 16, 10, 4, 2, true);
+    t = depthwise("dw1", t, 3, true);
+    TensorId p1 = conv("pw1", t, 24, 1, 1, 1, true);
+    TensorId d2 = depthwise("dw2", p1, 5, true);
+    TensorId r = add("residual", p1, d2);
+    t = pool("maxpool", r, false, 2, 2);        // 25x5 -> 12x2
+    t = conv("conv3", t, 32, 3, 3, 1, true);    // SAME, pads of 1
+    t = conv("conv4", t, 32, 3, 2, 1, false);   // VALID -> 10x1
+    t = pool("avgpool", t, true, 10, 1);        // global -> 1x1x32
+    TensorId flat = tensor("flatten.out", {1, 32}, DType::kInt8, g.tensors[t].quant);
+    TensorId shape = tensor("flatten.shape", {2}, DType::kInt32, {}, bytes_of(std::vector<int32_t>{1, 32}));
+    op("flatten", "reshape", {t, shape}, {flat});
+    t = fully_connected("fc", flat, 32, 12);
+    TensorId y = tensor("softmax.out", {1, 12}, DType::kInt8, quant(1.f / 256, -128));
+    op("softmax", "softmax", {t}, {y}, {{"beta_f32", 0x3f800000}});
+    g.inputs = {x};
+    g.outputs = {y};
+    link_tensors(g);
+    validate_graph(g);
+  }
+  std::vector<uint8_t> input_bytes(uint64_t seed) const {
+    return PortableDraws(seed).bytes(static_cast<size_t>(g.tensors[g.inputs[0]].bytes));
+  }
+
+ private:
+  PortableDraws draws_;
+
+  TensorId activation(const std::string& name, std::vector<int64_t> shape) {
+    const float scale = 0.02f + 0.03f * draws_.unit();
+    return tensor(name, shape, DType::kInt8, quant(scale, draws_.between(-20, 20)));
+  }
+  TensorId weights(const std::string& name, std::vector<int64_t> shape, int64_t channels, int axis) {
+    int64_t n = 1;
+    for (int64_t d : shape) n *= d;
+    std::vector<int8_t> v(static_cast<size_t>(n));
+    for (int8_t& w : v) w = static_cast<int8_t>(draws_.between(-127, 127));
+    Quantization q;
+    for (int64_t c = 0; c < channels; ++c) q.scale.push_back(0.002f + 0.018f * draws_.unit()), q.zero_point.push_back(0);
+    q.axis = axis;
+    return tensor(name, shape, DType::kInt8, q, bytes_of(v));
+  }
+  TensorId bias(const std::string& name, int64_t n) {
+    std::vector<int32_t> v(static_cast<size_t>(n));
+    for (int32_t& b : v) b = static_cast<int32_t>(draws_.between(-3000, 3000));
+    return tensor(name, {n}, DType::kInt32, {}, bytes_of(v));
+  }
+  // TFLite's SAME rule for one dim (the odd pixel after), or VALID.
+  static void padding(bool same, int64_t in, int64_t k, int64_t stride, int64_t* out, int64_t* before, int64_t* after) {
+    *out = same ? (in + stride - 1) / stride : (in - k) / stride + 1;
+    const int64_t total = std::max<int64_t>(0, (*out - 1) * stride + k - in);
+    *before = total / 2;
+    *after = total - *before;
+  }
+  TensorId window_op(const std::string& name, const std::string& kind, TensorId x, TensorId w, TensorId b,
+                     int64_t cout, int64_t kh, int64_t kw, int64_t stride, bool same, int64_t act) {
+    const auto d = dims(x);
+    int64_t oh, ow, top, bottom, left, right;
+    padding(same, d[1], kh, stride, &oh, &top, &bottom);
+    padding(same, d[2], kw, stride, &ow, &left, &right);
+    TensorId y = activation(name + ".out", {d[0], oh, ow, cout});
+    std::map<std::string, int64_t> attrs{{"stride_h", stride}, {"stride_w", stride}, {"pad_h", top},
+                                         {"pad_w", left}, {"pad_bottom", bottom}, {"pad_right", right},
+                                         {"activation", act}};
+    if (kind == "depthwise_conv_2d") attrs["depth_multiplier"] = 1;
+    op(name, kind, {x, w, b}, {y}, attrs);
+    return y;
+  }
+  TensorId conv(const std::string& name, TensorId x, int64_t cout, int64_t kh, int64_t kw, int64_t stride, bool same) {
+    const int64_t cin = dims(x)[3];
+    TensorId w = weights(name + ".w", {cout, kh, kw, cin}, cout, 0);
+    return window_op(name, "conv_2d", x, w, bias(name + ".b", cout), cout, kh, kw, stride, same, 1);
+  }
+  TensorId depthwise(const std::string& name, TensorId x, int64_t k, bool same) {
+    const int64_t c = dims(x)[3];
+    TensorId w = weights(name + ".w", {1, k, k, c}, c, 3);
+    return window_op(name, "depthwise_conv_2d", x, w, bias(name + ".b", c), c, k, k, 1, same, 1);
+  }
+  TensorId add(const std::string& name, TensorId a, TensorId b) {
+    TensorId y = activation(name + ".out", dims(a));
+    op(name, "add", {a, b}, {y}, {{"activation", 0}});
+    return y;
+  }
+  TensorId pool(const std::string& name, TensorId x, bool average, int64_t k, int64_t stride) {
+    const auto d = dims(x);
+    const int64_t kh = std::min(k, d[1]), kw = std::min(k, d[2]);
+    TensorId y = tensor(name + ".out", {d[0], (d[1] - kh) / stride + 1, (d[2] - kw) / stride + 1, d[3]}, DType::kInt8,
+                        g.tensors[x].quant);
+    op(name, average ? "average_pool_2d" : "max_pool_2d", {x}, {y},
+       {{"kernel_h", kh}, {"kernel_w", kw}, {"stride_h", stride}, {"stride_w", stride}, {"pad_h", 0}, {"pad_w", 0},
+        {"pad_bottom", 0}, {"pad_right", 0}, {"activation", 0}});
+    return y;
+  }
+  TensorId fully_connected(const std::string& name, TensorId x, int64_t in, int64_t out) {
+    TensorId w = weights(name + ".w", {out, in}, 1, 0);  // per-tensor: the FC kernels' own path
+    TensorId y = activation(name + ".out", {1, out});
+    op(name, "fully_connected", {x, w, bias(name + ".b", out)}, {y}, {{"activation", 0}, {"keep_num_dims", 0}});
     return y;
   }
 };

@@ -1,51 +1,44 @@
 #include "core/tflite/detail/tflm_kernel_sizes.h"
 
+#include "core/tflite/detail/tflm_cmsis_kernels.h"
+
 #include <algorithm>
 #include <map>
 
 namespace arenaplan::tflm {
 namespace {
 
-// BuiltinOperator codes of the published schema.
-enum Builtin : int32_t {
-  kAdd = 0, kAveragePool2D = 1, kConcatenation = 2, kConv2D = 3, kDepthwiseConv2D = 4,
-  kDepthToSpace = 5, kDequantize = 6, kFloor = 8, kFullyConnected = 9, kL2Normalization = 11,
-  kL2Pool2D = 12, kLogistic = 14, kMaxPool2D = 17, kMul = 18, kRelu = 19, kReluN1To1 = 20,
-  kRelu6 = 21, kReshape = 22, kResizeBilinear = 23, kSoftmax = 25, kSpaceToDepth = 26, kSvdf = 27,
-  kTanh = 28, kPad = 34, kGather = 36, kBatchToSpaceNd = 37, kSpaceToBatchNd = 38, kTranspose = 39,
-  kMean = 40, kSub = 41, kDiv = 42, kSqueeze = 43, kUnidirectionalSequenceLstm = 44,
-  kStridedSlice = 45, kExp = 47, kSplit = 49, kLogSoftmax = 50, kCast = 53, kPrelu = 54,
-  kMaximum = 55, kArgMax = 56, kMinimum = 57, kPadV2 = 60, kTransposeConv = 67, kExpandDims = 70,
-  kSum = 74, kShape = 77, kArgMin = 79, kReduceProd = 81, kReduceMax = 82, kPack = 83,
-  kUnpack = 88, kReduceMin = 89, kReduceAny = 91, kResizeNearestNeighbor = 97, kLeakyRelu = 98,
-  kMirrorPad = 100, kSplitV = 102, kQuantize = 114, kHardSwish = 117, kIf = 118, kWhile = 119,
-  kBatchMatMul = 126, kCumsum = 128, kCallOnce = 129, kVarHandle = 142, kGelu = 150,
+// The builtin-data struct each parse function allocates (size, alignment), with 4-byte enums and
+// with arm-none-eabi-gcc's short enums (the structs that hold an enum shrink); pointer-free
+// structs except VarHandle's. Codes absent here allocate nothing (ParseAbs, ParseLogistic, ...).
+struct BuiltinData {
+  StructSize enum4, enum1;
 };
-
-// The builtin-data struct each parse function allocates (size, alignment); pointer-free structs
-// except VarHandle's. Codes absent here allocate nothing (ParseAbs, ParseLogistic, ...).
-bool builtin_data_of(int32_t code, int pointer_bytes, StructSize* out) {
-  static const std::map<int32_t, StructSize> table = {
-      {kAdd, {8, 4}}, {kAveragePool2D, {40, 4}}, {kConcatenation, {8, 4}}, {kConv2D, {28, 4}},
-      {kDepthwiseConv2D, {28, 4}}, {kDepthToSpace, {4, 4}}, {kFullyConnected, {16, 4}},
-      {kL2Normalization, {4, 4}}, {kL2Pool2D, {40, 4}}, {kMaxPool2D, {40, 4}}, {kMul, {4, 4}},
-      {kReshape, {36, 4}}, {kResizeBilinear, {2, 1}}, {kSoftmax, {4, 4}}, {kSpaceToDepth, {4, 4}},
-      {kSvdf, {12, 4}}, {kGather, {8, 4}}, {kMean, {1, 1}}, {kSub, {8, 4}}, {kDiv, {4, 4}},
-      {kSqueeze, {36, 4}}, {kUnidirectionalSequenceLstm, {16, 4}}, {kStridedSlice, {24, 4}},
-      {kSplit, {4, 4}}, {kCast, {8, 4}}, {kArgMax, {4, 4}}, {kTransposeConv, {20, 4}},
-      {kSum, {1, 1}}, {kShape, {4, 4}}, {kArgMin, {4, 4}}, {kReduceProd, {1, 1}},
-      {kReduceMax, {1, 1}}, {kPack, {8, 4}}, {kUnpack, {8, 4}}, {kReduceMin, {1, 1}},
-      {kReduceAny, {1, 1}}, {kResizeNearestNeighbor, {2, 1}}, {kLeakyRelu, {4, 4}},
-      {kMirrorPad, {4, 4}}, {kSplitV, {4, 4}}, {kIf, {8, 4}}, {kWhile, {8, 4}},
-      {kBatchMatMul, {3, 1}}, {kCumsum, {2, 1}}, {kCallOnce, {4, 4}}, {kGelu, {1, 1}},
+bool builtin_data_of(int32_t code, const TflmTarget& target, StructSize* out) {
+  static const std::map<int32_t, BuiltinData> table = {
+      {kAdd, {{8, 4}, {2, 1}}}, {kAveragePool2D, {{40, 4}, {40, 4}}}, {kConcatenation, {{8, 4}, {8, 4}}},
+      {kConv2D, {{28, 4}, {28, 4}}}, {kDepthwiseConv2D, {{28, 4}, {28, 4}}}, {kDepthToSpace, {{4, 4}, {4, 4}}},
+      {kFullyConnected, {{16, 4}, {5, 1}}}, {kL2Normalization, {{4, 4}, {1, 1}}}, {kL2Pool2D, {{40, 4}, {40, 4}}},
+      {kMaxPool2D, {{40, 4}, {40, 4}}}, {kMul, {{4, 4}, {1, 1}}}, {kReshape, {{36, 4}, {36, 4}}},
+      {kResizeBilinear, {{2, 1}, {2, 1}}}, {kSoftmax, {{4, 4}, {4, 4}}}, {kSpaceToDepth, {{4, 4}, {4, 4}}},
+      {kSvdf, {{12, 4}, {8, 4}}}, {kGather, {{8, 4}, {8, 4}}}, {kMean, {{1, 1}, {1, 1}}}, {kSub, {{8, 4}, {2, 1}}},
+      {kDiv, {{4, 4}, {1, 1}}}, {kSqueeze, {{36, 4}, {36, 4}}}, {kUnidirectionalSequenceLstm, {{16, 4}, {16, 4}}},
+      {kStridedSlice, {{24, 4}, {24, 4}}}, {kSplit, {{4, 4}, {4, 4}}}, {kCast, {{8, 4}, {2, 1}}},
+      {kArgMax, {{4, 4}, {1, 1}}}, {kTransposeConv, {{20, 4}, {16, 4}}}, {kSum, {{1, 1}, {1, 1}}},
+      {kShape, {{4, 4}, {1, 1}}}, {kArgMin, {{4, 4}, {1, 1}}}, {kReduceProd, {{1, 1}, {1, 1}}},
+      {kReduceMax, {{1, 1}, {1, 1}}}, {kPack, {{8, 4}, {8, 4}}}, {kUnpack, {{8, 4}, {8, 4}}},
+      {kReduceMin, {{1, 1}, {1, 1}}}, {kReduceAny, {{1, 1}, {1, 1}}}, {kResizeNearestNeighbor, {{2, 1}, {2, 1}}},
+      {kLeakyRelu, {{4, 4}, {4, 4}}}, {kMirrorPad, {{4, 4}, {1, 1}}}, {kSplitV, {{4, 4}, {4, 4}}},
+      {kIf, {{8, 4}, {8, 4}}}, {kWhile, {{8, 4}, {8, 4}}}, {kBatchMatMul, {{3, 1}, {3, 1}}},
+      {kCumsum, {{2, 1}, {2, 1}}}, {kCallOnce, {{4, 4}, {4, 4}}}, {kGelu, {{1, 1}, {1, 1}}},
   };
   if (code == kVarHandle) {
-    *out = pointer_bytes == 8 ? StructSize{16, 8} : StructSize{8, 4};
+    *out = target.pointer_bytes == 8 ? StructSize{16, 8} : StructSize{8, 4};
     return true;
   }
   auto it = table.find(code);
   if (it == table.end()) return false;
-  *out = it->second;
+  *out = target.enum_bytes == 1 ? it->second.enum1 : it->second.enum4;
   return true;
 }
 
@@ -74,6 +67,7 @@ bool op_data_of(int32_t code, int pointer_bytes, bool* has_init, Bytes* bytes) {
       {kPadV2, {56, 56}},         {kStridedSlice, {84, 84}},    {kHardSwish, {20, 20}},
       {kPrelu, {28, 28}},         {kConcatenation, {40, 24}},   {kTanh, {16, 16}},
       {kTransposeConv, {80, 72}}, {kSpaceToBatchNd, {4, 4}},    {kL2Normalization, {4, 4}},
+      {kUnidirectionalSequenceLstm, {688, 688}},
   };
   // Kernels without Init (RegisterOp(nullptr, ...)).
   static const int32_t no_init[] = {kReshape, kSqueeze, kExpandDims, kTranspose, kResizeNearestNeighbor,
@@ -93,40 +87,6 @@ bool op_data_of(int32_t code, int pointer_bytes, bool* has_init, Bytes* bytes) {
   }
   return false;
 }
-
-const Tensor* input_at(const Operator& op, const Subgraph& g, size_t i) {
-  if (i >= op.inputs.size() || op.inputs[i] < 0) return nullptr;
-  return &g.tensors[op.inputs[i]];
-}
-const Tensor* output_at(const Operator& op, const Subgraph& g, size_t i) {
-  if (i >= op.outputs.size()) return nullptr;
-  return &g.tensors[op.outputs[i]];
-}
-Bytes dim_or(const Tensor* t, size_t d, Bytes fallback) {
-  return t && d < t->dims.size() ? t->dims[d] : fallback;
-}
-Bytes elements(const Tensor* t) {
-  Bytes n = 1;
-  if (t)
-    for (int32_t d : t->dims) n *= d;
-  return n;
-}
-
-constexpr int8_t kFloat32 = 0, kInt16 = 7, kInt8 = 9, kInt4 = 17;
-
-struct Recipe {
-  std::vector<PrepareAction>& out;
-  void in(int32_t i) { out.push_back({PrepareStep::kTempInput, i, 0}); }
-  void outp(int32_t i) { out.push_back({PrepareStep::kTempOutput, i, 0}); }
-  void persist(Bytes b) { out.push_back({PrepareStep::kPersistent, 0, b}); }
-  void scratch(Bytes b) { out.push_back({PrepareStep::kScratch, 0, b}); }
-  void all_inputs(const Operator& op) {
-    for (size_t i = 0; i < op.inputs.size(); ++i) in(static_cast<int32_t>(i));
-  }
-  void all_outputs(const Operator& op) {
-    for (size_t i = 0; i < op.outputs.size(); ++i) outp(static_cast<int32_t>(i));
-  }
-};
 
 // Prepare of the kernels this table knows, in TFLM's order; false for any other kernel.
 bool known_prepare(const Operator& op, const Subgraph& g, Recipe r) {
@@ -206,6 +166,22 @@ bool known_prepare(const Operator& op, const Subgraph& g, Recipe r) {
       r.in(0); r.in(1); r.outp(0);
       return true;
     }
+    case kTransposeConv: {
+      r.outp(0); r.in(2); r.in(1);
+      const Bytes channels = dim_or(in1, 0, 1);
+      r.persist(4 * channels);
+      r.persist(4 * channels);
+      const Tensor* input = input_at(op, g, 2);
+      const Bytes out = elements(output_at(op, g, 0));
+      if (input && input->type == kInt8) r.scratch(4 * out);
+      if (input && input->type == kInt16) r.scratch(8 * out);
+      transpose_conv_op_data(op, g, r);
+      return true;
+    }
+    case kUnidirectionalSequenceLstm:
+      lstm_temporaries(r);
+      lstm_scratch(op, g, 4, r);
+      return true;
     case kSvdf: {
       r.in(0); r.in(1); r.in(2); r.in(3); r.in(4); r.outp(0);
       const Bytes batch = dim_or(in0, 0, 1), filters = dim_or(in1, 0, 1);
@@ -221,13 +197,51 @@ bool known_prepare(const Operator& op, const Subgraph& g, Recipe r) {
 
 }  // namespace
 
-RuntimeStructs runtime_structs(int pointer_bytes, bool recording) {
-  if (pointer_bytes != 4 && pointer_bytes != 8)
-    throw InputError("--pointer-bytes", "expected 4 or 8, found " + std::to_string(pointer_bytes));
+const Tensor* input_at(const Operator& op, const Subgraph& g, size_t i) {
+  if (i >= op.inputs.size() || op.inputs[i] < 0) return nullptr;
+  return &g.tensors[op.inputs[i]];
+}
+const Tensor* output_at(const Operator& op, const Subgraph& g, size_t i) {
+  if (i >= op.outputs.size()) return nullptr;
+  return &g.tensors[op.outputs[i]];
+}
+Bytes dim_or(const Tensor* t, size_t d, Bytes fallback) {
+  return t && d < t->dims.size() ? t->dims[d] : fallback;
+}
+Bytes elements(const Tensor* t) {
+  Bytes n = 1;
+  if (t)
+    for (int32_t d : t->dims) n *= d;
+  return n;
+}
+
+
+void transpose_conv_op_data(const Operator& op, const Subgraph& g, Recipe r) {
+  const Tensor* input = input_at(op, g, 2);
+  if (!input || input->type == kFloat32) return;
+  r.in(2); r.in(1); r.in(3); r.outp(0);
+  const Tensor* bias = input_at(op, g, 3);
+  if (input->type == kInt16 && bias && bias->type == kInt16) r.scratch(8 * elements(bias));  // 64-bit copy
+}
+
+void lstm_temporaries(Recipe r) {
+  for (int32_t i = 0; i < 24; ++i) r.in(i);  // LstmTensors: every input the op has
+  r.outp(0);
+}
+
+void lstm_scratch(const Operator& op, const Subgraph& g, int buffers, Recipe r) {
+  const Tensor* hidden = input_at(op, g, kLstmOutputStateInput);
+  const Tensor* cell = input_at(op, g, kLstmCellStateInput);
+  const Bytes per_buffer = dim_or(hidden, 0, 1) * dim_or(hidden, 1, 1) * (cell && cell->type == kInt16 ? 2 : 4);
+  for (int i = 0; i < buffers; ++i) r.scratch(per_buffer);
+}
+
+RuntimeStructs runtime_structs(const TflmTarget& target, bool recording) {
+  check_tflm_target(target);
   RuntimeStructs s;
-  const bool p64 = pointer_bytes == 8;
+  const bool p64 = target.pointer_bytes == 8;
   const Bytes a = p64 ? 8 : 4;
-  s.pointer = pointer_bytes;
+  s.pointer = target.pointer_bytes;
   s.arena_allocator = recording ? StructSize{p64 ? 104 : 52, a} : StructSize{p64 ? 72 : 36, a};
   s.micro_allocator = recording ? StructSize{p64 ? 248 : 124, a} : StructSize{p64 ? 72 : 36, a};
   s.memory_planner = {p64 ? 72 : 44, a};
@@ -235,7 +249,8 @@ RuntimeStructs runtime_structs(int pointer_bytes, bool recording) {
   s.subgraph_allocations = {p64 ? 16 : 8, a};
   s.eval_tensor = {p64 ? 24 : 12, a};
   s.node_and_registration = {p64 ? 64 : 32, a};
-  s.tflite_tensor = {p64 ? 64 : 40, a};
+  // TfLiteTensor holds three enums (type, allocation_type, quantization.type).
+  s.tflite_tensor = {p64 ? 64 : (target.enum_bytes == 1 ? 32 : 40), a};
   s.affine_quantization = {p64 ? 24 : 12, a};
   s.scratch_request = {p64 ? 16 : 12, a};
   s.scratch_handle = {p64 ? 8 : 4, a};
@@ -244,18 +259,25 @@ RuntimeStructs runtime_structs(int pointer_bytes, bool recording) {
   return s;
 }
 
-KernelAllocations kernel_allocations(const Operator& op, const Subgraph& g, int pointer_bytes) {
+KernelAllocations kernel_allocations(const Operator& op, const Subgraph& g, const TflmTarget& target) {
   KernelAllocations k;
   bool known = true;
   if (op.builtin == 32) {
     known = false;  // custom op: whatever its Init/Prepare do is unknown
-  } else if (builtin_data_of(op.builtin, pointer_bytes, &k.builtin_data)) {
+  } else if (builtin_data_of(op.builtin, target, &k.builtin_data)) {
     k.has_builtin_data = true;
   } else if (!parses_without_data(op.builtin)) {
     known = false;
   }
-  if (!op_data_of(op.builtin, pointer_bytes, &k.has_init, &k.op_data)) known = false;
-  if (!known_prepare(op, g, Recipe{k.prepare})) known = false;
+  if (target.kernels == TflmKernels::kCmsisNn) {
+    switch (cmsis_nn_allocations(op, g, target, &k)) {
+      case CmsisNnKernel::kModelled: return k;
+      case CmsisNnKernel::kNotModelled: known = false; break;
+      case CmsisNnKernel::kReferenceKernel: break;
+    }
+  }
+  if (known && !op_data_of(op.builtin, target.pointer_bytes, &k.has_init, &k.op_data)) known = false;
+  if (known && !known_prepare(op, g, Recipe{k.prepare})) known = false;
   if (known) return k;
 
   // Unknown kernel: round every part up. The largest builtin-data struct and OpData of the

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "core/tflite/detail/tflite_options.h"
 #include "core/tflite/tflite_import.h"
 #include "core/tflite/tflite_ops.h"
 #include "tflite_schema_generated.h"
@@ -28,6 +29,34 @@ int32_t quant_channels(const tfl::QuantizationParameters* q) {
 
 std::vector<int32_t> int_vector(const flatbuffers::Vector<int32_t>* v) {
   return v ? std::vector<int32_t>(v->begin(), v->end()) : std::vector<int32_t>{};
+}
+
+// The options of a convolution, read as the importer reads them (TFLM's SAME/VALID padding rule).
+Window read_window(int32_t builtin, const tfl::Operator* fo, const tfl::SubGraph* sg, flatbuffers::Verifier& v,
+                   const std::string& where) {
+  Window w;
+  if (builtin == tflite_ops::kTransposeConv) {
+    if (!fo->builtin_options()) return w;
+    const auto* o = reinterpret_cast<const tfl::TransposeConvOptions*>(fo->builtin_options());
+    if (!o->Verify(v)) throw InputError(where, "malformed builtin options table");
+    w.stride_h = o->stride_h();
+    w.stride_w = o->stride_w();
+    return w;
+  }
+  if (builtin != tflite_ops::kConv2d && builtin != tflite_ops::kDepthwiseConv2d) return w;
+  Op attrs;
+  tflite_ops::read_operator_attrs(builtin, fo, sg, v, where, attrs);
+  auto get = [&](const char* key, int32_t fallback) {
+    auto it = attrs.attrs.find(key);
+    return it == attrs.attrs.end() ? fallback : static_cast<int32_t>(it->second);
+  };
+  w.stride_h = get("stride_h", 1);
+  w.stride_w = get("stride_w", 1);
+  w.dilation_h = get("dilation_h", 1);
+  w.dilation_w = get("dilation_w", 1);
+  w.pad_h = get("pad_h", 0);
+  w.pad_w = get("pad_w", 0);
+  return w;
 }
 
 std::optional<OfflinePlan> read_offline(const tfl::Model* model, int32_t total_tensors) {
@@ -161,6 +190,7 @@ Model read_model(std::string_view input) {
       for (int32_t t : op.inputs) check(t, where + " input", true);
       for (int32_t t : op.outputs) check(t, where + " output", false);
       for (int32_t t : op.intermediates) check(t, where + " intermediate", false);
+      op.window = read_window(op.builtin, fo, sg, verifier, where);
       g.ops.push_back(std::move(op));
     }
     out.subgraphs.push_back(std::move(g));

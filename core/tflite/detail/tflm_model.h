@@ -24,12 +24,20 @@ struct Tensor {
   int32_t quant_channels = 0;      // scale count when TFLM builds TfLiteAffineQuantization, else 0
 };
 
+// The window of a CONV_2D, DEPTHWISE_CONV_2D or TRANSPOSE_CONV (strides only) as TFLM's Prepare
+// computes it (CMSIS-NN picks its kernel, and so its scratch buffer, from these).
+struct Window {
+  int32_t stride_h = 1, stride_w = 1, dilation_h = 1, dilation_w = 1;
+  int32_t pad_h = 0, pad_w = 0;    // TFLM's padding.height / .width: the rows / columns before
+};
+
 struct Operator {
   int32_t builtin = 0;             // BuiltinOperator code (32 = custom)
   std::string kind;                // "conv_2d", or the custom code
   std::vector<int32_t> inputs;     // -1: omitted optional input
   std::vector<int32_t> outputs;
   std::vector<int32_t> intermediates;
+  Window window;                   // conv_2d, depthwise_conv_2d, transpose_conv only
 };
 
 struct Subgraph {

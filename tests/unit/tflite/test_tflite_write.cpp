@@ -127,6 +127,9 @@ TEST_CASE("tflite writer: the committed TFLM fixtures are what the writer writes
   check_or_write("svdf_int8.input.bin", text(svdf_int8.input_bytes(7)));
   check_or_write("svdf_float.tflite", tflite_from_graph(svdf_float.g));
   check_or_write("svdf_float.input.bin", text(svdf_float.input_bytes(8)));
+  const test::DsCnnStack ds_cnn(20261204);
+  check_or_write("ds_cnn_small.tflite", tflite_from_graph(ds_cnn.g));
+  check_or_write("ds_cnn_small.input.bin", text(ds_cnn.input_bytes(11)));
   for (const auto& [name, seed] : {std::pair<std::string, uint64_t>{"int8_branches_small", 9}, {"int8_inception", 10}}) {
     const Graph g = import_tflite(test::read_test_file(dir + name + ".tflite")).graph;
     REQUIRE(g.inputs.size() == 1);

@@ -41,7 +41,7 @@ void check_near(Bytes got, Bytes want, Bytes slack) {
 
 TflmArena sized(const std::string& file, int pointer_bytes, TflmPlan plan = TflmPlan::kTflm) {
   TflmArenaOptions o;
-  o.pointer_bytes = pointer_bytes;
+  o.target.pointer_bytes = pointer_bytes;
   o.plan = plan;
   o.planner = "portfolio";  // deterministic and quick; the plans below reach their lower bound
   return tflm_arena(read_tflm_fixture(file), o);
@@ -147,7 +147,7 @@ TEST_CASE("the JSON view carries the contract's keys and the pinned TFLM version
 
 TEST_CASE("the pointer size must be 4 or 8, and a plan name one of three") {
   TflmArenaOptions o;
-  o.pointer_bytes = 2;
+  o.target.pointer_bytes = 2;
   CHECK_THROWS_AS(tflm_arena(read_tflm_fixture("int8_inception.tflite"), o), InputError);
   CHECK_THROWS_AS(parse_tflm_plan("greedy"), InputError);
   CHECK_THROWS_AS(tflm_arena(std::string("not a model at all"), {}), InputError);
@@ -169,7 +169,7 @@ TEST_CASE("MediaPipe models: never below an independent lower bound, unknown ker
     const Bytes plan_bound = layout_lower_bound(layout_problem(m.graph, live));
     for (int pointer : {4, 8}) {
       TflmArenaOptions o;
-      o.pointer_bytes = pointer;
+      o.target.pointer_bytes = pointer;
       const TflmArena a = tflm_arena(bytes, o);
       CHECK(a.head_bytes >= plan_bound);
       int32_t tensors = 0, ops = 0;
@@ -302,7 +302,7 @@ TEST_CASE("int8 CNNs with branches, add and concat: the minimum TFLM measured, f
     for (TflmPlan plan : {TflmPlan::kTflm, TflmPlan::kOffline, TflmPlan::kReordered})
       for (int pointer : {8, 4}) {
         TflmArenaOptions o;
-        o.pointer_bytes = pointer;
+        o.target.pointer_bytes = pointer;
         o.plan = plan;
         o.planner = "portfolio";
         const TflmArena a = tflm_arena(bytes, o);
