@@ -45,7 +45,7 @@ int run_budget(const Args& args) {
   if (path.rfind("example:", 0) != 0) {
     const std::string bytes = read_file(path);
     if (looks_like_tflite(bytes)) {
-      tflm = tflm_arena_comparison(bytes, tflm_target_from_args(args), options.plan.planner, options.plan.time_limit_seconds);
+      tflm = tflm_arena_comparison(bytes, tflm_target_from_args(args, &board.core), options.plan.planner, options.plan.time_limit_seconds);
       const TflmArena& a = tflm->offline;
       replaced = use_model_persistent(board, tflm_persistent_bytes(a), kTflmPersistentOwner);
     }

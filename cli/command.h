@@ -100,7 +100,8 @@ std::vector<OpId> order_from_args(const Graph& g, const Args& args);
 // ---- The firmware build TFLM's figures are for, the same options on every command that gives
 // them: --kernels reference|cmsis-nn, --core NAME (4-byte pointers, arm-none-eabi-gcc's short
 // enums and the core's CMSIS-NN code path), --pointer-bytes 4|8 and --enum-bytes 1|4 over them.
-TflmTarget tflm_target_from_args(const Args& args);
+// `board_core`: the board's core (budget), used when --core is not given.
+TflmTarget tflm_target_from_args(const Args& args, const std::string* board_core = nullptr);
 // `options` followed by those four option names / help lines (for ARENAPLAN_COMMAND).
 std::vector<std::string> with_tflm_target_options(std::vector<std::string> options);
 std::vector<OptionHelp> with_tflm_target_help(std::vector<OptionHelp> help);

@@ -58,10 +58,11 @@ std::vector<OpId> order_from_args(const Graph& g, const Args& args) {
   return g.file_order();
 }
 
-TflmTarget tflm_target_from_args(const Args& args) {
+TflmTarget tflm_target_from_args(const Args& args, const std::string* board_core) {
   const TflmKernels kernels = parse_tflm_kernels(args.option("kernels").value_or("reference"));
   TflmTarget t;
   if (auto core = args.option("core")) t = tflm_target_for_core(*core, kernels);
+  else if (board_core) t = tflm_target_for_board_core(*board_core, kernels);
   t.kernels = kernels;
   if (args.option("pointer-bytes")) t.pointer_bytes = static_cast<int>(args.int_option("pointer-bytes", 4, 4, 8));
   if (args.option("enum-bytes")) t.enum_bytes = static_cast<int>(args.int_option("enum-bytes", 4, 1, 4));
@@ -78,7 +79,8 @@ std::vector<OptionHelp> with_tflm_target_help(std::vector<OptionHelp> help) {
   help.push_back({"kernels", "TFLM's kernels: reference (default) or cmsis-nn (OPTIMIZED_KERNEL_DIR=cmsis_nn)"});
   help.push_back({"core", "the Cortex-M core, as -mcpu names it (cortex-m0plus, cortex-m4, cortex-m55, ...; x86-64 "
                           "for a host): 32-bit pointers, arm-none-eabi-gcc's 1-byte enums and CMSIS-NN's plain C, "
-                          "DSP or MVE code path (default: none, a 32-bit target with 4-byte enums, DSP)"});
+                          "DSP or MVE code path (default: the board's core for budget, else none: a 32-bit "
+                          "target with 4-byte enums, DSP)"});
   help.push_back({"pointer-bytes", "TFLM's pointer size, over --core: 4 (32-bit MCU, default) or 8 (64-bit host)"});
   help.push_back({"enum-bytes", "sizeof of an enum, over --core: 1 (arm-none-eabi-gcc) or 4 (default without --core)"});
   return help;

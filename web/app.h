@@ -390,8 +390,8 @@ struct AppState {
   // --kernels / --core give it; tflm_target_version counts its changes.
   TflmTarget tflm_target;
   uint64_t tflm_target_version = 0;
-  // By (graph_revision, tflm_target_version) (web/budget_tflm.cpp); a cache.
-  mutable Derived<TflmArenaView, std::tuple<uint64_t, uint64_t>> tflm_arena;
+  // By (graph_revision, tflm_target_version, budget board_version) (web/budget_tflm.cpp); a cache.
+  mutable Derived<TflmArenaView, std::tuple<uint64_t, uint64_t, uint64_t>> tflm_arena;
 
   // ---- Classroom embeds (web/embed.cpp) ----
   std::string embed_view;   // share-link "embed": one view alone, no menus ("" = the whole app)

@@ -14,13 +14,19 @@ namespace {
 
 constexpr const char* kPagePlanner = "portfolio";  // instant; the CLI's "best" may search for seconds
 
+// The Budget tab's target: the core chosen, else the board's (as `arenaplan budget --board B`).
+TflmTarget budget_target(const AppState& s) {
+  if (!s.tflm_target.core.empty() || !s.budget.loaded) return s.tflm_target;
+  return tflm_target_for_board_core(s.budget.board.core, s.tflm_target.kernels);
+}
+
 const TflmArenaView& tflm_view(const AppState& s) {
-  return s.tflm_arena.get({s.graph_revision, s.tflm_target_version}, [&](TflmArenaView& v) {
+  return s.tflm_arena.get({s.graph_revision, s.tflm_target_version, s.budget.board_version}, [&](TflmArenaView& v) {
     v = TflmArenaView();
     const OpenedModel* model = current_model(s);
     if (!model) return;
     try {
-      v.comparison = tflm_arena_comparison(model->bytes, s.tflm_target, kPagePlanner, 0.0);
+      v.comparison = tflm_arena_comparison(model->bytes, budget_target(s), kPagePlanner, 0.0);
     } catch (const std::exception& e) {
       v.error = e.what();
     }
@@ -49,8 +55,8 @@ void draw_categories(const TflmArena& a) {
   ImGui::EndTable();
 }
 
-// The cores the page offers (the CLI's --core takes these and more); "" = no core: 32-bit
-// pointers, 4-byte enums, the CLI's default.
+// The cores the page offers (the CLI's --core takes these and more); "" = none chosen: the
+// board's core, else 32-bit pointers and 4-byte enums (the CLI's default without a board).
 constexpr const char* kPageCores[] = {"", "cortex-m0plus", "cortex-m3", "cortex-m4", "cortex-m7",
                                       "cortex-m33", "cortex-m55", "cortex-m85"};
 
@@ -63,10 +69,13 @@ void draw_target_choice(AppState& s) {
   ImGui::SetNextItemWidth(ImGui::CalcTextSize("reference kernels").x + ImGui::GetFrameHeight() * 2);
   changed |= ImGui::Combo("Kernels", &kernels, "reference kernels\0CMSIS-NN\0");
   ImGui::SameLine();
-  ImGui::SetNextItemWidth(ImGui::CalcTextSize("cortex-m0plus").x + ImGui::GetFrameHeight() * 2);
-  if (ImGui::BeginCombo("Core", core == 0 ? "any 32-bit" : kPageCores[core])) {
+  const std::string none = s.budget.loaded && !s.budget.board.core.empty()
+                               ? "the board's (" + s.budget.board.core + ")"
+                               : std::string("any 32-bit");
+  ImGui::SetNextItemWidth(ImGui::CalcTextSize(none.c_str()).x + ImGui::GetFrameHeight() * 2);
+  if (ImGui::BeginCombo("Core", core == 0 ? none.c_str() : kPageCores[core])) {
     for (int i = 0; i < IM_ARRAYSIZE(kPageCores); ++i)
-      if (ImGui::Selectable(i == 0 ? "any 32-bit" : kPageCores[i], i == core)) {
+      if (ImGui::Selectable(i == 0 ? none.c_str() : kPageCores[i], i == core)) {
         core = i;
         changed = true;
       }

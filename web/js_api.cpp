@@ -9,6 +9,7 @@
 
 #include "core/graph/file_kind.h"
 #include "core/tflite/tflite_import.h"
+#include "web/budget_tflm.h"
 #include "web/panel_budget.h"
 #include "web/panel_common.h"
 #include "web/panel_exercise.h"
@@ -202,6 +203,21 @@ AP_EXPORT const char* ap_export_file(const char* format) {
   g_state->error.clear();
   try {
     arenaplan::web::export_plan_file(*g_state, arenaplan::parse_export_format(format));
+  } catch (const arenaplan::InputError& e) {
+    g_state->error = e.what();
+  }
+  return result(g_state->error.empty());
+}
+
+// The Budget tab's kernels and core, as `--kernels K --core C` spell them (core "" = none).
+AP_EXPORT const char* ap_set_tflm_target(const char* kernels, const char* core) {
+  g_state->error.clear();
+  try {
+    const arenaplan::TflmKernels k = arenaplan::parse_tflm_kernels(kernels);
+    arenaplan::TflmTarget t;
+    if (*core) t = arenaplan::tflm_target_for_core(core, k);
+    t.kernels = k;
+    arenaplan::web::set_tflm_target(*g_state, t);
   } catch (const arenaplan::InputError& e) {
     g_state->error = e.what();
   }

@@ -276,8 +276,8 @@ MemoryMap parse_board_json(std::string_view text) {
   // The format first: a graph file given as a board should say so, not complain about its keys.
   if (get_string(require(doc, "format", ""), "/format") != "arenaplan-board")
     throw InputError("/format", "expected \"arenaplan-board\" (is this a graph file?)");
-  expect_keys(doc, "", {"format", "version", "name", "title", "source", "regions", "arena_regions", "reservations",
-                        "constraints", "doc"});
+  expect_keys(doc, "", {"format", "version", "name", "title", "core", "source", "regions", "arena_regions",
+                        "reservations", "constraints", "doc"});
   if (doc.contains("version")) {
     if (!doc["version"].is_number_integer() || doc["version"].get<int64_t>() != 1)
       throw InputError("/version", "unsupported version (this tool reads version 1)");
@@ -285,6 +285,7 @@ MemoryMap parse_board_json(std::string_view text) {
   MemoryMap m;
   m.name = doc.contains("name") ? get_string(doc["name"], "/name") : "board";
   if (doc.contains("title")) m.title = get_string(doc["title"], "/title");
+  if (doc.contains("core")) m.core = get_string(doc["core"], "/core");
   if (doc.contains("doc")) m.description = get_string(doc["doc"], "/doc");
   if (doc.contains("source")) m.source = get_string(doc["source"], "/source");
   const Json& regions = require(doc, "regions", "");
@@ -337,6 +338,7 @@ std::string board_to_json(const MemoryMap& m) {
   doc["version"] = 1;
   doc["name"] = m.name;
   if (!m.title.empty()) doc["title"] = m.title;
+  if (!m.core.empty()) doc["core"] = m.core;
   if (!m.description.empty()) doc["doc"] = m.description;
   if (!m.source.empty()) doc["source"] = m.source;
   Json regions = Json::array();

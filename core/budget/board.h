@@ -4,14 +4,15 @@
 // which kind of RAM. Budgeting over it lives in budget.h; this header is plain data plus parsing.
 //
 //   { "format": "arenaplan-board", "version": 1, "name": "...",
-//     "title": "STM32H743 (NUCLEO-H743ZI2)", "doc": "what the board is", "source": "RM0433 2.3.2",
+//     "title": "STM32H743 (NUCLEO-H743ZI2)", "core": "cortex-m7", "doc": "what the board is",
+//     "source": "RM0433 2.3.2",
 //     "regions": [{"name": "SRAM", "base": "0x20000000", "size": "256KiB", "attributes": ["dma"],
 //                  "source": "where the figures come from"}],
 //     "arena_regions": ["SRAM"],
 //     "reservations": [{"owner": "main stack", "kind": "stack", "region": "SRAM", "bytes": "16KiB",
 //                       "assumption": true}],
 //     "constraints": [{"tensor": "F", "requires": ["dma"], "why": "sent over SPI by DMA"}] }
-// "title", "doc", "source" and "assumption" are optional and only informative: the library boards
+// "title", "core", "doc", "source" and "assumption" are optional and only informative: the library boards
 // (examples/boards/, see board_library.h) cite their datasheet and mark guessed reservations.
 #pragma once
 
@@ -86,6 +87,9 @@ struct PlacementConstraint {
 struct MemoryMap {
   std::string name;
   std::string title;        // human name ("STM32H743 (NUCLEO-H743ZI2)"); "" -> use name
+  // The CPU as -mcpu names it ("cortex-m7", "xtensa-lx7"), "" if not given: TFLM's figures for
+  // the board follow its toolchain and, with CMSIS-NN, its code path (tflm_target_for_core).
+  std::string core;
   std::string description;  // the file's "doc"
   std::string source;       // citation of the documents the regions come from
   std::vector<Region> regions;

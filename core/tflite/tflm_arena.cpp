@@ -255,6 +255,18 @@ TflmTarget tflm_target_for_core(const std::string& core, TflmKernels kernels) {
   throw InputError("--core", "unknown core \"" + core + "\"; known: " + known + ", x86-64");
 }
 
+TflmTarget tflm_target_for_board_core(const std::string& board_core, TflmKernels kernels) {
+  for (const CoreIsa& c : kCores)
+    if (board_core == c.core) return tflm_target_for_core(board_core, kernels);
+  if (kernels == TflmKernels::kCmsisNn)
+    throw InputError("--kernels", "cmsis-nn needs a Cortex-M core; the board's is \"" +
+                                      (board_core.empty() ? std::string("not given") : board_core) +
+                                      "\" (give --core to choose one)");
+  TflmTarget t;
+  t.kernels = kernels;
+  return t;
+}
+
 void check_tflm_target(const TflmTarget& t) {
   if (t.pointer_bytes != 4 && t.pointer_bytes != 8)
     throw InputError("--pointer-bytes", "expected 4 or 8, found " + std::to_string(t.pointer_bytes));

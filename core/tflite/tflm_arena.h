@@ -60,6 +60,10 @@ const char* cmsis_nn_isa_name(CmsisNnIsa isa);     // "plain-c", "dsp", "mve"
 // CMSIS-NN path that core compiles; "x86-64" is a 64-bit host (8-byte pointers, 4-byte enums,
 // plain C). InputError naming --core for a core it does not know, listing those it does.
 TflmTarget tflm_target_for_core(const std::string& core, TflmKernels kernels);
+// The target of a board's core (MemoryMap::core): a Cortex-M core as above; any other core (an
+// ESP32's Xtensa) or none gives the default 32-bit target, and refuses CMSIS-NN (InputError
+// naming --kernels).
+TflmTarget tflm_target_for_board_core(const std::string& board_core, TflmKernels kernels);
 // Throws InputError unless pointer_bytes is 4 or 8 and enum_bytes 1 or 4 (short enums: 32-bit only).
 void check_tflm_target(const TflmTarget& t);
 // "CMSIS-NN (DSP) for cortex-m4, 32-bit pointers, 1-byte enums"

@@ -23,9 +23,10 @@ const graphFormats = ['json', 'c-header', 'minimalloc-csv', 'trace'];
 const modelFormats = [...graphFormats, 'tflite-offline', 'tflite-reordered'];
 
 // What `arenaplan export` writes for the page's order.
-function cliExport(input, format, order) {
+function cliExport(input, format, order, extra = []) {
   const out = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'ap-export-')), 'out');
-  execFileSync(cli, ['export', input, '--format', format, '--order', order.join(','), '-o', out], { stdio: 'pipe' });
+  execFileSync(cli, ['export', input, '--format', format, '--order', order.join(','), '-o', out, ...extra],
+               { stdio: 'pipe' });
   return fs.readFileSync(out);
 }
 
@@ -39,12 +40,12 @@ async function pageExport(page, format) {
     Array.from(new Uint8Array(await window.arenaplanLastDownload.blob.arrayBuffer()))));
 }
 
-async function checkSame(page, input, formats) {
+async function checkSame(page, input, formats, extra = []) {
   const s = await state(page);
   assert.equal(s.error, '', `${input}: ${s.error}`);
   for (const format of formats) {
     const mine = await pageExport(page, format);
-    const theirs = cliExport(input, format, s.order);
+    const theirs = cliExport(input, format, s.order, extra);
     assert.ok(mine.length > 0, `${input} ${format}: empty download`);
     assert.ok(mine.equals(theirs), `${input} ${format}: the page's ${mine.length} bytes differ from the CLI's ${theirs.length}`);
   }
@@ -76,4 +77,25 @@ test('every example\'s page exports are byte-identical to `arenaplan export exam
   }
   const refused = await page.evaluate(() => window.arenaplan.exportFile('tflite-offline'));
   assert.match(refused, /needs a \.tflite model/);
+});
+
+test('the Budget tab\'s kernels and core size the page\'s C header and report as --kernels and --core do', async (t) => {
+  const { page, errors } = await t.open();
+  const file = path.join(repo, 'tests/unit/data/tflm/ds_cnn_small.tflite');
+  const refused = await page.evaluate(([name, b]) => window.arenaplan.openFile(name, new Uint8Array(b)),
+                                      [path.basename(file), Array.from(fs.readFileSync(file))]);
+  assert.equal(refused, '');
+  const header = async () => (await pageExport(page, 'c-header')).toString();
+  const reference = await header();
+  for (const [kernels, core] of [['cmsis-nn', 'cortex-m55'], ['cmsis-nn', 'cortex-m4'], ['reference', 'cortex-m0plus']]) {
+    assert.equal(await page.evaluate(([k, c]) => window.arenaplan.setTflmTarget(k, c), [kernels, core]), '');
+    await checkSame(page, file, ['c-header', 'json'], ['--kernels', kernels, '--core', core]);
+  }
+  // MVE's 3x3 depthwise buffers make the Helium arena larger than the reference one.
+  await page.evaluate(() => window.arenaplan.setTflmTarget('cmsis-nn', 'cortex-m55'));
+  const bytes = (h) => Number(/#define ARENAPLAN_TFLM_ARENA_BYTES (\d+)/.exec(h)[1]);
+  assert.ok(bytes(await header()) > bytes(reference), 'cortex-m55 CMSIS-NN needs more than the reference kernels');
+  assert.equal(await page.evaluate(() => window.arenaplan.setTflmTarget('cmsis', '')),
+               '--kernels: expected reference or cmsis-nn, found "cmsis"');
+  assert.deepEqual(errors, []);
 });
