@@ -32,10 +32,16 @@ constexpr TflmKernels kCmsis = TflmKernels::kCmsisNn, kRef = TflmKernels::kRefer
 // QEMU (mps2-an386 cortex-m4, mps3-an547 cortex-m55, mps2-an385 cortex-m3) and x86-64 host
 // builds of tflite-micro 90b983c2 with CMSIS-NN 4ab83cc3.
 const Measured kMeasured[] = {
+    {"ds_cnn_small", "cortex-m4", kCmsis, 12172, 12160, 9024, 3136, 25, 1788},
     {"int8_branches_small", "cortex-m4", kCmsis, 11484, 11472, 9216, 2256, 21, 1116},
     {"int8_inception", "cortex-m4", kCmsis, 54332, 54320, 50176, 4144, 38, 2396},
     {"svdf_int8", "cortex-m4", kCmsis, 2724, 1784, 176, 1608, 8, 368},
     {"svdf_float", "cortex-m4", kCmsis, 3028, 2308, 288, 2020, 8, 368},
+    {"ds_cnn_small", "cortex-m55", kCmsis, 21612, 21600, 18416, 3184, 26, 1836},
+    {"int8_branches_small", "cortex-m55", kCmsis, 11532, 11520, 9216, 2304, 22, 1156},
+    {"int8_inception", "cortex-m55", kCmsis, 54380, 54368, 50176, 4192, 39, 2436},
+    {"svdf_int8", "cortex-m55", kCmsis, 3092, 2152, 176, 1976, 13, 736},
+    {"svdf_float", "cortex-m55", kCmsis, 3028, 2308, 288, 2020, 8, 368},
 };
 
 TflmArena sized(const Measured& m) {
