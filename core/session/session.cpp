@@ -67,11 +67,14 @@ TflmArenaComparison tflm_of_plan(const std::string& file, const TfliteModel& mod
   return c;
 }
 
-// The input's import options with every op kept: TFLM runs them all at each invoke.
-TfliteImportOptions as_tflm_runs(const LoadedInput& in) {
+// The model as TFLM runs it for the request's target: every op kept (TFLM runs them all at each
+// invoke), each with the scratch its kernel asks for (so the plan leaves room for it).
+TfliteModel as_tflm_runs(const LoadedInput& in, const std::string& file, const ExportRequest& r) {
   TfliteImportOptions o = in.import_options;
   o.fold_constant_ops = false;
-  return o;
+  TfliteModel m = import_tflite(file, o);
+  add_tflm_kernel_scratch(m, file, r.tflm_target);
+  return m;
 }
 
 // The model file carrying the plan (and, reordered, the order), read back before it is handed
@@ -82,7 +85,7 @@ std::string written_model(const LoadedInput& in, const ExportRequest& r, const E
   // The reordered file also carries the plan, so TFLM uses the arena planned for that order.
   const std::string data = tflite_with_offline_plan(
       reorder ? tflite_reordered(in.file, file_operator_order(*e.unfolded, e.order)) : in.file, offsets);
-  const TfliteModel back = import_tflite(data, as_tflm_runs(in));
+  const TfliteModel back = as_tflm_runs(in, data, r);
   if (!back.offline_offsets || back.graph.ops.size() != e.graph.ops.size() || *back.offline_offsets != offsets)
     throw std::logic_error("the written model does not read back with the planned offsets");
   if (reorder && analyze_lifetimes(back.graph, back.graph.file_order()).peak_bytes != e.planned.live.peak_bytes)
@@ -146,7 +149,7 @@ ExportPlan export_plan(const LoadedInput& in, const ExportRequest& r) {
     throw InputError(in.name, std::string("--format ") + export_format_name(r.format) + " needs a .tflite model");
   ExportPlan e;
   if (in.model) {
-    e.unfolded = import_tflite(in.file, as_tflm_runs(in));
+    e.unfolded = as_tflm_runs(in, in.file, r);
     e.unfolded->graph.name = in.graph.name;
     e.graph = e.unfolded->graph;
     e.order = order_of_unfolded(in.graph, r.order, e.graph);

@@ -69,7 +69,9 @@ std::vector<TensorRow> tensor_rows(const PlanView& v, const PlanSource& s) {
 std::string tflm_header_lines(const TflmArenaComparison& c) {
   const Bytes needed = std::max(c.tflm.min_arena_bytes, c.offline.min_arena_bytes);
   std::ostringstream h;
-  h << "\n// TFLM (" << c.tflm.tflm_version << ", " << tflm_target_text(c.tflm.target)
+  h << "\n// TFLM (" << c.tflm.tflm_version
+    << (c.tflm.target.kernels == TflmKernels::kCmsisNn ? std::string(", ") + kCmsisNnVersion : std::string()) << ", "
+    << tflm_target_text(c.tflm.target)
     << "; `arenaplan export --kernels cmsis-nn --core NAME` for the kernels and core the firmware builds):\n"
     << "//   " << comment_safe(tflm_comparison_sentence(c)) << ".\n"
     << "//   ARENAPLAN_PLAN_HEAD_BYTES is the planned (non-persistent) head only; pass\n"

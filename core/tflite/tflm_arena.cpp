@@ -26,6 +26,7 @@ std::string planned_model(std::string_view bytes, bool reorder, const TflmArenaO
   TfliteImportOptions keep;
   keep.fold_constant_ops = false;
   TfliteModel m = import_tflite(bytes, keep);
+  add_tflm_kernel_scratch(m, bytes, o.target);
   // One time limit for both searches: the schedule gets half, the layout what is left.
   const auto start = std::chrono::steady_clock::now();
   Schedule order = reorder ? optimize_schedule(m.graph, 0.5 * o.time_limit_seconds).order : m.graph.file_order();
@@ -283,6 +284,21 @@ std::string tflm_target_text(const TflmTarget& t) {
   if (!t.core.empty()) s += " for " + t.core;
   return s + ", " + std::to_string(t.pointer_bytes * 8) + "-bit pointers, " + std::to_string(t.enum_bytes) +
          "-byte enums";
+}
+
+void add_tflm_kernel_scratch(TfliteModel& m, std::string_view model_bytes, const TflmTarget& target) {
+  const tflm::Model model = tflm::read_model(model_bytes);
+  const tflm::Subgraph& g0 = model.subgraphs[0];
+  for (size_t i = 0; i < m.graph.ops.size(); ++i) {
+    const int32_t file_op = m.op_index[i];
+    if (file_op < 0 || static_cast<size_t>(file_op) >= g0.ops.size()) continue;
+    const tflm::KernelAllocations k = tflm::kernel_allocations(g0.ops[file_op], g0, target);
+    if (k.estimated) continue;
+    Bytes scratch = 0;
+    for (const tflm::PrepareAction& a : k.prepare)
+      if (a.step == tflm::PrepareStep::kScratch) scratch += align_up(a.bytes, kArenaAlignment);
+    m.graph.ops[i].scratch_bytes = scratch;
+  }
 }
 
 TflmArena tflm_arena(std::string_view model_bytes, const TflmArenaOptions& options) {

@@ -128,6 +128,12 @@ struct TflmArena {
 // (what a board budget reserves for the model besides the plan).
 inline Bytes tflm_persistent_bytes(const TflmArena& a) { return a.min_arena_bytes - a.head_bytes; }
 
+// Gives each op of `m` (imported from `model_bytes`) the scratch its kernel for `target` asks for in
+// Prepare (the 16-byte rounded sum of its requests), so that a plan of the graph leaves the room
+// where TFLM then places them. Kernels the model estimates get none (their size is a guess).
+struct TfliteModel;
+void add_tflm_kernel_scratch(TfliteModel& m, std::string_view model_bytes, const TflmTarget& target);
+
 // Throws InputError for a model TFLM cannot run (dynamic shapes, string tensors, corrupt file).
 TflmArena tflm_arena(std::string_view model_bytes, const TflmArenaOptions& options = {});
 
