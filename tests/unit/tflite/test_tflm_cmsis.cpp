@@ -42,6 +42,11 @@ const Measured kMeasured[] = {
     {"int8_inception", "cortex-m55", kCmsis, 54380, 54368, 50176, 4192, 39, 2436},
     {"svdf_int8", "cortex-m55", kCmsis, 3092, 2152, 176, 1976, 13, 736},
     {"svdf_float", "cortex-m55", kCmsis, 3028, 2308, 288, 2020, 8, 368},
+    {"ds_cnn_small", "cortex-m3", kCmsis, 12156, 12144, 9024, 3120, 25, 1788},
+    {"int8_branches_small", "cortex-m3", kCmsis, 11484, 11472, 9216, 2256, 21, 1116},
+    {"int8_inception", "cortex-m3", kCmsis, 54332, 54320, 50176, 4144, 38, 2396},
+    {"svdf_int8", "cortex-m3", kCmsis, 2724, 1784, 176, 1608, 8, 368},
+    {"svdf_float", "cortex-m3", kCmsis, 3028, 2308, 288, 2020, 8, 368},
 };
 
 TflmArena sized(const Measured& m) {
