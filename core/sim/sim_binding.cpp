@@ -189,9 +189,14 @@ void stride_pad(const OpChecker& c, Window2d& w) {
     w.pad_h = c.attr2("pad", "pad_h", 0);
     w.pad_w = c.attr2("pad", "pad_w", 0);
   }
-  c.require(w.pad_h >= 0 && w.pad_w >= 0 && w.pad_h < w.kh && w.pad_w < w.kw, "pad must be in [0, kernel size)");
-  w.oh = padding == 1 ? (w.h + w.stride_h - 1) / w.stride_h : window_out_dim(w.h, w.kh, w.stride_h, w.pad_h);
-  w.ow = padding == 1 ? (w.w + w.stride_w - 1) / w.stride_w : window_out_dim(w.w, w.kw, w.stride_w, w.pad_w);
+  // Explicit pads may differ per side (an imported SAME puts the odd pixel after).
+  const int64_t pad_bottom = padding == 1 ? w.pad_h : c.attr("pad_bottom", w.pad_h);
+  const int64_t pad_right = padding == 1 ? w.pad_w : c.attr("pad_right", w.pad_w);
+  c.require(w.pad_h >= 0 && w.pad_w >= 0 && w.pad_h < w.kh && w.pad_w < w.kw && pad_bottom >= 0 && pad_right >= 0 &&
+                pad_bottom < w.kh && pad_right < w.kw,
+            "pad must be in [0, kernel size)");
+  w.oh = padding == 1 ? (w.h + w.stride_h - 1) / w.stride_h : window_out_dim(w.h, w.kh, w.stride_h, w.pad_h, pad_bottom);
+  w.ow = padding == 1 ? (w.w + w.stride_w - 1) / w.stride_w : window_out_dim(w.w, w.kw, w.stride_w, w.pad_w, pad_right);
   c.require(w.oh > 0 && w.ow > 0, "the " + std::to_string(w.kh) + "x" + std::to_string(w.kw) +
                                         " window does not fit the input");
 }
@@ -320,7 +325,10 @@ KernelPlan plan_elementwise(const OpChecker& c, KernelKind kind) {
   KernelPlan p;
   p.kind = kind;
   const auto acts = c.activation_count(kind == KernelKind::kAdd ? 2 : 1);
-  c.require(acts.size() == c.op.inputs.size(), "takes no constant inputs");
+  // A RESHAPE's constant operand is the new shape (TFLite's second input), which its output's
+  // shape already gives; every other kind reads activations only.
+  if (kind == KernelKind::kReshape) c.require(acts.size() == 1 && acts[0] == 0, "reshapes its first input");
+  else c.require(acts.size() == c.op.inputs.size(), "takes no constant inputs");
   const int64_t n = OpChecker::count(c.dims(c.out(0)));
   for (int i : acts) {
     if (kind != KernelKind::kReshape) c.require_int8(c.in(i));

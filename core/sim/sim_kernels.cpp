@@ -14,8 +14,12 @@ namespace arenaplan::sim {
 int64_t Window2d::macs() const { return n * oh * ow * oc * kh * kw * c; }
 
 int64_t window_out_dim(int64_t in, int64_t k, int64_t stride, int64_t pad) {
-  if (stride <= 0 || in + 2 * pad < k) return 0;
-  return (in + 2 * pad - k) / stride + 1;
+  return window_out_dim(in, k, stride, pad, pad);
+}
+
+int64_t window_out_dim(int64_t in, int64_t k, int64_t stride, int64_t pad_before, int64_t pad_after) {
+  if (stride <= 0 || in + pad_before + pad_after < k) return 0;
+  return (in + pad_before + pad_after - k) / stride + 1;
 }
 
 int default_shift(int64_t length) {

@@ -44,6 +44,8 @@ struct Window2d {
 
 // Output size of one spatial dim: (in + 2 pad - k) / stride + 1, or 0 when the window never fits.
 int64_t window_out_dim(int64_t in, int64_t k, int64_t stride, int64_t pad);
+// With the padding before and after apart (TFLite's SAME puts the odd pixel after).
+int64_t window_out_dim(int64_t in, int64_t k, int64_t stride, int64_t pad_before, int64_t pad_after);
 
 // The default requantisation shift for a reduction of `length` int8 x int8 products.
 int default_shift(int64_t length);

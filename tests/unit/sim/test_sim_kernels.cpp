@@ -7,8 +7,10 @@
 #include <map>
 #include <random>
 
+#include "core/graph/graph_json.h"
 #include "core/graph/op_kinds.h"
 #include "core/sim/sim.h"
+#include "core/tflite/tflite_import.h"
 #include "tests/unit/test_support.h"
 
 using namespace arenaplan;
@@ -372,4 +374,25 @@ TEST_CASE("tiny_cnn simulated end to end equals a reference interpreter built fr
   int distinct = 0;
   for (int i = 1; i < 10; ++i) distinct += probs[i] != probs[0];
   CHECK(distinct > 0);
+}
+
+// An imported model's graph JSON keeps TFLite's per-side padding (SAME puts the odd pixel after)
+// and a RESHAPE's constant shape operand; every op binds on it as on the model itself.
+TEST_CASE("kernel binding: a model's graph JSON binds like the model (asymmetric SAME pads, RESHAPE's shape operand)") {
+  const Graph model = import_tflite(test::read_tflm_fixture("ds_cnn_small.tflite")).graph;
+  const Graph back = parse_graph_json(graph_to_json(model));
+  const Op& stem = back.ops[0];
+  REQUIRE(stem.kind == "conv_2d");
+  CHECK(stem.attrs.at("pad_h") == 4);
+  CHECK(stem.attrs.at("pad_bottom") == 5);
+  for (const Graph* g : {&model, &back})
+    for (OpId o = 0; o < static_cast<OpId>(g->ops.size()); ++o) {
+      CAPTURE(g->ops[o].name);
+      CHECK_NOTHROW(sim::plan_kernel(*g, o));
+    }
+  // The bottom pad still counts: one row less gives another output height.
+  Graph short_pad = back;
+  short_pad.ops[0].attrs["pad_bottom"] = 4;
+  CHECK(input_error_of([&] { sim::plan_kernel(short_pad, 0); }).find("but the input, window 10x4, stride 2x2") !=
+        std::string::npos);
 }
