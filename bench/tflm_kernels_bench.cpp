@@ -1,6 +1,7 @@
 // TFLM's whole arena per kernel library and core, for every .tflite in a folder: the reference
 // kernels and CMSIS-NN's three code paths (plain C on cortex-m3, DSP on cortex-m4, MVE on
-// cortex-m55; arm-none-eabi-gcc, short enums), head / tail / minimum each. With --measured, the
+// cortex-m55; arm-none-eabi-gcc, short enums; and CMSIS-NN's plain C on a 64-bit host), head /
+// tail / minimum each. With --measured, the
 // figures the real TFLM gave (bench/data/tflm_cmsis_measured.json: QEMU runs of TFLM 90b983c2 +
 // CMSIS-NN 4ab83cc3, see that file) beside each prediction, with the difference.
 //
@@ -30,7 +31,8 @@ struct Column {
 const Column kColumns[] = {{"reference/cortex-m4", "cortex-m4", TflmKernels::kReference},
                            {"cmsis-nn/cortex-m3", "cortex-m3", TflmKernels::kCmsisNn},
                            {"cmsis-nn/cortex-m4", "cortex-m4", TflmKernels::kCmsisNn},
-                           {"cmsis-nn/cortex-m55", "cortex-m55", TflmKernels::kCmsisNn}};
+                           {"cmsis-nn/cortex-m55", "cortex-m55", TflmKernels::kCmsisNn},
+                           {"cmsis-nn/x86-64", "x86-64", TflmKernels::kCmsisNn}};
 
 }  // namespace
 
