@@ -223,11 +223,14 @@ void draw_auto(AppState& s) {
 
 void draw_whatif(AppState& s) {
   WhatIfPanelState& v = s.whatif;
-  if (v.list_graph != s.graph_revision) {  // a list belongs to the graph it was made for
+  if (v.list_graph != s.graph_revision) {  // a list, a fit and their errors belong to the graph they were made for
     v.list_graph = s.graph_revision;
     v.list.clear();
     v.undo.clear();
     ++v.list_version;
+    v.auto_search.reset();
+    v.auto_result.reset();
+    v.auto_json = nullptr;
   }
   draw_list(s);
   draw_auto(s);
