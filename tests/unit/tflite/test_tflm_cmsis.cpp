@@ -47,6 +47,16 @@ const Measured kMeasured[] = {
     {"int8_inception", "cortex-m3", kCmsis, 54332, 54320, 50176, 4144, 38, 2396},
     {"svdf_int8", "cortex-m3", kCmsis, 2724, 1784, 176, 1608, 8, 368},
     {"svdf_float", "cortex-m3", kCmsis, 3028, 2308, 288, 2020, 8, 368},
+    {"ds_cnn_small", "x86-64", kCmsis, 13248, 13248, 9024, 4224, 25, 1964},
+    {"int8_branches_small", "x86-64", kCmsis, 12480, 12480, 9216, 3264, 21, 1268},
+    {"int8_inception", "x86-64", kCmsis, 55864, 55864, 50176, 5688, 38, 2664},
+    {"svdf_int8", "x86-64", kCmsis, 3696, 2576, 176, 2400, 8, 488},
+    {"svdf_float", "x86-64", kCmsis, 3952, 3056, 288, 2768, 8, 488},
+    {"ds_cnn_small", "cortex-m4", kRef, 12088, 12076, 9024, 3052, 25, 1724},
+    {"int8_branches_small", "cortex-m4", kRef, 11420, 11408, 9216, 2192, 21, 1064},
+    {"int8_inception", "cortex-m4", kRef, 54268, 54256, 50176, 4080, 38, 2324},
+    {"svdf_int8", "cortex-m4", kRef, 2636, 1696, 176, 1520, 8, 280},
+    {"svdf_float", "cortex-m4", kRef, 2940, 2220, 288, 1932, 8, 280},
 };
 
 TflmArena sized(const Measured& m) {
