@@ -12,7 +12,47 @@ const fixtures = join(repo, 'tests/unit/data/tflm');
 const inception = join(fixtures, 'int8_inception.tflite');  // 54,292 B (32-bit), 55,784 B (64-bit)
 const svdf = join(fixtures, 'svdf_int8.tflite');
 
+const dsCnn = join(fixtures, 'ds_cnn_small.tflite');  // measured in QEMU per core (README)
+
 export const tests = [
+  ['tflm-arena --kernels cmsis-nn --core: the arena measured in QEMU for each CMSIS-NN code path', (cli) => {
+    for (const [core, bytes, isa] of [['cortex-m4', 12172, 'dsp'], ['cortex-m55', 21612, 'mve'], ['cortex-m3', 12156, 'plain-c']]) {
+      const r = cli('tflm-arena', dsCnn, '--kernels', 'cmsis-nn', '--core', core, '--json');
+      assert.equal(r.status, 0, r.stderr);
+      assert.equal(r.json.min_arena_bytes, bytes, core);
+      assert.equal(r.json.kernels, 'cmsis-nn');
+      assert.equal(r.json.cmsis_nn_isa, isa);
+      assert.equal(r.json.enum_bytes, 1);
+      assert.equal(r.json.core, core);
+    }
+    // The reference kernels built for a Cortex-M (short enums) and for wasm32 (4-byte enums).
+    assert.equal(cli('tflm-arena', dsCnn, '--core', 'cortex-m4', '--json').json.min_arena_bytes, 12088);
+    assert.equal(cli('tflm-arena', dsCnn, '--core', 'cortex-m4', '--enum-bytes', '4', '--json').json.kernels, 'reference');
+    const text = cli('tflm-arena', dsCnn, '--kernels', 'cmsis-nn', '--core', 'cortex-m55');
+    assert.match(text.stdout, /CMSIS-NN kernels \(mve\) for cortex-m55, 32-bit pointers, 1-byte enums/);
+    assert.match(text.stdout, /tensor_arena_size needed: 21,612 B/);
+  }],
+  ['--kernels / --core refusals name the option; budget takes the board\'s core', (cli) => {
+    const bad = cli('tflm-arena', dsCnn, '--core', 'cortex-m99');
+    assert.equal(bad.status, 2);
+    assert.match(bad.stderr, /--core: unknown core "cortex-m99"; known: cortex-m0, cortex-m0plus/);
+    assert.equal(cli('tflm-arena', dsCnn, '--kernels', 'cmsis').status, 2);
+    assert.match(cli('tflm-arena', dsCnn, '--pointer-bytes', '8', '--enum-bytes', '1').stderr,
+                 /--enum-bytes: short enums are modelled for 32-bit targets only/);
+    const b = cli('budget', dsCnn, '--board', 'stm32h743', '--kernels', 'cmsis-nn');
+    assert.match(b.stdout, /CMSIS-NN kernels \(dsp\) for cortex-m7/);
+    const esp = cli('budget', dsCnn, '--board', 'esp32s3_psram8', '--kernels', 'cmsis-nn');
+    assert.equal(esp.status, 2);
+    assert.match(esp.stderr, /cmsis-nn needs a Cortex-M core; the board's is "xtensa-lx7"/);
+  }],
+  ['export c-header for a core: ARENAPLAN_TFLM_ARENA_BYTES for its kernels, the arena alignas(16)', (cli) => {
+    const r = cli('export', dsCnn, '--format', 'c-header', '--kernels', 'cmsis-nn', '--core', 'cortex-m55');
+    assert.equal(r.status, 0, r.stderr);
+    assert.match(r.stdout, /#define ARENAPLAN_TFLM_ARENA_BYTES 21612\n/);
+    assert.match(r.stdout, /CMSIS-NN@4ab83cc3cc98fb85ed6dafb55e8ca02f1628dcae/);
+    assert.match(r.stdout, /can lose\n\/\/ up to 15 bytes/);
+    assert.match(r.stdout, /alignas\(16\) static uint8_t tensor_arena\[ARENAPLAN_TFLM_ARENA_BYTES\];/);
+  }],
   ['tflm-arena: int8_inception needs 54,292 B with 32-bit pointers (the default)', (cli) => {
     assert.ok(existsSync(inception), `${inception} is missing`);
     const r = cli('tflm-arena', inception, '--json');
