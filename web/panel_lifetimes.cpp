@@ -43,6 +43,15 @@ void add_stress_rects(std::vector<RectInstance>& out, float steps, float rows) {
   }
 }
 
+// The bytes a buffer's tensors hold (aliased tensors share one buffer: the largest), or a
+// scratch buffer's size.
+Bytes data_bytes(const Graph& g, const LiveBuffer& buf) {
+  if (buf.tensors.empty()) return buf.size;
+  Bytes most = 0;
+  for (TensorId t : buf.tensors) most = std::max(most, g.tensors[t].bytes);
+  return most;
+}
+
 void draw_lifetimes_panel(AppState& s) {
   const LiveAnalysis& a = s.live;
   const int steps = int(a.steps.size());
@@ -97,8 +106,11 @@ void draw_lifetimes_panel(AppState& s) {
     const LiveBuffer& buf = a.buffers[b];
     const bool at_peak = std::binary_search(peak_live.begin(), peak_live.end(), b);
     char label[64];
-    // "*" marks buffers live at the peak step (a text mark, not only a colour).
-    std::snprintf(label, sizeof label, "%s%s %s", at_peak ? "*" : " ", buf.name.c_str(), kib_text(buf.size).c_str());
+    // "*" marks buffers live at the peak step (a text mark, not only a colour). The size is the
+    // tensor's data size, as the Graph and Tensors views give it (the arena slot rounds it up to
+    // the graph's alignment: the Arena view shows slots).
+    std::snprintf(label, sizeof label, "%s%s %s", at_peak ? "*" : " ", buf.name.c_str(),
+                  kib_text(data_bytes(s.graph, buf)).c_str());
     // Clipped to the label column: long tensor names never run into the bars.
     const ImVec2 row(origin.x, plot_min.y + line * float(b));
     dl->PushClipRect(row, ImVec2(plot_min.x - 4, row.y + line), true);
