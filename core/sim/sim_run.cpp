@@ -5,6 +5,7 @@
 #include <memory>
 #include <optional>
 
+#include "core/graph/report.h"
 #include "core/layout/pipeline.h"
 #include "core/sim/sim.h"
 
@@ -177,6 +178,25 @@ SimReport simulate_setup(const Graph& g, const SimSetup& setup, const ArenaSimul
   return r;
 }
 
+namespace {
+
+// The simulator holds every session's arena and every constant in this process's memory (a Wasm
+// page has at most 2 GiB): a model far beyond any MCU, such as one with a corrupt shape, is
+// refused with its figures instead of running out of memory.
+constexpr Bytes kMaxSimulatedBytes = Bytes{1} << 30;
+void require_simulable(const Graph& g, Bytes arena_bytes, const SimRequest& req) {
+  Bytes constants = 0;
+  for (const Tensor& t : g.tensors)
+    if (t.constant) constants += t.bytes;
+  const Bytes arenas = arena_bytes * (req.shared_arena ? 1 : std::max(1, req.sessions));
+  if (arenas > kMaxSimulatedBytes || constants > kMaxSimulatedBytes || arenas + constants > kMaxSimulatedBytes)
+    throw InputError("model", "the planned arena (" + with_commas(arenas) + " B) and the constants (" +
+                                  with_commas(constants) + " B) are more than the simulator holds (" +
+                                  with_commas(kMaxSimulatedBytes) + " B); check the tensor shapes");
+}
+
+}  // namespace
+
 SimSetup prepare_simulation(const Graph& g, const SimRequest& req) {
   SimSetup setup;
   const Schedule order = req.order.empty() ? g.file_order() : req.order;
@@ -199,6 +219,7 @@ SimSetup prepare_simulation(const Graph& g, const SimRequest& req) {
     setup.live = std::move(plan.live);
     setup.layout = std::move(plan.plan);  // the planner's verified plan, run as is
   }
+  require_simulable(g, setup.layout.arena_bytes, req);
   const LiveAnalysis& live = setup.live;
   ArenaLayout& layout = setup.layout;
   for (const std::string& f : req.inject) {

@@ -396,3 +396,14 @@ TEST_CASE("kernel binding: a model's graph JSON binds like the model (asymmetric
   CHECK(input_error_of([&] { sim::plan_kernel(short_pad, 0); }).find("but the input, window 10x4, stride 2x2") !=
         std::string::npos);
 }
+
+// A corrupt shape (here 10 GB in one tensor) is refused with the figures, never a bad_alloc.
+TEST_CASE("simulate: an arena no process could hold is refused before memory runs out") {
+  const Graph g = parse_graph_json(R"({"format": "arenaplan-graph", "version": 1, "name": "huge", "alignment": 16,
+    "tensors": {"x": {"shape": [1, 100000, 100000, 1], "dtype": "int8"}, "y": {"shape": [1, 100000, 100000, 1], "dtype": "int8"}},
+    "ops": [{"name": "relu", "kind": "relu", "inputs": ["x"], "outputs": ["y"]}], "inputs": ["x"], "outputs": ["y"]})");
+  sim::SimRequest req;
+  CHECK(input_error_of([&] { sim::simulate(g, req); }) ==
+        "model: the planned arena (20,000,000,000 B) and the constants (0 B) are more than the simulator holds "
+        "(1,073,741,824 B); check the tensor shapes");
+}
