@@ -9,6 +9,7 @@
 #include <iostream>
 
 #include "cli/command.h"
+#include "core/graph/graph_json.h"
 #include "core/sim/sim.h"
 
 namespace arenaplan::cli {
@@ -44,6 +45,7 @@ int run_simulate(const Args& args) {
   req.shared_arena = args.flag("shared-arena");
   req.seed = static_cast<uint64_t>(args.int_option("seed", 1, 0, INT64_MAX));
   req.inject = args.options("inject");
+  if (auto limit = args.option("memory-limit")) req.memory_limit_bytes = parse_byte_size(*limit, "--memory-limit");
   for (const std::string& spec : args.options("input-file")) {
     const size_t eq = spec.find('=');
     if (eq == std::string::npos || eq == 0 || eq + 1 == spec.size())
@@ -68,9 +70,10 @@ int run_simulate(const Args& args) {
 ARENAPLAN_COMMAND("simulate",
                   "simulate GRAPH [--order A,B,...] [--planner NAME] [--profile cortex-m0plus|cortex-m4|cortex-m7] "
                   "[--runs N] [--sessions N [--shared-arena]] [--seed N] [--inject shift:TENSOR[:BYTES]|stray:OP:OFFSET|ignore-async]... "
-                  "[--input-file NAME=PATH]... [--output-dir DIR] [--json]",
+                  "[--input-file NAME=PATH]... [--output-dir DIR] [--memory-limit SIZE] [--json]",
                   {"json", "shared-arena"},
-                  {"order", "planner", "profile", "runs", "sessions", "seed", "inject", "input-file", "output-dir"},
+                  {"order", "planner", "profile", "runs", "sessions", "seed", "inject", "input-file", "output-dir",
+                   "memory-limit"},
                   run_simulate,
                   "Runs the graph in its planned arena on a simulated MCU: cycle-counted kernels and oracles that prove no byte outside an op's outputs changed.",
                   {{"order", "the operator order (default: the file's order)"},
@@ -82,6 +85,7 @@ ARENAPLAN_COMMAND("simulate",
                    {"inject", "a fault to watch the oracles catch: shift:TENSOR[:BYTES], stray:OP:OFFSET, ignore-async (repeatable)"},
                    {"input-file", "NAME=PATH: a graph input's raw bytes (repeatable)"},
                    {"output-dir", "write each graph output's raw bytes to DIR/<tensor>.bin"},
+                   {"memory-limit", "the most memory the simulation may hold, arenas and constants (default: 1GiB)"},
                    {"json", "machine-readable output"},
                    {"shared-arena", "--sessions: one arena for all sessions"}},
                   {"simulate example:two_branch", "simulate tests/unit/data/tflm/svdf_int8.tflite --runs 3"});

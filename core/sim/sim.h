@@ -251,6 +251,8 @@ class ArenaSimulator {
 
 // ---- One call for the CLI and the browser -----------------------------------------------------
 
+inline constexpr Bytes kDefaultSimMemoryLimit = Bytes{1} << 30;  // 1 GiB
+
 struct SimRequest {
   Schedule order;                    // empty: the file order
   std::string planner = "best";      // plan_arena's planner names
@@ -264,6 +266,9 @@ struct SimRequest {
   // Raw bytes of graph inputs, by tensor name (each exactly the tensor's size); inputs not named
   // get seeded bytes.
   std::map<std::string, std::vector<uint8_t>> input_bytes;
+  // The most memory the simulation may hold (every session's arena and the constants): a model
+  // beyond it is refused with its figures before anything is allocated.
+  Bytes memory_limit_bytes = kDefaultSimMemoryLimit;
 };
 
 struct SimReport {

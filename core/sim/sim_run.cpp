@@ -183,16 +183,16 @@ namespace {
 // The simulator holds every session's arena and every constant in this process's memory (a Wasm
 // page has at most 2 GiB): a model far beyond any MCU, such as one with a corrupt shape, is
 // refused with its figures instead of running out of memory.
-constexpr Bytes kMaxSimulatedBytes = Bytes{1} << 30;
 void require_simulable(const Graph& g, Bytes arena_bytes, const SimRequest& req) {
+  const Bytes limit = req.memory_limit_bytes;
   Bytes constants = 0;
   for (const Tensor& t : g.tensors)
     if (t.constant) constants += t.bytes;
   const Bytes arenas = arena_bytes * (req.shared_arena ? 1 : std::max(1, req.sessions));
-  if (arenas > kMaxSimulatedBytes || constants > kMaxSimulatedBytes || arenas + constants > kMaxSimulatedBytes)
+  if (arenas > limit || constants > limit || arenas + constants > limit)
     throw InputError("model", "the planned arena (" + with_commas(arenas) + " B) and the constants (" +
-                                  with_commas(constants) + " B) are more than the simulator holds (" +
-                                  with_commas(kMaxSimulatedBytes) + " B); check the tensor shapes");
+                                  with_commas(constants) + " B) are more than the simulator's memory limit (" +
+                                  with_commas(limit) + " B, --memory-limit); check the tensor shapes");
 }
 
 }  // namespace

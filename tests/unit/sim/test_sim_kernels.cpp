@@ -404,6 +404,12 @@ TEST_CASE("simulate: an arena no process could hold is refused before memory run
     "ops": [{"name": "relu", "kind": "relu", "inputs": ["x"], "outputs": ["y"]}], "inputs": ["x"], "outputs": ["y"]})");
   sim::SimRequest req;
   CHECK(input_error_of([&] { sim::simulate(g, req); }) ==
-        "model: the planned arena (20,000,000,000 B) and the constants (0 B) are more than the simulator holds "
-        "(1,073,741,824 B); check the tensor shapes");
+        "model: the planned arena (20,000,000,000 B) and the constants (0 B) are more than the simulator's memory "
+        "limit (1,073,741,824 B, --memory-limit); check the tensor shapes");
+  // The limit is the caller's: a small one refuses a model that fits the default.
+  const Graph small = import_tflite(test::read_tflm_fixture("svdf_int8.tflite")).graph;
+  CHECK_NOTHROW(sim::simulate(small, req));
+  req.memory_limit_bytes = 1024;
+  CHECK(input_error_of([&] { sim::simulate(small, req); }).find("more than the simulator's memory limit (1,024 B") !=
+        std::string::npos);
 }
