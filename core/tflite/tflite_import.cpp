@@ -115,6 +115,31 @@ const tfl::Model* verified_model(std::string_view bytes) {
   return tfl::GetModel(bytes.data());
 }
 
+// A custom op's working memory: a tensor without data that no op writes and only custom ops read
+// (Vela's scratch and fast scratch, read by its `ethos-u` op). TFLM allocates it in the arena like
+// any tensor; here the first custom op that reads it writes it, so that it has a lifetime.
+void adopt_custom_working_tensors(Graph& g, const std::vector<char>& custom_op) {
+  bool adopted = false;
+  for (size_t t = 0; t < g.tensors.size(); ++t) {
+    const Tensor& tensor = g.tensors[t];
+    const TensorId id = static_cast<TensorId>(t);
+    if (tensor.producer >= 0 || tensor.constant || tensor.persistent || g.is_input(id) || tensor.consumers.empty())
+      continue;
+    OpId first = -1;
+    bool custom_only = true;
+    for (OpId c : tensor.consumers) {
+      custom_only = custom_only && custom_op[c];
+      if (first < 0 || c < first) first = c;
+    }
+    if (!custom_only) continue;
+    Op& op = g.ops[first];
+    op.inputs.erase(std::remove(op.inputs.begin(), op.inputs.end(), id), op.inputs.end());
+    op.outputs.push_back(id);
+    adopted = true;
+  }
+  if (adopted) link_tensors(g);
+}
+
 }  // namespace
 
 bool looks_like_tflite(std::string_view bytes) {
@@ -344,6 +369,9 @@ TfliteModel import_tflite(std::string_view bytes, const TfliteImportOptions& opt
     g.ops.push_back(std::move(op));
   }
   link_tensors(g);
+  std::vector<char> custom(g.ops.size());
+  for (size_t o = 0; o < g.ops.size(); ++o) custom[o] = ops[out.op_index[o]].builtin == tflite_ops::kCustom;
+  adopt_custom_working_tensors(g, custom);
 
   if (options.reshape_in_place) {
     for (size_t o = 0; o < g.ops.size(); ++o) {

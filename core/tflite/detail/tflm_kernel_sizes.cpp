@@ -259,10 +259,26 @@ RuntimeStructs runtime_structs(const TflmTarget& target, bool recording) {
   return s;
 }
 
+// TFLM's `ethos-u` custom op (kernels/ethos_u/ethosu.cc, TFLM built for an Ethos-U NPU): a 12-byte
+// OpData, two scratch arrays of one base address (uint64_t) and one size (size_t) per input and
+// output, and the command stream as a temporary. Vela's scratch tensors are ordinary tensors.
+KernelAllocations ethos_u_allocations(const Operator& op, const TflmTarget& target) {
+  KernelAllocations k;
+  k.has_init = true;
+  k.op_data = 12;
+  Recipe r{k.prepare};
+  const Bytes addresses = static_cast<Bytes>(op.inputs.size() + op.outputs.size());
+  r.scratch(addresses * 8);
+  r.scratch(addresses * target.pointer_bytes);
+  r.in(0);
+  return k;
+}
+
 KernelAllocations kernel_allocations(const Operator& op, const Subgraph& g, const TflmTarget& target) {
+  if (op.builtin == kCustomCode && op.kind == "ethos-u") return ethos_u_allocations(op, target);
   KernelAllocations k;
   bool known = true;
-  if (op.builtin == 32) {
+  if (op.builtin == kCustomCode) {
     known = false;  // custom op: whatever its Init/Prepare do is unknown
   } else if (builtin_data_of(op.builtin, target, &k.builtin_data)) {
     k.has_builtin_data = true;
@@ -286,7 +302,7 @@ KernelAllocations kernel_allocations(const Operator& op, const Subgraph& g, cons
   // quantized input; a scratch buffer as large as the op's largest non-constant tensor.
   k = KernelAllocations{};
   k.estimated = true;
-  k.has_builtin_data = op.builtin != 32;
+  k.has_builtin_data = op.builtin != kCustomCode;
   k.builtin_data = {256, 8};
   k.has_init = true;
   k.op_data = 256;

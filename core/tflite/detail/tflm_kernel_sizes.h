@@ -30,6 +30,7 @@ enum Builtin : int32_t {
   kUnpack = 88, kReduceMin = 89, kReduceAny = 91, kResizeNearestNeighbor = 97, kLeakyRelu = 98,
   kMirrorPad = 100, kSplitV = 102, kQuantize = 114, kHardSwish = 117, kIf = 118, kWhile = 119,
   kBatchMatMul = 126, kCumsum = 128, kCallOnce = 129, kVarHandle = 142, kGelu = 150,
+  kCustomCode = 32,
 };
 
 struct StructSize {
