@@ -15,6 +15,7 @@
 #include <memory>
 
 #include "core/sim/detail/conv_window.h"
+#include "core/sim/sim_kernels.h"
 
 namespace arenaplan::sim {
 
@@ -269,7 +270,10 @@ ModelKernel prepare_fully_connected(const KernelContext& c) {
                   tflm::quantize_multiplier(static_cast<double>(product) / static_cast<double>(c.scale(yt))));
     }
     const int32_t in_off = -c.zero_point(xt), out_off = c.zero_point(yt);
-    const int32_t w_off = wt.quant && !wt.quant->zero_point.empty() ? -static_cast<int32_t>(wt.quant->zero_point[0]) : 0;
+    const int64_t w_zero = wt.quant && !wt.quant->zero_point.empty() ? wt.quant->zero_point[0] : 0;
+    c.require(w_zero >= -128 && w_zero <= 127, "weights " + wt.name + " have zero point " + std::to_string(w_zero) +
+                                                   ", outside int8's range");
+    const int32_t w_off = -static_cast<int32_t>(w_zero);
     int32_t lo, hi;
     c.activation_range_int8(yt, lo, hi);
     k.run = [=](const Operand* in, const Operand* out) {
@@ -281,9 +285,9 @@ ModelKernel prepare_fully_connected(const KernelContext& c) {
         for (int64_t o = 0; o < units; ++o) {
           int32_t acc = 0;
           for (int64_t d = 0; d < depth; ++d)
-            acc += (int32_t{w[o * depth + d]} + w_off) * (int32_t{x[b * depth + d]} + in_off);
-          if (bias) acc += bias[o];
-          acc = tflm::multiply_by_quantized_multiplier(acc, mult[o]) + out_off;
+            acc = wrapping_add(acc, (int32_t{w[o * depth + d]} + w_off) * (int32_t{x[b * depth + d]} + in_off));
+          if (bias) acc = wrapping_add(acc, bias[o]);
+          acc = wrapping_add(tflm::multiply_by_quantized_multiplier(acc, mult[o]), out_off);
           y[b * units + o] = static_cast<int8_t>(std::clamp(acc, lo, hi));
         }
     };

@@ -120,12 +120,22 @@ void KernelContext::unsupported(const std::string& why) const { throw Unsupporte
 float KernelContext::scale(const Tensor& t) const {
   require(t.quant && !t.quant->scale.empty(), "tensor " + t.name + " has no quantization");
   require(!t.quant->per_channel(), "tensor " + t.name + " is quantized per channel");
+  // TFLM computes multipliers from it: a zero, negative or non-finite scale has no meaning.
+  require(std::isfinite(t.quant->scale[0]) && t.quant->scale[0] > 0,
+          "tensor " + t.name + " has a scale that is not a positive number");
   return t.quant->scale[0];
 }
 
 int32_t KernelContext::zero_point(const Tensor& t) const {
   scale(t);
-  return static_cast<int32_t>(t.quant->zero_point[0]);
+  const int64_t z = t.quant->zero_point.empty() ? 0 : t.quant->zero_point[0];
+  // A zero point outside the element type's range makes every offset sum overflow.
+  int64_t lo = INT32_MIN, hi = INT32_MAX;
+  if (t.dtype == DType::kInt8) lo = -128, hi = 127;
+  else if (t.dtype == DType::kUInt8) lo = 0, hi = 255;
+  else if (t.dtype == DType::kInt16) lo = -32768, hi = 32767;
+  require(z >= lo && z <= hi, "tensor " + t.name + " has zero point " + std::to_string(z) + ", outside its type's range");
+  return static_cast<int32_t>(z);
 }
 
 std::vector<double> KernelContext::channel_scales(const Tensor& t, int64_t channels) const {
@@ -135,6 +145,7 @@ std::vector<double> KernelContext::channel_scales(const Tensor& t, int64_t chann
           "weights " + t.name + " have " + std::to_string(s.size()) + " scales for " + std::to_string(channels) +
               " channels");
   for (int64_t z : t.quant->zero_point) require(z == 0, "weights " + t.name + " have a non-zero zero point");
+  for (float x : s) require(std::isfinite(x) && x > 0, "weights " + t.name + " have a scale that is not a positive number");
   std::vector<double> out(static_cast<size_t>(channels));
   for (int64_t i = 0; i < channels; ++i) out[i] = static_cast<double>(s.size() == 1 ? s[0] : s[i]);
   return out;

@@ -130,7 +130,7 @@ class ArenaSimulator {
   // analysis (wrong count, negative offsets).
   ArenaSimulator(const Graph& g, LiveAnalysis live, ArenaLayout layout, SimOptions options);
 
-  bool done() const { return run_ >= options_.runs; }
+  bool done() const { return run_ >= options_.runs || steps_ == 0; }  // a graph without ops has nothing to run
   const StepRecord& step();  // one op of one session; sessions interleave, runs follow each other
   void run_all();
   // After each run, outputs are compared with this (finished) simulator's run of the same inputs.

@@ -62,7 +62,7 @@ inline int32_t dot_int8(const int8_t* a, const int8_t* b, int64_t n) {
   acc = wasm_i32x4_extract_lane(sum, 0) + wasm_i32x4_extract_lane(sum, 1) + wasm_i32x4_extract_lane(sum, 2) +
         wasm_i32x4_extract_lane(sum, 3);
 #endif
-  for (; i < n; ++i) acc += int32_t{a[i]} * int32_t{b[i]};
+  for (; i < n; ++i) acc = wrapping_add(acc, int32_t{a[i]} * int32_t{b[i]});
   return acc;
 }
 
@@ -76,7 +76,7 @@ inline void mac_int8(int32_t* acc, const int8_t* a, const int8_t* b, int64_t n) 
     wasm_v128_store(acc + i + 4, wasm_i32x4_add(wasm_v128_load(acc + i + 4), wasm_i32x4_extmul_high_i16x8(va, vb)));
   }
 #endif
-  for (; i < n; ++i) acc[i] += int32_t{a[i]} * int32_t{b[i]};
+  for (; i < n; ++i) acc[i] = wrapping_add(acc[i], int32_t{a[i]} * int32_t{b[i]});
 }
 
 // The valid window rows/cols for output position o: [lo, hi) in kernel coordinates.
@@ -126,7 +126,7 @@ void conv2d_int8(const Window2d& g, const int8_t* x, const int8_t* w, const int3
         // One contiguous run of (kx1 - kx0) * C bytes in both input row and weights.
         const int8_t* xr = x + a.in_pixel(g, ky, a.kx0) * C;
         const int8_t* wr = wo + (ky * g.kw + a.kx0) * C;
-        acc += dot_int8(xr, wr, (a.kx1 - a.kx0) * C);
+        acc = wrapping_add(acc, dot_int8(xr, wr, (a.kx1 - a.kx0) * C));
       }
       out[o] = requantize(acc, g.shift);
     }
@@ -159,7 +159,7 @@ void fully_connected_int8(int64_t batch, int64_t in, int64_t out, int shift, con
   for (int64_t b = 0; b < batch; ++b)
     for (int64_t o = 0; o < out; ++o) {
       int32_t acc = bias ? bias[o] : 0;
-      acc += dot_int8(x + b * in, w + o * in, in);
+      acc = wrapping_add(acc, dot_int8(x + b * in, w + o * in, in));
       y[b * out + o] = requantize(acc, shift);
     }
 }

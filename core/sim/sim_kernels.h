@@ -44,6 +44,12 @@ struct Window2d {
 
 // Output size of one spatial dim: (in + 2 pad - k) / stride + 1, or 0 when the window never fits.
 int64_t window_out_dim(int64_t in, int64_t k, int64_t stride, int64_t pad);
+
+// a + b in 32 bits, wrapping as TFLM's int32 accumulators do on every MCU and host it runs on (a
+// model's bias can take a sum past 2^31; C++ leaves signed overflow undefined).
+inline int32_t wrapping_add(int32_t a, int32_t b) {
+  return static_cast<int32_t>(static_cast<uint32_t>(a) + static_cast<uint32_t>(b));
+}
 // With the padding before and after apart (TFLite's SAME puts the odd pixel after).
 int64_t window_out_dim(int64_t in, int64_t k, int64_t stride, int64_t pad_before, int64_t pad_after);
 

@@ -184,6 +184,7 @@ namespace {
 // page has at most 2 GiB): a model far beyond any MCU, such as one with a corrupt shape, is
 // refused with its figures instead of running out of memory.
 void require_simulable(const Graph& g, Bytes arena_bytes, const SimRequest& req) {
+  if (g.ops.empty()) throw InputError("model", "has no operators: nothing to simulate");
   const Bytes limit = req.memory_limit_bytes;
   Bytes constants = 0;
   for (const Tensor& t : g.tensors)

@@ -1,5 +1,6 @@
 #include "core/sim/detail/tflm_math.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -8,6 +9,11 @@ namespace arenaplan::sim::tflm {
 Multiplier quantize_multiplier(double real) {
   Multiplier m;
   if (real == 0.0) return m;
+  if (!std::isfinite(real)) {  // a ratio of extreme scales: saturate (TFLM's arithmetic is undefined there)
+    m.value = std::numeric_limits<int32_t>::max();
+    m.shift = 31;
+    return m;
+  }
   int shift = 0;
   const double q = std::frexp(real, &shift);
   int64_t fixed = static_cast<int64_t>(std::round(q * static_cast<double>(int64_t{1} << 31)));
@@ -40,7 +46,7 @@ int32_t rounding_divide_by_pot(int32_t x, int exponent) {
 }
 
 int32_t multiply_by_quantized_multiplier(int32_t x, Multiplier m) {
-  const int left = m.shift > 0 ? m.shift : 0;
+  const int left = std::min(m.shift > 0 ? m.shift : 0, 31);  // beyond 31 every bit is shifted out
   const int right = m.shift > 0 ? 0 : -m.shift;
   // x * 2^left wraps in int32 in TFLM too (only reachable with absurd scales).
   const int32_t shifted = static_cast<int32_t>(static_cast<uint32_t>(x) << left);
@@ -52,7 +58,8 @@ int32_t multiply_by_quantized_multiplier_smaller_than_one(int32_t x, Multiplier 
 }
 
 int32_t multiply_by_quantized_multiplier_greater_than_one(int32_t x, Multiplier m) {
-  return saturating_rounding_doubling_high_mul(static_cast<int32_t>(static_cast<uint32_t>(x) << m.shift), m.value);
+  return saturating_rounding_doubling_high_mul(static_cast<int32_t>(static_cast<uint32_t>(x) << std::clamp(m.shift, 0, 31)),
+                                               m.value);
 }
 
 int32_t saturating_rounding_multiply_by_pot(int32_t x, int exponent) {

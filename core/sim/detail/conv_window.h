@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "core/sim/detail/model_kernels.h"
+#include "core/sim/sim_kernels.h"
 
 namespace arenaplan::sim::conv {
 
@@ -50,10 +51,10 @@ struct Int8Math {
   int32_t in_off = 0, out_off = 0, lo = -128, hi = 127;
   std::vector<tflm::Multiplier> mult;
 
-  Acc mac(Acc acc, T x, T w) const { return acc + (int32_t{x} + in_off) * int32_t{w}; }
+  Acc mac(Acc acc, T x, T w) const { return wrapping_add(acc, (int32_t{x} + in_off) * int32_t{w}); }
   T finish(Acc acc, const Bias* bias, int64_t o) const {
-    if (bias) acc += bias[o];
-    acc = tflm::multiply_by_quantized_multiplier(acc, mult[static_cast<size_t>(o)]) + out_off;
+    if (bias) acc = wrapping_add(acc, bias[o]);
+    acc = wrapping_add(tflm::multiply_by_quantized_multiplier(acc, mult[static_cast<size_t>(o)]), out_off);
     return static_cast<T>(std::clamp(acc, lo, hi));
   }
 };
