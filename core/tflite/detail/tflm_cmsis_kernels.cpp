@@ -6,9 +6,9 @@ namespace arenaplan::tflm {
 namespace {
 
 // CMSIS-NN constants (Include/arm_nnsupportfunctions.h).
-constexpr int32_t kChInBlockMve = 124;
+constexpr int64_t kChInBlockMve = 124;
 // CONVERT_DW_CONV_WITH_ONE_INPUT_CH_AND_OUTPUT_CH_ABOVE_THRESHOLD: 1 unless Arm Compiler 6 (8).
-constexpr int32_t kDwOneInputChannelThreshold = 1;
+constexpr int64_t kDwOneInputChannelThreshold = 1;
 
 bool is_convolve_1x1(const Window& win, const NnDims& input, const NnDims& filter) {
   return win.pad_w == 0 && win.pad_h == 0 && filter.w == 1 && filter.h == 1 && win.dilation_w == 1 &&
@@ -20,39 +20,39 @@ bool is_convolve_1_x_n(const Window& win, const NnDims& input, const NnDims& fil
 }
 
 // arm_convolve_s8_get_buffer_size (im2col of two columns, int16).
-int32_t convolve_s8_size(CmsisNnIsa isa, const NnDims& input, const NnDims& filter) {
-  const int32_t cols = filter.w * filter.h * input.c;
+int64_t convolve_s8_size(CmsisNnIsa isa, const NnDims& input, const NnDims& filter) {
+  const int64_t cols = filter.w * filter.h * input.c;
   if (isa == CmsisNnIsa::kMve) return 4 * ((cols + 15) / 16) * 16;  // four im2col rows of whole Q registers
-  const int32_t aligned = cols % 4 != 0 ? cols + 4 - cols % 4 : cols;
+  const int64_t aligned = cols % 4 != 0 ? cols + 4 - cols % 4 : cols;
   return 2 * aligned * 2;
 }
 
 // arm_convolve_1_x_n_s8_get_buffer_size_mve (C integer arithmetic, negative padding included).
-int32_t convolve_1_x_n_s8_size_mve(const Window& win, const NnDims& input, const NnDims& filter,
+int64_t convolve_1_x_n_s8_size_mve(const Window& win, const NnDims& input, const NnDims& filter,
                                    const NnDims& output) {
-  const int32_t total_pad = (output.w - 1) * win.stride_w + filter.w - input.w;
-  const int32_t asym_pad = total_pad % 2;
-  const int32_t right_pad_num =
-      win.pad_w + asym_pad != 0 ? std::max(1, (win.pad_w + asym_pad + win.stride_w - 1) / win.stride_w) : 0;
-  const int32_t left_pad_num = win.pad_w != 0 ? std::max(1, (win.pad_w + win.stride_w - 1) / win.stride_w) : 0;
-  const int32_t no_pad_num = std::max(output.w - (right_pad_num + left_pad_num), 0);
+  const int64_t total_pad = (output.w - 1) * win.stride_w + filter.w - input.w;
+  const int64_t asym_pad = total_pad % 2;
+  const int64_t right_pad_num =
+      win.pad_w + asym_pad != 0 ? std::max<int64_t>(1, (win.pad_w + asym_pad + win.stride_w - 1) / win.stride_w) : 0;
+  const int64_t left_pad_num = win.pad_w != 0 ? std::max<int64_t>(1, (win.pad_w + win.stride_w - 1) / win.stride_w) : 0;
+  const int64_t no_pad_num = std::max<int64_t>(output.w - (right_pad_num + left_pad_num), 0);
   if (right_pad_num + no_pad_num + left_pad_num != output.w) return convolve_s8_size(CmsisNnIsa::kMve, input, filter);
-  const int32_t pad_size_left = win.pad_w * input.c;
-  const int32_t pad_size_right = asym_pad ? right_pad_num * input.c : pad_size_left;
-  const int32_t num_elem_left = filter.w * input.c;
-  const int32_t num_elem_right = num_elem_left - input.c;
+  const int64_t pad_size_left = win.pad_w * input.c;
+  const int64_t pad_size_right = asym_pad ? right_pad_num * input.c : pad_size_left;
+  const int64_t num_elem_left = filter.w * input.c;
+  const int64_t num_elem_right = num_elem_left - input.c;
   return std::max(num_elem_left + pad_size_left, num_elem_right + pad_size_right);
 }
 
 // arm_convolve_wrapper_s16_get_buffer_size.
-int32_t convolve_wrapper_s16_size(CmsisNnIsa isa, const NnDims& input, const NnDims& filter) {
-  const int32_t cols = input.c * filter.w * filter.h;
+int64_t convolve_wrapper_s16_size(CmsisNnIsa isa, const NnDims& input, const NnDims& filter) {
+  const int64_t cols = input.c * filter.w * filter.h;
   if (isa == CmsisNnIsa::kMve) return 4 * ((cols + 7) / 8) * 8 * 2;
   return 2 * cols * 2;
 }
 
 // arm_depthwise_conv_s8_opt_get_buffer_size.
-int32_t depthwise_opt_s8_size(CmsisNnIsa isa, const NnDims& input, const NnDims& filter) {
+int64_t depthwise_opt_s8_size(CmsisNnIsa isa, const NnDims& input, const NnDims& filter) {
   switch (isa) {
     case CmsisNnIsa::kMve: return 4 * kChInBlockMve * filter.w * filter.h;
     case CmsisNnIsa::kDsp: return input.c * filter.w * filter.h * 2;
@@ -61,7 +61,7 @@ int32_t depthwise_opt_s8_size(CmsisNnIsa isa, const NnDims& input, const NnDims&
 }
 
 // arm_depthwise_conv_wrapper_s4_get_buffer_size: the DSP size on every core without MVE.
-int32_t depthwise_wrapper_s4_size(CmsisNnIsa isa, const Window& win, const NnDims& input, const NnDims& filter,
+int64_t depthwise_wrapper_s4_size(CmsisNnIsa isa, const Window& win, const NnDims& input, const NnDims& filter,
                                   const NnDims& output) {
   if (input.c != output.c || input.n != 1 || win.dilation_w != 1 || win.dilation_h != 1) return 0;
   return depthwise_opt_s8_size(isa == CmsisNnIsa::kMve ? isa : CmsisNnIsa::kDsp, input, filter);
@@ -105,7 +105,7 @@ void conv_2d(const Operator& op, const Subgraph& g, const TflmTarget& t, KernelA
   r.in(0); r.in(1); r.in(2); r.outp(0);  // CalculateOpDataConv
   NnDims in = nhwc(input), f = nhwc(filter), out = nhwc(output_at(op, g, 0));
   f.n = 1;
-  int32_t size = 0;
+  int64_t size = 0;
   if (input && input->type == kInt8) size = convolve_wrapper_s8_buffer_size(t.isa, op.window, in, f, out);
   else if (input && input->type == kInt16) size = convolve_wrapper_s16_size(t.isa, in, f);
   if (size > 0) r.scratch(size);
@@ -129,7 +129,7 @@ void depthwise_conv_2d(const Operator& op, const Subgraph& g, const TflmTarget& 
   NnDims f = nhwc(filter);
   f.n = 1;
   f.c = out.c;
-  const int32_t size = filter && filter->type == kInt4 ? depthwise_wrapper_s4_size(t.isa, op.window, in, f, out)
+  const int64_t size = filter && filter->type == kInt4 ? depthwise_wrapper_s4_size(t.isa, op.window, in, f, out)
                                                        : depthwise_conv_wrapper_s8_buffer_size(t.isa, op.window, in, f, out);
   if (size > 0) r.scratch(size);
 }
@@ -212,19 +212,19 @@ void svdf(const Operator& op, const Subgraph& g, const TflmTarget& t, KernelAllo
 // arm_transpose_conv_s8_get_buffer_size and ..._get_reverse_conv_buffer_size: strides up to 2
 // with more than 16 input channels run as a convolution of the dilated input with a reversed
 // filter; otherwise a column of int32 sums.
-constexpr int32_t kReverseTcolEfficientThreshold = 16;
+constexpr int64_t kReverseTcolEfficientThreshold = 16;
 bool reverse_conv(const Window& win, const NnDims& input) {
   return win.stride_w <= 2 && win.stride_h <= 2 && input.c > kReverseTcolEfficientThreshold;
 }
-int32_t transpose_conv_s8_size(CmsisNnIsa isa, const Window& win, const NnDims& input, const NnDims& filter,
+int64_t transpose_conv_s8_size(CmsisNnIsa isa, const Window& win, const NnDims& input, const NnDims& filter,
                                const NnDims& output) {
   if (reverse_conv(win, input)) {
     const NnDims dilated{input.n, input.h * win.stride_h, input.w * win.stride_w, input.c};
     return convolve_s8_size(isa, dilated, filter);
   }
   // (sic: CMSIS-NN takes the height stride in the width term)
-  const int32_t buf_x = ((input.w - 1) * win.stride_w + std::max(filter.w, win.stride_h)) * output.c;
-  const int32_t buf_y = std::max(filter.h, win.stride_h);
+  const int64_t buf_x = ((input.w - 1) * win.stride_w + std::max<int64_t>(filter.w, win.stride_h)) * output.c;
+  const int64_t buf_y = std::max<int64_t>(filter.h, win.stride_h);
   return buf_x * buf_y * 4;
 }
 
@@ -241,7 +241,7 @@ void transpose_conv(const Operator& op, const Subgraph& g, const TflmTarget& t, 
   r.persist(4 * channels);
   if (input && input->type == kInt8) {
     const NnDims in = nhwc(input), out = nhwc(output);
-    const NnDims f{out.c, static_cast<int32_t>(dim_or(filter, 1, 1)), static_cast<int32_t>(dim_or(filter, 2, 1)), in.c};
+    const NnDims f{out.c, dim_or(filter, 1, 1), dim_or(filter, 2, 1), in.c};
     r.scratch(transpose_conv_s8_size(t.isa, op.window, in, f, out));
     r.scratch(reverse_conv(op.window, in) ? in.c * f.w * f.h * f.n : 0);  // requested even when 0
   }
@@ -268,7 +268,7 @@ void lstm(const Operator& op, const Subgraph& g, const TflmTarget& t, KernelAllo
 
 }  // namespace
 
-int32_t convolve_wrapper_s8_buffer_size(CmsisNnIsa isa, const Window& win, const NnDims& input,
+int64_t convolve_wrapper_s8_buffer_size(CmsisNnIsa isa, const Window& win, const NnDims& input,
                                         const NnDims& filter, const NnDims& output) {
   // 1x1: the unit-stride fast path asks for a buffer only under Arm Compiler 6; the other none.
   if (is_convolve_1x1(win, input, filter)) return 0;
@@ -278,7 +278,7 @@ int32_t convolve_wrapper_s8_buffer_size(CmsisNnIsa isa, const Window& win, const
   return convolve_s8_size(isa, input, filter);
 }
 
-int32_t depthwise_conv_wrapper_s8_buffer_size(CmsisNnIsa isa, const Window& win, const NnDims& input,
+int64_t depthwise_conv_wrapper_s8_buffer_size(CmsisNnIsa isa, const Window& win, const NnDims& input,
                                               const NnDims& filter, const NnDims& output) {
   const bool opt = input.c == output.c && input.n == 1 && win.dilation_w == 1 && win.dilation_h == 1;
   if (isa == CmsisNnIsa::kMve && input.c == 1 && output.c > kDwOneInputChannelThreshold) {
@@ -286,8 +286,8 @@ int32_t depthwise_conv_wrapper_s8_buffer_size(CmsisNnIsa isa, const Window& win,
     // test reads garbage: take the larger of the two buffers it can choose.
     const NnDims as_conv{filter.c, filter.h, filter.w, filter.n};
     Window with_stride = win;
-    int32_t size = convolve_s8_size(isa, input, as_conv);
-    for (int32_t stride : {1, 4}) {  // (stride * 1) % 4 decides the 1xN test
+    int64_t size = convolve_s8_size(isa, input, as_conv);
+    for (int64_t stride : {1, 4}) {  // (stride * 1) % 4 decides the 1xN test
       with_stride.stride_w = stride;
       size = std::max(size, convolve_wrapper_s8_buffer_size(isa, with_stride, input, as_conv, output));
     }

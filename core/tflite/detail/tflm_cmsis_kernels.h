@@ -21,13 +21,14 @@ enum class CmsisNnKernel {
 CmsisNnKernel cmsis_nn_allocations(const Operator& op, const Subgraph& g, const TflmTarget& target,
                                    KernelAllocations* out);
 
-// CMSIS-NN's buffer-size rules, exposed for the tests (dims as cmsis_nn_dims: n, h, w, c).
+// CMSIS-NN's buffer-size rules, exposed for the tests (dims as cmsis_nn_dims: n, h, w, c). In 64
+// bits: CMSIS-NN's int32 arithmetic overflows on absurd shapes, where this stays an upper bound.
 struct NnDims {
-  int32_t n = 1, h = 1, w = 1, c = 1;
+  int64_t n = 1, h = 1, w = 1, c = 1;
 };
-int32_t convolve_wrapper_s8_buffer_size(CmsisNnIsa isa, const Window& win, const NnDims& input,
+int64_t convolve_wrapper_s8_buffer_size(CmsisNnIsa isa, const Window& win, const NnDims& input,
                                         const NnDims& filter, const NnDims& output);
-int32_t depthwise_conv_wrapper_s8_buffer_size(CmsisNnIsa isa, const Window& win, const NnDims& input,
+int64_t depthwise_conv_wrapper_s8_buffer_size(CmsisNnIsa isa, const Window& win, const NnDims& input,
                                               const NnDims& filter, const NnDims& output);
 
 }  // namespace arenaplan::tflm
