@@ -98,9 +98,7 @@ void conv_2d(const Operator& op, const Subgraph& g, const TflmTarget& t, KernelA
   // that is null and allocates nothing, and the int16 path always sees "no bias type".
   r.in(0); r.in(1); r.outp(0); r.outp(2);
   if (quantized(input)) {
-    const Bytes channels = dim_or(filter, 0, 1);
-    r.persist(4 * channels);
-    r.persist(4 * channels);
+    r.per_channel(dim_or(filter, 0, 1));
   }
   r.in(0); r.in(1); r.in(2); r.outp(0);  // CalculateOpDataConv
   NnDims in = nhwc(input), f = nhwc(filter), out = nhwc(output_at(op, g, 0));
@@ -119,9 +117,7 @@ void depthwise_conv_2d(const Operator& op, const Subgraph& g, const TflmTarget& 
   k->op_data = kConvOpData.of(t);
   r.in(0); r.in(1); r.outp(0);
   if (quantized(input)) {
-    const Bytes channels = dim_or(filter, 3, 1);
-    r.persist(4 * channels);
-    r.persist(4 * channels);
+    r.per_channel(dim_or(filter, 3, 1));
   }
   r.in(0); r.in(1); r.in(2); r.outp(0);  // CalculateOpDataDepthwiseConv
   if (!input || input->type != kInt8) return;
@@ -145,8 +141,7 @@ void fully_connected(const Operator& op, const Subgraph& g, const TflmTarget& t,
   r.in(0); r.in(1); r.in(2); r.outp(0);
   const bool per_channel = input && input->type != kFloat32 && filter && filter->quant_channels > 1;
   if (per_channel) {  // CalculateOpDataFullyConnected
-    r.persist(4 * Bytes{filter->quant_channels});
-    r.persist(4 * Bytes{filter->quant_channels});
+    r.per_channel(Bytes{filter->quant_channels});
   }
   if (!input || input->type != kInt8 || !filter || filter->type == kInt4) return;  // int16: no buffer
   const Bytes accum_depth = filter->dims.empty() ? 1 : filter->dims.back();
@@ -236,9 +231,7 @@ void transpose_conv(const Operator& op, const Subgraph& g, const TflmTarget& t, 
   k->has_init = true;
   k->op_data = kTransposeConvOpData.of(t);
   r.outp(0); r.in(2); r.in(1);
-  const Bytes channels = dim_or(filter, 0, 1);
-  r.persist(4 * channels);
-  r.persist(4 * channels);
+  r.per_channel(dim_or(filter, 0, 1));
   if (input && input->type == kInt8) {
     const NnDims in = nhwc(input), out = nhwc(output);
     const NnDims f{out.c, dim_or(filter, 1, 1), dim_or(filter, 2, 1), in.c};

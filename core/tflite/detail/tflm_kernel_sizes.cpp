@@ -98,9 +98,7 @@ bool known_prepare(const Operator& op, const Subgraph& g, Recipe r) {
       // ConvPrepare / DepthwiseConvPrepare hold output, input, filter while CalculateOpData...
       // takes its own input, filter, bias, output: seven temporaries at the peak.
       r.outp(0); r.in(0); r.in(1);
-      const Bytes channels = dim_or(in1, op.builtin == kConv2D ? 0 : 3, 1);
-      r.persist(4 * channels);  // per_channel_output_multiplier
-      r.persist(4 * channels);  // per_channel_output_shift
+      r.per_channel(dim_or(in1, op.builtin == kConv2D ? 0 : 3, 1));
       if (in1 && in1->type == kInt4) r.scratch(elements(in1));  // unpacked int4 filter
       r.in(0); r.in(1); r.in(2); r.outp(0);
       return true;
@@ -109,8 +107,7 @@ bool known_prepare(const Operator& op, const Subgraph& g, Recipe r) {
       r.in(0); r.in(1); r.in(2); r.outp(0);
       if (in1 && in1->type == kInt4) r.scratch(elements(in1));
       if (in0 && in0->type != kFloat32 && in1 && in1->quant_channels > 1) {
-        r.persist(4 * Bytes{in1->quant_channels});
-        r.persist(4 * Bytes{in1->quant_channels});
+        r.per_channel(Bytes{in1->quant_channels});
       }
       return true;
     }
@@ -168,9 +165,7 @@ bool known_prepare(const Operator& op, const Subgraph& g, Recipe r) {
     }
     case kTransposeConv: {
       r.outp(0); r.in(2); r.in(1);
-      const Bytes channels = dim_or(in1, 0, 1);
-      r.persist(4 * channels);
-      r.persist(4 * channels);
+      r.per_channel(dim_or(in1, 0, 1));
       const Tensor* input = input_at(op, g, 2);
       const Bytes out = elements(output_at(op, g, 0));
       if (input && input->type == kInt8) r.scratch(4 * out);
@@ -315,8 +310,7 @@ KernelAllocations kernel_allocations(const Operator& op, const Subgraph& g, cons
   for (size_t i = 0; i < op.inputs.size(); ++i)
     if (const Tensor* t = input_at(op, g, i)) {
       if (t->quant_channels > 1) {
-        r.persist(4 * Bytes{t->quant_channels});
-        r.persist(4 * Bytes{t->quant_channels});
+        r.per_channel(Bytes{t->quant_channels});
       }
       if (!t->has_data) largest = std::max(largest, t->bytes);
     }

@@ -94,6 +94,11 @@ struct Recipe {
   void outp(int32_t i) { out.push_back({PrepareStep::kTempOutput, i, 0}); }
   void persist(Bytes b) { out.push_back({PrepareStep::kPersistent, 0, b}); }
   void scratch(Bytes b) { out.push_back({PrepareStep::kScratch, 0, b}); }
+  // Per-channel output multiplier and shift arrays (int32 each), as conv-like kernels keep them.
+  void per_channel(Bytes channels) {
+    persist(4 * channels);
+    persist(4 * channels);
+  }
   void all_inputs(const Operator& op) {
     for (size_t i = 0; i < op.inputs.size(); ++i) in(static_cast<int32_t>(i));
   }
