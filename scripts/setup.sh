@@ -74,11 +74,19 @@ fi
 fetch_source() {  # $1 = Debian source package, $2 = glob of the unpacked folder
   local found
   found=$(ls -d "$cache"/src/$2 2>/dev/null | head -n1 || true)
-  if [ -z "$found" ]; then
-    log "apt-get source $1"
-    mkdir -p "$cache/src"
-    (cd "$cache/src" && apt-get source -qq "$1" >/dev/null 2>&1)
-  fi
+  [ -n "$found" ] && return 0
+  log "apt-get source $1"
+  mkdir -p "$cache/src"
+  (cd "$cache/src" && apt-get source -qq "$1" >/dev/null 2>&1) && return 0
+  # A mirror can list a version its pool no longer holds (seen with a security update's source
+  # on 2026-12-02: 404). Any version apt knows builds the same for us, so try each in turn.
+  local v
+  for v in $(apt-cache showsrc "$1" | sed -n 's/^Version: //p' | sort -u); do
+    log "apt-get source $1=$v (the default version could not be fetched)"
+    (cd "$cache/src" && apt-get source -qq "$1=$v" >/dev/null 2>&1) && return 0
+  done
+  echo "[setup] error: no version of the Debian source package $1 could be fetched (apt-get source $1)" >&2
+  exit 1
 }
 fetch_source imgui 'imgui-1.*'
 fetch_source libsdl2 'libsdl2-2.*'
