@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <type_traits>
 
 #include "core/sim/detail/model_kernels.h"
 
@@ -137,6 +138,17 @@ Q4Input q4_input(const KernelContext& c) {
   return q;
 }
 
+// int16 LOGISTIC and TANH as TFLM prepares them: zero points 0, an output scale of 2^-15.
+tflm::Int16SigmoidInput int16_sigmoid_prepare(const KernelContext& c, bool tanh) {
+  const Tensor &x = c.in(0), &y = c.out(0);
+  c.require(c.zero_point(x) == 0 && c.zero_point(y) == 0, "int16 logistic and tanh need zero points 0 (TFLM)");
+  int log2_out = 0;
+  c.require(tflm::checked_log2(c.scale(y), &log2_out) && log2_out == -15, "int16 logistic and tanh need output scale 2^-15 (TFLM)");
+  return tflm::int16_sigmoid_input(c.scale(x), tanh);
+}
+
+bool int16_io(const KernelContext& c) { return c.is(c.in(0), DType::kInt16) && c.is(c.out(0), DType::kInt16); }
+
 }  // namespace
 
 ModelKernel prepare_add(const KernelContext& c) { return prepare_binary(c, Binary::kAdd); }
@@ -204,7 +216,11 @@ ModelKernel prepare_logistic(const KernelContext& c) {
       return clamp8(tflm::rounding_divide_by_pot(q0, 31 - 8) - 128);
     });
   }
-  c.require(float_io(c), "logistic runs int8 or float32");
+  if (int16_io(c)) {
+    const tflm::Int16SigmoidInput in = int16_sigmoid_prepare(c, false);
+    return map_each<int16_t>("logistic int16", n, [=](int16_t x) { return tflm::logistic_int16(x, in); });
+  }
+  c.require(float_io(c), "logistic runs int8, int16 or float32");
   return map_each<float>("logistic float32", n, [](float x) {
     if (x > 16.619047164916992188f) return 1.0f;
     if (x < -9.f) return std::exp(x);
@@ -224,28 +240,34 @@ ModelKernel prepare_tanh(const KernelContext& c) {
       return clamp8(tflm::rounding_divide_by_pot(q0, 31 - 7));
     });
   }
-  c.require(float_io(c), "tanh runs int8 or float32");
+  if (int16_io(c)) {
+    const tflm::Int16SigmoidInput in = int16_sigmoid_prepare(c, true);
+    return map_each<int16_t>("tanh int16", n, [=](int16_t x) { return tflm::tanh_int16(x, in); });
+  }
+  c.require(float_io(c), "tanh runs int8, int16 or float32");
   return map_each<float>("tanh float32", n, [](float x) { return std::tanh(x); });
 }
 
 namespace {
 
-// The kernel name of a QUANTIZE from `in` to an integer of `out_bytes` bytes (a string literal,
-// as reports keep the pointer).
-const char* quantize_name(DType in, size_t out_bytes) {
-  static const char* const names[4][3] = {
-      {"quantize float32->int8", "quantize float32->int16", "quantize float32->int32"},
-      {"quantize int8->int8", "quantize int8->int16", "quantize int8->int32"},
-      {"quantize int16->int8", "quantize int16->int16", "quantize int16->int32"},
-      {"quantize int32->int8", "quantize int32->int16", "quantize int32->int32"}};
-  const int row = in == DType::kFloat32 ? 0 : in == DType::kInt8 ? 1 : in == DType::kInt16 ? 2 : 3;
-  return names[row][out_bytes == 1 ? 0 : out_bytes == 2 ? 1 : 2];
+// The kernel name of a QUANTIZE from `in` to `out` (a string literal, as reports keep the pointer).
+const char* quantize_name(DType in, DType out) {
+  static const char* const names[5][4] = {
+      {"quantize float32->int8", "quantize float32->int16", "quantize float32->int32", "quantize float32->uint8"},
+      {"quantize int8->int8", "quantize int8->int16", "quantize int8->int32", "quantize int8->uint8"},
+      {"quantize int16->int8", "quantize int16->int16", "quantize int16->int32", "quantize int16->uint8"},
+      {"quantize int32->int8", "quantize int32->int16", "quantize int32->int32", "quantize int32->uint8"},
+      {"quantize uint8->int8", "quantize uint8->int16", "quantize uint8->int32", "quantize uint8->uint8"}};
+  const int row = in == DType::kFloat32 ? 0 : in == DType::kInt8 ? 1 : in == DType::kInt16 ? 2 : in == DType::kUInt8 ? 4 : 3;
+  const int col = out == DType::kInt8 ? 0 : out == DType::kInt16 ? 1 : out == DType::kInt32 ? 2 : 3;
+  return names[row][col];
 }
 
 // QUANTIZE to an integer type: from float32 (round(x / scale) + zero point) or requantising an
 // integer input (TFLM's Requantize: multiplier in_scale / out_scale on x - input zero point).
-// The pairs are TFLM's: float32 to int8/int16; int8 and int16 to int8, int16 or int32; int32 to
-// int8 or int16.
+// The pairs are TFLM's: float32 to int8/int16; int8 to int8, uint8, int16 or int32; int16 to
+// int8, int16 or int32; int32 to int8 or int16; uint8 to int8 (a camera's or microphone's uint8
+// input; TFLM's fast path for a pure 128 shift XORs the sign bit, which is what this gives too).
 template <class Out>
 ModelKernel quantize_to(const KernelContext& c, int64_t n) {
   const Tensor &xt = c.in(0), &yt = c.out(0);
@@ -253,10 +275,11 @@ ModelKernel quantize_to(const KernelContext& c, int64_t n) {
   const int32_t out_zp = c.zero_point(yt);
   constexpr int32_t lo = std::numeric_limits<Out>::min(), hi = std::numeric_limits<Out>::max();
   constexpr bool out32 = sizeof(Out) == 4;
-  ModelKernel k(quantize_name(xt.dtype.value_or(DType::kInt32), sizeof(Out)));
+  constexpr bool out_uint8 = std::is_same_v<Out, uint8_t>;
+  ModelKernel k(quantize_name(xt.dtype.value_or(DType::kInt32), *yt.dtype));
   k.work.alu_ops = n;
   if (c.is(xt, DType::kFloat32)) {
-    c.require(!out32, "quantize float32->int32 is not a TFLM quantize (float32 runs to int8 or int16)");
+    c.require(!out32 && !out_uint8, out32 ? "quantize float32->int32 is not a TFLM quantize (float32 runs to int8 or int16)" : "quantize float32->uint8 is not a TFLM quantize (float32 runs to int8 or int16)");
     k.run = [=](const Operand* in, const Operand* out) {
       const float* x = as<float>(in[0]);
       Out* y = as_mut<Out>(out[0]);
@@ -283,11 +306,17 @@ ModelKernel quantize_to(const KernelContext& c, int64_t n) {
     k.run = [=](const Operand* in, const Operand* out) { requantize(as<int8_t>(in[0]), as_mut<Out>(out[0])); };
     return k;
   }
+  c.require(!out_uint8, "quantize to uint8 runs from int8 only (TFLM)");
+  if (c.is(xt, DType::kUInt8)) {
+    c.require(std::is_same_v<Out, int8_t>, "quantize from uint8 runs to int8 only (TFLM)");
+    k.run = [=](const Operand* in, const Operand* out) { requantize(as<uint8_t>(in[0]), as_mut<Out>(out[0])); };
+    return k;
+  }
   if (c.is(xt, DType::kInt16)) {
     k.run = [=](const Operand* in, const Operand* out) { requantize(as<int16_t>(in[0]), as_mut<Out>(out[0])); };
     return k;
   }
-  c.require(c.is(xt, DType::kInt32), "quantize runs from float32, int8, int16 or int32");
+  c.require(c.is(xt, DType::kInt32), "quantize runs from float32, int8, uint8, int16 or int32");
   c.require(!out32, "quantize int32->int32 is not a TFLM quantize (int32 runs to int8 or int16)");
   k.run = [=](const Operand* in, const Operand* out) { requantize(as<int32_t>(in[0]), as_mut<Out>(out[0])); };
   return k;
@@ -299,7 +328,8 @@ ModelKernel prepare_quantize(const KernelContext& c) {
   const int64_t n = unary_count(c);
   if (c.is(c.out(0), DType::kInt16)) return quantize_to<int16_t>(c, n);
   if (c.is(c.out(0), DType::kInt32)) return quantize_to<int32_t>(c, n);
-  c.require(c.is(c.out(0), DType::kInt8), "quantize runs to int8, int16 or int32");
+  if (c.is(c.out(0), DType::kUInt8)) return quantize_to<uint8_t>(c, n);
+  c.require(c.is(c.out(0), DType::kInt8), "quantize runs to int8, uint8, int16 or int32");
   return quantize_to<int8_t>(c, n);
 }
 
@@ -318,15 +348,25 @@ ModelKernel prepare_dequantize(const KernelContext& c) {
     };
     return k;
   }
-  c.require(c.is(xt, DType::kInt8), "dequantize runs from int8 or float16");
-  k.name = "dequantize int8->float32";
+  // TFLM's Dequantize: (x - zero point) * scale in double, then rounded once to float.
   const double scale = c.scale(xt);
   const int32_t zp = c.zero_point(xt);
-  k.run = [=](const Operand* in, const Operand* out) {
-    const int8_t* x = as<int8_t>(in[0]);
-    float* y = as_mut<float>(out[0]);
-    for (int64_t i = 0; i < n; ++i) y[i] = static_cast<float>(scale * (x[i] - zp));
+  auto dequantize = [=](auto* x, float* y) {
+    for (int64_t i = 0; i < n; ++i) y[i] = static_cast<float>(scale * (int32_t{x[i]} - zp));
   };
+  if (c.is(xt, DType::kUInt8)) {
+    k.name = "dequantize uint8->float32";
+    k.run = [=](const Operand* in, const Operand* out) { dequantize(as<uint8_t>(in[0]), as_mut<float>(out[0])); };
+    return k;
+  }
+  if (c.is(xt, DType::kInt16)) {
+    k.name = "dequantize int16->float32";
+    k.run = [=](const Operand* in, const Operand* out) { dequantize(as<int16_t>(in[0]), as_mut<float>(out[0])); };
+    return k;
+  }
+  c.require(c.is(xt, DType::kInt8), "dequantize runs from int8, uint8, int16 or float16");
+  k.name = "dequantize int8->float32";
+  k.run = [=](const Operand* in, const Operand* out) { dequantize(as<int8_t>(in[0]), as_mut<float>(out[0])); };
   return k;
 }
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <limits>
 
 namespace arenaplan::sim::tflm {
@@ -173,5 +174,89 @@ int32_t get_reciprocal(int32_t x, int integer_bits, int* num_bits_over_unit) {
 }
 
 float round_half_away(float x) { return std::round(x); }
+
+bool checked_log2(float x, int* log2_rounded) {
+  const float l = std::log(x) * (1.0f / std::log(2.0f));
+  const float r = round_half_away(l);
+  *log2_rounded = static_cast<int>(r);
+  return std::abs(l - r) < 1e-3f;
+}
+
+namespace {
+
+// TFLM's sigmoid_table_uint16 (tensorflow/lite/kernels/internal/common.h): sigmoid(i/24) in 0.16.
+// Kept as data, not computed: 44 of its entries are one above round(65536 * sigmoid(i/24)), and
+// the int16 kernels are bit-exact only with these very values.
+constexpr uint16_t kSigmoidTable[256] = {
+    32768, 33451, 34133, 34813, 35493, 36169, 36843, 37513, 38180, 38841, 39498, 40149, 40794, 41432, 42064, 42688,
+    43304, 43912, 44511, 45102, 45683, 46255, 46817, 47369, 47911, 48443, 48964, 49475, 49975, 50464, 50942, 51409,
+    51865, 52311, 52745, 53169, 53581, 53983, 54374, 54755, 55125, 55485, 55834, 56174, 56503, 56823, 57133, 57433,
+    57724, 58007, 58280, 58544, 58800, 59048, 59288, 59519, 59743, 59959, 60168, 60370, 60565, 60753, 60935, 61110,
+    61279, 61441, 61599, 61750, 61896, 62036, 62172, 62302, 62428, 62549, 62666, 62778, 62886, 62990, 63090, 63186,
+    63279, 63368, 63454, 63536, 63615, 63691, 63765, 63835, 63903, 63968, 64030, 64090, 64148, 64204, 64257, 64308,
+    64357, 64405, 64450, 64494, 64536, 64576, 64614, 64652, 64687, 64721, 64754, 64786, 64816, 64845, 64873, 64900,
+    64926, 64950, 64974, 64997, 65019, 65039, 65060, 65079, 65097, 65115, 65132, 65149, 65164, 65179, 65194, 65208,
+    65221, 65234, 65246, 65258, 65269, 65280, 65291, 65301, 65310, 65319, 65328, 65337, 65345, 65352, 65360, 65367,
+    65374, 65381, 65387, 65393, 65399, 65404, 65410, 65415, 65420, 65425, 65429, 65433, 65438, 65442, 65445, 65449,
+    65453, 65456, 65459, 65462, 65465, 65468, 65471, 65474, 65476, 65479, 65481, 65483, 65485, 65488, 65489, 65491,
+    65493, 65495, 65497, 65498, 65500, 65501, 65503, 65504, 65505, 65507, 65508, 65509, 65510, 65511, 65512, 65513,
+    65514, 65515, 65516, 65517, 65517, 65518, 65519, 65520, 65520, 65521, 65522, 65522, 65523, 65523, 65524, 65524,
+    65525, 65525, 65526, 65526, 65526, 65527, 65527, 65528, 65528, 65528, 65529, 65529, 65529, 65529, 65530, 65530,
+    65530, 65530, 65531, 65531, 65531, 65531, 65531, 65532, 65532, 65532, 65532, 65532, 65532, 65533, 65533, 65533,
+    65533, 65533, 65533, 65533, 65533, 65534, 65534, 65534, 65534, 65534, 65534, 65534, 65534, 65534, 65534, 65535};
+
+// The input on the table's scale (3 * 4096 steps per unit, so +-2^17 is +-10.7), rounded.
+int32_t sigmoid_table_input(int16_t x, Int16SigmoidInput in) {
+  int32_t m = in.multiplier;
+  int shift = in.left_shift;
+  if (m == 0) m = 3 << shift, shift = 0;  // the power-of-two scale
+  const int32_t round = shift > 0 ? 1 << (shift - 1) : 0;
+  return (int32_t{x} * m + round) >> shift;
+}
+
+// sigmoid(|v| / 2^(fraction_bits + ...)) interpolated between table entries, in 0.16 scaled by 2^bits.
+uint32_t sigmoid_table_lookup(uint32_t abs_v, int bits, uint32_t saturated) {
+  const uint32_t i = abs_v >> bits;
+  if (i >= 255) return saturated;
+  const uint32_t a = kSigmoidTable[i], b = kSigmoidTable[i + 1];
+  return (a << bits) + (abs_v & ((1u << bits) - 1)) * (b - a);
+}
+
+}  // namespace
+
+Int16SigmoidInput int16_sigmoid_input(float input_scale, bool tanh) {
+  constexpr int kInputIntegerBits = 3;
+  Int16SigmoidInput in;
+  int log2_scale = 0;
+  bool pot = checked_log2(input_scale, &log2_scale);
+  in.left_shift = (15 - kInputIntegerBits) + log2_scale;
+  pot = pot && (in.left_shift == 0 || (tanh && in.left_shift == 1));
+  if (pot) return in;
+  // Otherwise a multiplier onto 1/(3*4096) with as many bits as fit 15 (TFLM's loop, in double).
+  double m = static_cast<double>(input_scale) * 4096.0 * 3.0;
+  in.left_shift = 0;
+  while (m <= 32767.0 / 2.0 && in.left_shift <= 30) {
+    ++in.left_shift;
+    m *= 2.0;
+  }
+  in.multiplier = static_cast<int32_t>(m);
+  return in;
+}
+
+int16_t logistic_int16(int16_t x, Int16SigmoidInput in) {
+  const int32_t v = sigmoid_table_input(x, in);
+  uint32_t r = sigmoid_table_lookup(static_cast<uint32_t>(std::abs(v)), 9, 0x7FFFu << 10);
+  // sigmoid(-x) = 1 - sigmoid(x), rounded half up on the way back to 16 bits.
+  r = v >= 0 ? r + (1u << 9) : (1u << (16 + 9)) - r + (1u << 9) - 1;
+  return static_cast<int16_t>(r >> 10);
+}
+
+int16_t tanh_int16(int16_t x, Int16SigmoidInput in) {
+  const int32_t v = sigmoid_table_input(x, in);
+  // tanh(x) = 2 sigmoid(2x) - 1: the table read at twice the resolution (8 fraction bits, not 9).
+  const int32_t s = static_cast<int32_t>(sigmoid_table_lookup(static_cast<uint32_t>(std::abs(v)), 8, 0xFFFFu << 8));
+  const int32_t r = v >= 0 ? s - (1 << (14 + 9)) + (1 << (9 - 2)) : -s + (1 << (14 + 9)) + (1 << (9 - 2)) - 1;
+  return static_cast<int16_t>(r >> (9 - 1));
+}
 
 }  // namespace arenaplan::sim::tflm

@@ -40,4 +40,21 @@ int32_t get_reciprocal(int32_t x, int integer_bits, int* num_bits_over_unit);
 // TfLiteRound: round half away from zero.
 float round_half_away(float x);
 
+// TFLM's CheckedLog2: the nearest integer to log2(x) (in float, as TFLM computes it) and whether x
+// is a power of two within 1e-3 of an octave.
+bool checked_log2(float x, int* log2_rounded);
+
+// int16 LOGISTIC and TANH (and the integer LSTM's gates): TFLM looks |x| up in a 256-entry table
+// of sigmoid(i/24) and interpolates, after scaling the input onto the table's 1/(3*4096) steps.
+// The scaling is Prepare's: `multiplier` 0 means the power-of-two case (the shift alone).
+struct Int16SigmoidInput {
+  int32_t multiplier = 0;
+  int left_shift = 0;
+};
+// For an int16 input of `input_scale` (zero point 0); `tanh` allows the left shifts {0, 1} of
+// TFLM's TanhPrepare, logistic only 0.
+Int16SigmoidInput int16_sigmoid_input(float input_scale, bool tanh);
+int16_t logistic_int16(int16_t x, Int16SigmoidInput in);  // output scale 2^-15
+int16_t tanh_int16(int16_t x, Int16SigmoidInput in);      // output scale 2^-15
+
 }  // namespace arenaplan::sim::tflm
