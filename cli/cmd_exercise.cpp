@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <iostream>
 
+#include "core/graph/report.h"
 #include "cli/command.h"
 #include "core/graph/examples.h"
 #include "core/teach/exercise.h"
@@ -53,10 +54,10 @@ void print_placement(const Exercise& ex, const JsonOut& j) {
             << j["tensor_first"].get<int>() << ".." << j["tensor_last"].get<int>() << ", offsets multiples of "
             << j["alignment"].get<Bytes>() << " B); the arena may use at most " << format_bytes(ex.limit_bytes) << ".\n"
             << "Fixed offsets of the other buffers" << (ex.placement.from_plan ? " (from the verified optimal plan)" : "")
-            << ":\n  buffer        offset        size   live steps\n";
+            << ":\n  buffer    offset (B)    size (B)   live steps\n";
   for (const JsonOut& b : j["fixed"])
     std::printf("  %-10s %9s %11s   %d..%d\n", b["name"].get<std::string>().c_str(),
-                format_bytes(b["offset"].get<Bytes>()).c_str(), format_bytes(b["size"].get<Bytes>()).c_str(),
+                with_commas(b["offset"].get<Bytes>()).c_str(), with_commas(b["size"].get<Bytes>()).c_str(),
                 b["first"].get<int>(), b["last"].get<int>());
 }
 
@@ -82,15 +83,17 @@ std::string join_names(const std::vector<std::string>& names) {
   return out;
 }
 
-// The plan a broken_rule question judges: one row per buffer, as the plan states it.
+// The plan a broken_rule question judges: one row per buffer, as the plan states it, offsets and
+// sizes in plain bytes on every row (a unit chosen per value would print the one misaligned
+// offset in bytes among KiB, which gives the answer away).
 void print_plan_under_test(const Exercise& ex, const JsonOut& j) {
   const JsonOut& plan = j["plan"];
   std::cout << ", order " << order_names(ex.graph.graph, ex.order) << "\nThe plan: arena "
             << format_bytes(plan["arena_bytes"].get<Bytes>()) << ", offsets multiples of " << plan["alignment"].get<Bytes>()
-            << " B\n  buffer        offset        size   live steps (as the plan assumed)\n";
+            << " B\n  buffer    offset (B)    size (B)   live steps (as the plan assumed)\n";
   for (const JsonOut& b : plan["buffers"])
     std::printf("  %-10s %9s %11s   %d..%d\n", b["name"].get<std::string>().c_str(),
-                format_bytes(b["offset"].get<Bytes>()).c_str(), format_bytes(b["size"].get<Bytes>()).c_str(),
+                with_commas(b["offset"].get<Bytes>()).c_str(), with_commas(b["size"].get<Bytes>()).c_str(),
                 b["first"].get<int>(), b["last"].get<int>());
 }
 

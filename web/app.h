@@ -439,6 +439,14 @@ inline constexpr float kTextSizes[] = {13, 16, 20, 24};
 bool set_text_px(AppState& s, float px);
 // A short confirmation ("Link copied") shown in the status line for a few seconds.
 void show_notice(AppState& s, const std::string& text);
+// Puts `text` on the clipboard. The browser answers later (ap_copy_result): the status line then
+// says "<what> copied" or that the copy was refused (the clipboard needs https or localhost, which
+// a plain-http classroom server is not), so nobody is told a link was copied when it was not.
+void copy_to_clipboard(AppState& s, const std::string& text, const std::string& what);
+// The page's address without its fragment (empty outside the browser), to build links.
+std::string page_address();
+// The clipboard's answer to copy_to_clipboard.
+void report_copy(AppState& s, bool copied, const std::string& what);
 
 // Idle frames are skipped (no input, no edit: the canvas keeps its last picture) to spare CPU and
 // battery. Input and every edit above redraw by themselves; a panel that animates or measures

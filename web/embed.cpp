@@ -69,13 +69,10 @@ void copy_embed_code(AppState& s) {
   s.embed_code = "<iframe src=\"{URL}#" + encode_share_fragment(st) + "\" width=\"720\" height=\"420\" " +
                  "style=\"border:0\" loading=\"lazy\" title=\"" + title + "\"></iframe>";
 #ifdef __EMSCRIPTEN__
-  EM_ASM(
-      {
-        const code = UTF8ToString($0).replace('{URL}', location.href.split('#')[0]);
-        window.arenaplanLastEmbed = code;  // for tests and for copying by hand
-        if (navigator.clipboard) navigator.clipboard.writeText(code).catch(() => {});
-      },
-      s.embed_code.c_str());
+  std::string code = s.embed_code;
+  code.replace(code.find("{URL}"), 5, page_address());
+  EM_ASM({ window.arenaplanLastEmbed = UTF8ToString($0); }, code.c_str());  // for tests
+  copy_to_clipboard(s, code, "embed code");
 #endif
 }
 

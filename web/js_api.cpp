@@ -132,6 +132,10 @@ AP_EXPORT const char* ap_set_text_px(int px) {
   return result(arenaplan::web::set_text_px(*g_state, float(px)));
 }
 
+AP_EXPORT void ap_copy_result(int copied, const char* what) {
+  if (g_state) arenaplan::web::report_copy(*g_state, copied != 0, what ? what : "");
+}
+
 AP_EXPORT void ap_set_first_visit(int first) {
   if (!g_state) return;
   g_state->welcome_open = first != 0;

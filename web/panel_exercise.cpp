@@ -161,19 +161,21 @@ std::string planner_choices(const Exercise& ex) {
 }
 
 // Buffers with their offset, size and live steps: the fixed ones of a placement, or a plan's.
+// Every figure in bytes: a unit chosen per value (KiB where it divides) would print the one
+// misaligned offset of "spot the broken rule" in bytes among KiB, which gives the answer away.
 void draw_buffer_table(const char* id, const char* first_header, const JsonOut& rows) {
   const ImGuiTableFlags flags = ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingFixedFit;
   if (!ImGui::BeginTable(id, 4, flags)) return;
-  for (const char* h : {first_header, "offset", "size", "live steps"}) ImGui::TableSetupColumn(h);
+  for (const char* h : {first_header, "offset (B)", "size (B)", "live steps"}) ImGui::TableSetupColumn(h);
   ImGui::TableHeadersRow();
   for (const JsonOut& b : rows) {
     ImGui::TableNextRow();
     ImGui::TableNextColumn();
     ImGui::TextUnformatted(b["name"].get<std::string>().c_str());
     ImGui::TableNextColumn();
-    ImGui::TextUnformatted(format_bytes(b["offset"].get<Bytes>()).c_str());
+    ImGui::TextUnformatted(with_commas(b["offset"].get<Bytes>()).c_str());
     ImGui::TableNextColumn();
-    ImGui::TextUnformatted(format_bytes(b["size"].get<Bytes>()).c_str());
+    ImGui::TextUnformatted(with_commas(b["size"].get<Bytes>()).c_str());
     ImGui::TableNextColumn();
     ImGui::Text("%d..%d", b["first"].get<int>(), b["last"].get<int>());
   }

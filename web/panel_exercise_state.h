@@ -38,7 +38,7 @@ struct AssignmentBuilder {
   int seed = 1;
   std::string own_json;    // an arenaplan-exercise pasted by the teacher
   std::string error;       // why the last addition was refused
-  std::string link;        // the last "Copy assignment link" fragment
+  std::string link;        // the last "Copy assignment link" link, shown in a field to copy by hand
 };
 
 // Teacher tools: result files picked or dropped on the page, graded by core (grade_results) with

@@ -61,18 +61,11 @@ std::string entry_label(const AssignmentEntry& e) {
 // for tests and for copying by hand), with the page's own address in front.
 void copy_assignment_link(AppState& s) {
   AssignmentBuilder& b = s.exercise.builder;
-  b.link = assignment_link_fragment(b.set);
+  b.link = page_address() + "#" + assignment_link_fragment(b.set);
 #ifdef __EMSCRIPTEN__
-  EM_ASM(
-      {
-        const link = location.href.split('#')[0] + '#' + UTF8ToString($0);
-        window.arenaplanLastAssignmentLink = link;
-        if (navigator.clipboard) navigator.clipboard.writeText(link).catch(() => {});
-      },
-      b.link.c_str());
+  EM_ASM({ window.arenaplanLastAssignmentLink = UTF8ToString($0); }, b.link.c_str());  // for tests
 #endif
-  s.notice = "Assignment link copied";
-  s.notice_until_frame = s.frame + 180;
+  copy_to_clipboard(s, b.link, "assignment link");
 }
 
 void draw_entries(AppState& s, AssignmentBuilder& b) {
@@ -189,6 +182,13 @@ void draw_builder(AppState& s) {
   }
   record_item_rect(s, "teacher.try");
   ImGui::EndDisabled();
+  if (!b.link.empty()) {
+    // The link itself, selectable: where the clipboard is refused (plain http), this is how a
+    // teacher gets it.
+    ImGui::SetNextItemWidth(-FLT_MIN);
+    ImGui::InputText("##assignment_link", &b.link, ImGuiInputTextFlags_ReadOnly | ImGuiInputTextFlags_AutoSelectAll);
+    record_item_rect(s, "teacher.link");
+  }
 }
 
 // The set results are graded against: the builder's when it has exercises, else none (each

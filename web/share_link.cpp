@@ -74,7 +74,8 @@ bool apply_share_fragment(AppState& s, const std::string& fragment) {
 void copy_share_link(AppState& s) {
   const std::string fragment = share_fragment(s);
 #ifdef __EMSCRIPTEN__
-  EM_ASM({ if (Module.copyShareLink) Module.copyShareLink(UTF8ToString($0)); }, fragment.c_str());
+  EM_ASM({ if (Module.showShareLink) Module.showShareLink(UTF8ToString($0)); }, fragment.c_str());
+  copy_to_clipboard(s, page_address() + "#" + fragment, "link");
 #endif
   if (fragment.size() > kShareLinkWarnBytes) {
     offer_download((s.graph.name.empty() ? "graph" : s.graph.name) + ".arenaplan.json",

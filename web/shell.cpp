@@ -1,6 +1,7 @@
 // The frame around the panels: menu bar, fixed tiles holding the registered panels as tabs, and a
 // status line. Fixed tiles (no floating windows) so the first load never shows overlapping windows.
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <string>
 #include <tuple>
@@ -47,6 +48,33 @@ void show_notice(AppState& s, const std::string& text) {
   request_redraw(s, 3);
 }
 
+void copy_to_clipboard(AppState& s, const std::string& text, const std::string& what) {
+  show_notice(s, "Copying " + what + "...");
+#ifdef __EMSCRIPTEN__
+  EM_ASM({ if (Module.copyText) Module.copyText(UTF8ToString($0), UTF8ToString($1)); }, text.c_str(), what.c_str());
+#else
+  (void)text;
+#endif
+}
+
+std::string page_address() {
+#ifdef __EMSCRIPTEN__
+  return emscripten_run_script_string("location.href.split('#')[0]");
+#else
+  return {};
+#endif
+}
+
+void report_copy(AppState& s, bool copied, const std::string& what) {
+  if (copied) {
+    std::string w = what;
+    if (!w.empty()) w[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(w[0])));
+    show_notice(s, w + " copied");
+  } else {
+    show_notice(s, "Could not copy the " + what + ": the browser refused the clipboard (it needs https or localhost); select the text and press Ctrl+C");
+  }
+}
+
 void record_item_rect(AppState& s, const std::string& key) {
   const ImVec2 a = ImGui::GetItemRectMin();
   const ImVec2 b = ImGui::GetItemRectMax();
@@ -84,8 +112,7 @@ void draw_menu_bar(AppState& s) {
     record_item_rect(s, "menu.file.open");
     if (ImGui::MenuItem("Save graph JSON")) offer_download(human_model_title(s.graph.name) + ".json", s.graph_json);
     if (ImGui::MenuItem("Copy share link")) {
-      copy_share_link(s);
-      if (s.error.empty()) show_notice(s, "Link copied: the whole state is in the address bar and on the clipboard");
+      copy_share_link(s);  // the address bar shows it; the status line says whether the clipboard took it
     }
     record_item_rect(s, "menu.file.share");
     if (ImGui::MenuItem("Copy embed code")) copy_embed_code(s);  // web/embed.cpp

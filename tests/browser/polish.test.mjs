@@ -228,15 +228,23 @@ test('polish: "192" answers a KiB question as 192 KiB and scores', async (t) => 
   assert.equal(e.progress.wrong, 0, 'no points lost');
 });
 
-test('polish: File > Copy share link says "Link copied"', async (t) => {
+test('polish: File > Copy share link says "Link copied" only when the clipboard took it', async (t) => {
   const { page } = await t.open();
   assert.equal((await state(page)).page.notice, '');
+  await page.evaluate(() => { navigator.clipboard.writeText = () => Promise.resolve(); });
   await click(page, 'menu.file');
   await click(page, 'menu.file.share');
-  const s = await state(page);
-  assert.match(s.page.notice, /^Link copied/);
+  await waitFrames(page, 2);
+  let s = await state(page);
+  assert.equal(s.page.notice, 'Link copied');
   assert.equal(s.error, '');
   await screenshot(page, t.artifactDir, 'polish-link-copied');
+  await page.evaluate(() => { navigator.clipboard.writeText = () => Promise.reject(new Error('NotAllowedError')); });
+  await click(page, 'menu.file');
+  await click(page, 'menu.file.share');
+  await waitFrames(page, 2);
+  s = await state(page);
+  assert.match(s.page.notice, /^Could not copy the link: the browser refused the clipboard/);
 });
 
 test('polish: a PNG is refused as "a PNG image"; state() never throws on bytes that are not UTF-8', async (t) => {

@@ -55,9 +55,25 @@ async function builderGivesOneAssignment(t) {
   assert.equal(s.exercise.teacher.error, '');
   assert.equal(builder.exercises.length, 2);
   assert.deepEqual(builder.exercises[1], { generate: { kind: 'predict-peak', difficulty: 3, seed: 1 } });
+  // A clipboard that refuses (a plain-http classroom server): the status line says so and the link
+  // stays on screen in a field to copy by hand; one that accepts gets "Assignment link copied".
+  await page.evaluate(() => { navigator.clipboard.writeText = () => Promise.reject(new Error('NotAllowedError')); });
   await click(page, 'teacher.copy_link');
   await page.waitForFunction(() => window.arenaplanLastAssignmentLink, null, { timeout: 10000 });
   const link = await page.evaluate(() => window.arenaplanLastAssignmentLink);
+  await waitFrames(page, 3);
+  s = await state(page);
+  assert.match(s.page.notice, /^Could not copy the assignment link: the browser refused the clipboard/);
+  assert.ok(s.ui['teacher.link'], 'the link is shown in a field');
+  assert.equal(s.exercise.teacher.builder_link, link, 'the field holds the link');
+  const copied = [];
+  await page.exposeFunction('arenaplanTestCopied', (text) => copied.push(text));
+  await page.evaluate(() => { navigator.clipboard.writeText = (text) => window.arenaplanTestCopied(text); });
+  await click(page, 'teacher.copy_link');
+  await waitFrames(page, 3);
+  s = await state(page);
+  assert.equal(s.page.notice, 'Assignment link copied');
+  assert.deepEqual(copied, [link]);
   const fragment = link.split('#')[1];
   // The same link as the CLI makes from the same set file.
   const dir = mkdtempSync(join(tmpdir(), 'arenaplan-teacher-'));
