@@ -144,7 +144,9 @@ tflm::Int16SigmoidInput int16_sigmoid_prepare(const KernelContext& c, bool tanh)
   c.require(c.zero_point(x) == 0 && c.zero_point(y) == 0, "int16 logistic and tanh need zero points 0 (TFLM)");
   int log2_out = 0;
   c.require(tflm::checked_log2(c.scale(y), &log2_out) && log2_out == -15, "int16 logistic and tanh need output scale 2^-15 (TFLM)");
-  return tflm::int16_sigmoid_input(c.scale(x), tanh);
+  const std::optional<tflm::Int16SigmoidInput> in = tflm::int16_sigmoid_input(c.scale(x), tanh);
+  if (!in) c.unsupported("int16 logistic and tanh: input scale " + std::to_string(c.scale(x)) + " is out of TFLM's range");
+  return *in;
 }
 
 bool int16_io(const KernelContext& c) { return c.is(c.in(0), DType::kInt16) && c.is(c.out(0), DType::kInt16); }

@@ -224,7 +224,7 @@ uint32_t sigmoid_table_lookup(uint32_t abs_v, int bits, uint32_t saturated) {
 
 }  // namespace
 
-Int16SigmoidInput int16_sigmoid_input(float input_scale, bool tanh) {
+std::optional<Int16SigmoidInput> int16_sigmoid_input(float input_scale, bool tanh) {
   constexpr int kInputIntegerBits = 3;
   Int16SigmoidInput in;
   int log2_scale = 0;
@@ -239,6 +239,7 @@ Int16SigmoidInput int16_sigmoid_input(float input_scale, bool tanh) {
     ++in.left_shift;
     m *= 2.0;
   }
+  if (!(m >= 1.0 && m <= 32767.0)) return std::nullopt;
   in.multiplier = static_cast<int32_t>(m);
   return in;
 }

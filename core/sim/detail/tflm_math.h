@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 
 namespace arenaplan::sim::tflm {
 
@@ -52,8 +53,9 @@ struct Int16SigmoidInput {
   int left_shift = 0;
 };
 // For an int16 input of `input_scale` (zero point 0); `tanh` allows the left shifts {0, 1} of
-// TFLM's TanhPrepare, logistic only 0.
-Int16SigmoidInput int16_sigmoid_input(float input_scale, bool tanh);
+// TFLM's TanhPrepare, logistic only 0. Empty for a scale whose multiplier leaves 1..32767 (TFLM
+// only DCHECKs it; the shifts would overflow).
+std::optional<Int16SigmoidInput> int16_sigmoid_input(float input_scale, bool tanh);
 int16_t logistic_int16(int16_t x, Int16SigmoidInput in);  // output scale 2^-15
 int16_t tanh_int16(int16_t x, Int16SigmoidInput in);      // output scale 2^-15
 

@@ -126,6 +126,10 @@ TEST_CASE("int16 logistic and tanh: TFLM's table, worked by hand, and within the
 
   CHECK(refusal_of("logistic", DType::kInt16, quant(1.0f / 4096, 3), DType::kInt16, q15).find(
             "int16 logistic and tanh need zero points 0 (TFLM)") != std::string::npos);
+  CHECK(refusal_of("tanh", DType::kInt16, quant(1e30f, 0), DType::kInt16, q15).find("out of TFLM's range") !=
+        std::string::npos);
+  CHECK(refusal_of("logistic", DType::kInt16, quant(1e-30f, 0), DType::kInt16, q15).find("out of TFLM's range") !=
+        std::string::npos);
   CHECK(refusal_of("tanh", DType::kInt16, q12, DType::kInt16, quant(1.0f / 256, 0)).find(
             "int16 logistic and tanh need output scale 2^-15 (TFLM)") != std::string::npos);
 }
