@@ -22,6 +22,7 @@
 #include "core/layout/layout.h"
 #include "core/layout/layout_generators.h"
 #include "core/layout/minimalloc_csv.h"
+#include "core/layout/pipeline.h"
 #include "core/layout/planner.h"
 #include "core/schedule/schedule.h"
 #include "core/schedule/schedule_generators.h"
@@ -56,12 +57,9 @@ constexpr int64_t kScheduleSlice = 512;
 // The registry's anytime planner (the exact solver), seeded like the page seeds it, stepped in the
 // page's slices until `nodes` nodes were handed to it or it finished.
 Row exact_layout(const std::string& name, const LayoutProblem& problem, int64_t nodes) {
-  const Planner* anytime = nullptr;
-  for (const Planner& p : planners())
-    if (p.start_search) anytime = &p;
-  const ArenaPlan seed = plan_arena(problem, {anytime->seed_planner, 1});
+  AnytimeLayout anytime = start_anytime_layout(problem);
+  AnytimeLayoutSearch* search = anytime.search.get();
   const double t0 = bench::cpu_now();
-  std::unique_ptr<AnytimeLayoutSearch> search = anytime->start_search(problem, seed.offsets, seed.arena_bytes);
   int64_t spent = 0;
   for (; !search->done() && spent < nodes; spent += kLayoutSlice) search->step(std::min(kLayoutSlice, nodes - spent));
   Row r{"layout", name, spent, static_cast<long long>(search->best_arena_bytes()), bench::cpu_now() - t0};

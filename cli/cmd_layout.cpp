@@ -3,32 +3,30 @@
 
 #include "cli/command.h"
 #include "core/layout/layout.h"
-#include "core/layout/minimalloc_csv.h"
-#include "core/layout/pipeline.h"
 #include "core/layout/planner.h"
+#include "core/session/session.h"
 #include "core/teach/explain.h"
 
 namespace arenaplan::cli {
 
-// Shared with cmd_verify.cpp: a graph JSON (or example:NAME) planned in --order, or a MiniMalloc CSV.
-LayoutProblem load_layout_problem(const std::string& path, const Args& args) {
-  if (!is_example(path)) {
-    std::string text = read_file(path);
-    if (looks_like_minimalloc_csv(text)) return in_file(path, [&] { return parse_minimalloc_csv(text).problem; });
-  }
-  Graph g = load_graph(path);
-  return layout_problem(g, analyze_lifetimes(g, order_from_args(g, args)));
+// Shared with cmd_verify.cpp: INPUT (a file, or example:NAME's graph JSON) read, and the order
+// --order gives for its graph (none for a CSV).
+LayoutInput read_layout_input(const std::string& path) {
+  if (is_example(path)) return load_layout_input(example_text(path));
+  return in_file(path, [&] { return load_layout_input(read_file(path)); });
 }
+Schedule layout_order(const LayoutInput& in, const Args& args) { return in.graph ? order_from_args(*in.graph, args) : Schedule{}; }
 
 namespace {
 
 int run_layout(const Args& args) {
-  const std::string& input = args.positional_at(0, "INPUT");
-  LayoutProblem problem = load_layout_problem(input, args);
+  const LayoutInput in = read_layout_input(args.positional_at(0, "INPUT"));
   PlanOptions options;
   options.planner = args.option("planner").value_or("best");
-  options.time_limit_seconds = args.time_limit_left("time-limit", 5.0, 86400.0);
-  ArenaPlan plan = plan_arena(problem, options);
+  options.time_limit_seconds = args.time_limit_left("time-limit", 5.0, 86400.0);  // what reading left
+  const BufferPlan planned = plan_layout_input(in, layout_order(in, args), options);
+  const LayoutProblem& problem = planned.problem;
+  const ArenaPlan& plan = planned.plan;
   if (args.flag("explain")) {  // one sentence per placed buffer (core/teach/explain.h), as the page steps
     const std::vector<PlacementExplanation> steps = explain_layout(problem, plan.offsets);
     if (args.flag("json")) {

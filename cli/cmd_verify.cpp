@@ -4,15 +4,19 @@
 #include "cli/command.h"
 #include "core/layout/layout.h"
 #include "core/layout/verifier_plan.h"
+#include "core/session/session.h"
 
 namespace arenaplan::cli {
 
-LayoutProblem load_layout_problem(const std::string& path, const Args& args);  // cmd_layout.cpp
+LayoutInput read_layout_input(const std::string& path);  // cmd_layout.cpp
+Schedule layout_order(const LayoutInput& in, const Args& args);
 
 namespace {
 
 int run_verify(const Args& args) {
-  LayoutProblem problem = load_layout_problem(args.positional_at(0, "INPUT"), args);
+  const std::string& input = args.positional_at(0, "INPUT");
+  const LayoutInput in = read_layout_input(input);
+  const LayoutProblem problem = layout_problem_of(in, layout_order(in, args));
   const std::string& plan_path = args.positional_at(1, "PLAN");
   const PlanFile plan = in_file(plan_path, [&] { return parse_plan_file(problem, read_file(plan_path)); });
   const Bytes arena = plan.arena_bytes.value_or(arena_extent(problem, plan.offsets));

@@ -183,16 +183,19 @@ struct ArenaPlannerRow {
   std::string name;
   ArenaPlan plan;
 };
-struct ArenaPanelState {
-  uint64_t revision = ~uint64_t{0};
+// The planners' plans of the current order (compare_interactive_planners), by revision.
+struct ArenaTable {
   LayoutProblem problem;
   std::vector<ArenaPlannerRow> rows;  // the interactive planners, then the anytime one once it has run
   int interactive_rows = 0;           // rows[0 .. interactive_rows) are the interactive planners
+  std::string error;
+};
+struct ArenaPanelState {
+  Derived<ArenaTable> table;         // keyed by revision; a new one drops the search below
   int shown = -1;                     // row drawn in the picture (-1: the anytime planner's seed)
   std::unique_ptr<SearchJob> exact;  // the anytime planner, off the main thread (web/search_job.h)
   bool exact_running = false;
   std::string exact_status;
-  std::string error;
 };
 
 // -- Simulator tab (web/panel_sim.cpp) --
@@ -355,6 +358,7 @@ struct AppState {
   // ---- Page settings and notices (View > Text size, welcome card, Debug menu; web/shell.cpp) ----
   float text_px = 13;            // UI text size in CSS pixels (View > Text size); share link + local storage
   bool welcome_open = false;     // the first-visit card (Help > Tour re-opens it)
+  bool welcome_focused = false;  // the open card took the keyboard focus (once per opening)
   bool stress_rects = false;     // Debug > "+10,000 rectangles" (read by the Lifetimes panel)
   int64_t search_budget = -1;    // >= 0: the long searches stop after that many nodes / states (tests, benches)
   std::string notice;            // short confirmation ("Link copied"), shown in the status line

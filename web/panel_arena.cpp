@@ -2,7 +2,7 @@
 // down, each buffer a rectangle (hover: name, size, offset, lifetime), the free holes left dark,
 // the current step outlined and the lower bound marked; every planner side by side with its arena
 // size; and the exact solver time-sliced across frames with a progress bar and its best so far.
-// Every number comes from core (plan_arena, the planner registry, fragmentation_report, layout_json).
+// Every number comes from core (compare_interactive_planners, adopt_anytime_answer, holes_at, layout_json).
 #include <algorithm>
 #include <cstdio>
 #include <memory>
@@ -12,98 +12,73 @@
 
 #include "core/layout/fragmentation.h"
 #include "core/layout/layout.h"
+#include "core/layout/pipeline.h"
 #include "core/layout/planner.h"
 #include "imgui.h"
 #include "web/app.h"
 #include "web/panel_common.h"
 #include "web/rect_renderer.h"
 #include "web/ui_style.h"
+#include "web/worker/search_session.h"
 
 namespace arenaplan::web {
 namespace {
 
-// The planners the table runs on every edit, in registry order: row i of the table is names[i].
-std::vector<std::string> interactive_planner_names() {
-  std::vector<std::string> names;
-  for (const Planner& p : planners())
-    if (p.interactive) names.push_back(p.name);
-  return names;
-}
-
-// The registry's anytime planner (the exact search), run a slice per frame from its seed's row.
-const Planner& anytime_planner() {
-  for (const Planner& p : planners())
-    if (p.start_search) return p;
-  throw std::logic_error("no anytime planner registered");
-}
-
 using PlannerRow = ArenaPlannerRow;  // the panel's state is AppState::arena (web/app.h)
 
 // Row of a planner's plan in the table (0 when it is not there, e.g. after an error).
-int row_of(const ArenaPanelState& v, const std::string& planner) {
-  for (size_t i = 0; i < v.rows.size(); ++i)
-    if (v.rows[i].name == planner) return static_cast<int>(i);
+int row_of(const ArenaTable& t, const std::string& planner) {
+  for (size_t i = 0; i < t.rows.size(); ++i)
+    if (t.rows[i].name == planner) return static_cast<int>(i);
   return 0;
 }
 
-void refresh(AppState& s) {
+// The interactive planners' plans of the current order, once per revision; the anytime planner's
+// row is added when its search finishes.
+ArenaTable& table(AppState& s) {
   ArenaPanelState& v = s.arena;
-  if (v.revision == s.revision) return;
-  const int shown = v.shown;
-  v = ArenaPanelState();
-  v.revision = s.revision;
-  v.shown = shown;
-  try {
-    v.problem = layout_problem(s.graph, s.live);
-    for (const Planner& p : planners())
-      if (p.interactive) v.rows.push_back({p.name, plan_arena(v.problem, {p.name, 1.0})});
-    v.interactive_rows = static_cast<int>(v.rows.size());
-  } catch (const std::exception& e) {
-    v.error = e.what();
-    v.rows.clear();
-  }
-  if (v.shown < 0) v.shown = row_of(v, anytime_planner().seed_planner);
-  if (v.shown >= static_cast<int>(v.rows.size())) v.shown = static_cast<int>(v.rows.size()) - 1;
+  return v.table.get(s.revision, [&](ArenaTable& t) {
+    // A search of the previous order would answer for other buffers: it goes with them.
+    v.exact.reset();
+    v.exact_running = false;
+    v.exact_status.clear();
+    try {
+      PlannerComparison c = compare_interactive_planners(s.graph, s.live);
+      t.problem = std::move(c.problem);
+      for (size_t i = 0; i < c.plans.size(); ++i) t.rows.push_back({interactive_planner_names()[i], std::move(c.plans[i])});
+      t.interactive_rows = static_cast<int>(t.rows.size());
+    } catch (const std::exception& e) {
+      t.error = e.what();
+      t.rows.clear();
+    }
+    if (v.shown < 0) v.shown = row_of(t, anytime_planner().seed_planner);
+    if (v.shown >= static_cast<int>(t.rows.size())) v.shown = static_cast<int>(t.rows.size()) - 1;
+  });
 }
 
 // The search's answer becomes a table row only when core's verifier accepts it against this
 // panel's own problem: the worker derived its problem from the same graph and order, but nothing
 // that crossed a thread boundary is shown unchecked.
-void finish_exact(ArenaPanelState& v) {
+void finish_exact(ArenaPanelState& v, ArenaTable& t) {
   const SearchJob& job = *v.exact;
-  const JsonOut& r = job.result();
   if (!job.error().empty()) {
     v.exact_status = "failed: " + job.error();
     return;
   }
-  ArenaPlan plan;
-  plan.planner = anytime_planner().name;
   try {
-    plan.offsets = r.at("offsets").get<std::vector<Bytes>>();
-    plan.arena_bytes = r.at("arena_bytes").get<Bytes>();
-    plan.detail = r.at("status").get<std::string>();
-    plan.proven_optimal = r.at("proven_optimal").get<bool>();
-  } catch (const std::exception& e) {
-    v.exact_status = std::string("failed: unreadable result (") + e.what() + ")";
-    return;
+    ArenaPlan plan = adopt_anytime_answer(t.problem, layout_answer_from_json(job.result()));
+    v.exact_status = plan.detail;
+    t.rows.resize(t.interactive_rows);
+    t.rows.push_back({plan.planner, std::move(plan)});
+    v.shown = static_cast<int>(t.rows.size()) - 1;
+  } catch (const InputError& e) {
+    v.exact_status = std::string("refused: ") + e.what();
   }
-  const VerifyResult check = verify_plan(v.problem, plan.offsets, plan.arena_bytes);  // bad-count included
-  plan.verified = check.ok();
-  if (!plan.verified) {
-    v.exact_status = "refused: the search's plan did not pass the verifier (" + check.message + ")";
-    return;
-  }
-  plan.lower_bound_bytes = layout_lower_bound(v.problem);
-  plan.proven_optimal = plan.proven_optimal || plan.arena_bytes <= plan.lower_bound_bytes;
-  v.rows.resize(v.interactive_rows);
-  v.rows.push_back({plan.planner, plan});
-  v.shown = static_cast<int>(v.rows.size()) - 1;
-  v.exact_status = plan.detail;
 }
 
-void draw_planner_table(AppState& s) {
+void draw_planner_table(AppState& s, const ArenaTable& t) {
   ArenaPanelState& v = s.arena;
-  const Bytes bound = v.rows.empty() ? 0 : v.rows[0].plan.lower_bound_bytes;
+  const Bytes bound = t.rows.empty() ? 0 : t.rows[0].plan.lower_bound_bytes;
   ImGui::Text("Lower bound (peak live bytes): %s (%lld B)", kib_text(bound).c_str(), (long long)bound);
   if (!ImGui::BeginTable("planners", 5, ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingFixedFit))
     return;
@@ -113,8 +88,8 @@ void draw_planner_table(AppState& s) {
   ImGui::TableSetupColumn("above bound");
   ImGui::TableSetupColumn("verified / optimal");
   ImGui::TableHeadersRow();
-  for (size_t i = 0; i < v.rows.size(); ++i) {
-    const PlannerRow& r = v.rows[i];
+  for (size_t i = 0; i < t.rows.size(); ++i) {
+    const PlannerRow& r = t.rows[i];
     ImGui::TableNextRow();
     ImGui::TableNextColumn();
     ImGui::PushID(static_cast<int>(i));
@@ -134,7 +109,7 @@ void draw_planner_table(AppState& s) {
   ImGui::EndTable();
 }
 
-void draw_exact_controls(AppState& s) {
+void draw_exact_controls(AppState& s, ArenaTable& t) {
   ArenaPanelState& v = s.arena;
   if (!v.exact_running) {
     if (ImGui::Button("Run exact solver")) {
@@ -160,7 +135,7 @@ void draw_exact_controls(AppState& s) {
   ImGui::ProgressBar(static_cast<float>(p.value("progress", 0.0)), ImVec2(-1, 0), text.c_str());
   if (stop) x.cancel();
   if (x.done()) {
-    finish_exact(v);
+    finish_exact(v, t);
     v.exact_running = false;
   }
 }
@@ -174,9 +149,7 @@ ImU32 buffer_color(const LayoutBuffer& b, size_t i) {
 }
 
 // Address across, time down; each buffer one rectangle; the current step outlined.
-void draw_picture(AppState& s, const ArenaPlan& plan) {
-  ArenaPanelState& v = s.arena;
-  const LayoutProblem& p = v.problem;
+void draw_picture(AppState& s, const LayoutProblem& p, const ArenaPlan& plan) {
   const Step steps = static_cast<Step>(s.live.steps.size());
   if (steps == 0 || plan.arena_bytes <= 0) {
     ImGui::TextDisabled("Nothing to place: the graph has no arena buffers.");
@@ -254,36 +227,37 @@ void draw_picture(AppState& s, const ArenaPlan& plan) {
 
 void draw_arena(AppState& s) {
   ArenaPanelState& v = s.arena;
-  refresh(s);
-  if (!v.error.empty()) {
-    ImGui::TextColored(kColorError, "Cannot plan: %s", v.error.c_str());
+  ArenaTable& t = table(s);
+  if (!t.error.empty()) {
+    ImGui::TextColored(kColorError, "Cannot plan: %s", t.error.c_str());
     return;
   }
-  if (v.rows.empty()) return;
-  draw_planner_table(s);
-  draw_exact_controls(s);
-  const ArenaPlan& plan = v.rows[v.shown].plan;
-  const std::vector<Hole> holes = holes_at(v.problem, plan.offsets, plan.arena_bytes, s.step);
+  if (t.rows.empty()) return;
+  draw_planner_table(s, t);
+  draw_exact_controls(s, t);
+  const ArenaPlan& plan = t.rows[v.shown].plan;
+  const std::vector<Hole> holes = holes_at(t.problem, plan.offsets, plan.arena_bytes, s.step);
   Bytes largest = 0;
   for (const Hole& h : holes) largest = std::max(largest, h.bytes());
-  ImGui::Text("Showing %s: %s. During step %d: %s, largest %s.", v.rows[v.shown].name.c_str(),
+  ImGui::Text("Showing %s: %s. During step %d: %s, largest %s.", t.rows[v.shown].name.c_str(),
               kib_text(plan.arena_bytes).c_str(), s.step, plural(int64_t(holes.size()), "hole", "holes").c_str(),
               kib_text(largest).c_str());
-  draw_picture(s, plan);
+  draw_picture(s, t.problem, plan);
 }
 
 JsonOut export_arena(const AppState& s) {
   const ArenaPanelState& v = s.arena;
+  const ArenaTable& t = v.table.value();  // as last drawn
   JsonOut out;
   JsonOut planners = JsonOut::array();
-  for (const PlannerRow& r : v.rows)
+  for (const PlannerRow& r : t.rows)
     planners.push_back({{"planner", r.name},
                         {"arena_bytes", r.plan.arena_bytes},
                         {"verified", r.plan.verified},
                         {"proven_optimal", r.plan.proven_optimal}});
   out["planners"] = planners;
-  out["lower_bound_bytes"] = v.rows.empty() ? 0 : v.rows[0].plan.lower_bound_bytes;
-  out["shown"] = v.rows.empty() ? "" : v.rows[v.shown].name;
+  out["lower_bound_bytes"] = t.rows.empty() ? 0 : t.rows[0].plan.lower_bound_bytes;
+  out["shown"] = t.rows.empty() ? "" : t.rows[v.shown].name;
   out["exact_running"] = v.exact_running;
   if (v.exact) {
     out["exact_best_bytes"] = v.exact->progress().value("best_bytes", Bytes{0});
@@ -291,8 +265,8 @@ JsonOut export_arena(const AppState& s) {
     out["exact_in_worker"] = v.exact->in_worker();  // false: stepped on the page (no Worker)
   }
   out["exact_status"] = v.exact_status;
-  out["error"] = v.error;
-  if (!v.rows.empty()) out["plan"] = layout_json(v.problem, v.rows[v.shown].plan);
+  out["error"] = t.error;
+  if (!t.rows.empty()) out["plan"] = layout_json(t.problem, t.rows[v.shown].plan);
   return out;
 }
 

@@ -294,9 +294,8 @@ void draw_welcome(AppState& s) {
   ImGui::SetNextWindowPos(ImVec2(vp->WorkPos.x + vp->WorkSize.x * 0.5f, vp->WorkPos.y + vp->WorkSize.y * 0.45f),
                           ImGuiCond_Always, ImVec2(0.5f, 0.5f));
   ImGui::SetNextWindowSize(ImVec2(w, 0));
-  static uint64_t opened_at = ~0ull;  // focus the card once when it opens, not on every frame
-  if (opened_at == ~0ull) {
-    opened_at = s.frame;
+  if (!s.welcome_focused) {  // focus the card once when it opens, not on every frame
+    s.welcome_focused = true;
     ImGui::SetNextWindowFocus();
   }
   const ImGuiWindowFlags flags = ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoResize | ImGuiWindowFlags_NoCollapse |
@@ -346,7 +345,7 @@ void draw_welcome(AppState& s) {
   ImGui::PopStyleColor();
   if (!open) s.welcome_open = false;
   if (!s.welcome_open) {
-    opened_at = ~0ull;
+    s.welcome_focused = false;
 #ifdef __EMSCRIPTEN__
     EM_ASM({ if (Module.storeSetting) Module.storeSetting('welcomeSeen', '1'); });
 #endif

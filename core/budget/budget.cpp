@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "core/graph/graph_json.h"
+#include "core/layout/fragmentation.h"
 
 namespace arenaplan {
 
@@ -74,19 +75,6 @@ std::vector<RegionId> allowed_regions(const MemoryMap& m, const std::vector<int>
   return out;
 }
 
-// Largest free gap [start, end) inside [0, arena) among the placed intervals; intervals sorted.
-std::pair<Bytes, Bytes> largest_hole(std::vector<std::pair<Bytes, Bytes>> used, Bytes arena) {
-  std::sort(used.begin(), used.end());
-  std::pair<Bytes, Bytes> best{0, 0};
-  Bytes cursor = 0;
-  for (const auto& [lo, hi] : used) {
-    if (lo > cursor && lo - cursor > best.second - best.first) best = {cursor, lo};
-    cursor = std::max(cursor, hi);
-  }
-  if (arena > cursor && arena - cursor > best.second - best.first) best = {cursor, arena};
-  return best;
-}
-
 // Plans one region's arena and accounts everything in it.
 RegionBudget plan_region(const Graph& g, const LiveAnalysis& live, const LayoutProblem& all,
                          const MemoryMap& m, RegionId r, const std::vector<int>& assigned,
@@ -109,23 +97,17 @@ RegionBudget plan_region(const Graph& g, const LiveAnalysis& live, const LayoutP
     rb.arena_bytes = plan.arena_bytes;
     rb.lower_bound_bytes = plan.lower_bound_bytes;
   }
-  // Scratch under the separate policy: a hole of the existing layout during its op, or a
-  // reservation of its own. Scratch of different ops never coexist, so one reservation sized for
-  // the largest misfit serves them all.
+  // Scratch under the separate policy: the lowest hole of the existing layout that holds it
+  // during its op (scratch_fit, the Arena view's rule), or a reservation of its own. Scratch of
+  // different ops never coexist, so one reservation sized for the largest misfit serves them all.
   Bytes separate_bytes = 0;
   for (int b : scratch_buffers) {
     const LayoutBuffer& s = all.buffers[b];
-    std::vector<std::pair<Bytes, Bytes>> busy;
-    for (size_t i = 0; i < rb.problem.buffers.size(); ++i) {
-      const LayoutBuffer& o = rb.problem.buffers[i];
-      if (o.first <= s.last && s.first <= o.last) busy.push_back({rb.offsets[i], rb.offsets[i] + o.size});
-    }
-    auto [lo, hi] = largest_hole(busy, rb.arena_bytes);
-    Bytes start = align_up(lo, s.alignment);
-    if (hi - start >= s.size) {
+    const ScratchFit fit = scratch_fit(rb.problem, rb.offsets, rb.arena_bytes, s.first, s.last, s.size, s.alignment);
+    if (fit.fits) {
       rb.buffers.push_back(b);
       rb.problem.buffers.push_back(s);
-      rb.offsets.push_back(start);
+      rb.offsets.push_back(fit.offset);
     } else {
       rb.separate_scratch.push_back(b);
       separate_bytes = std::max(separate_bytes, s.size);

@@ -22,10 +22,15 @@ std::vector<Hole> free_ranges(std::vector<std::pair<Bytes, Bytes>> used, Bytes a
 }  // namespace
 
 std::vector<Hole> holes_at(const LayoutProblem& p, const std::vector<Bytes>& offsets, Bytes arena, Step step) {
+  return holes_during(p, offsets, arena, step, step);
+}
+
+std::vector<Hole> holes_during(const LayoutProblem& p, const std::vector<Bytes>& offsets, Bytes arena, Step first,
+                               Step last) {
   std::vector<std::pair<Bytes, Bytes>> used;
   for (size_t i = 0; i < p.buffers.size() && i < offsets.size(); ++i) {
     const LayoutBuffer& b = p.buffers[i];
-    if (b.first <= step && step <= b.last && b.size > 0) used.emplace_back(offsets[i], offsets[i] + b.size);
+    if (b.first <= last && first <= b.last && b.size > 0) used.emplace_back(offsets[i], offsets[i] + b.size);
   }
   return free_ranges(std::move(used), arena);
 }
@@ -66,9 +71,14 @@ FragmentationReport fragmentation_report(const LayoutProblem& p, const std::vect
 
 ScratchFit scratch_fit(const LayoutProblem& p, const std::vector<Bytes>& offsets, Bytes arena, Step step, Bytes scratch,
                        Bytes alignment) {
+  return scratch_fit(p, offsets, arena, step, step, scratch, alignment);
+}
+
+ScratchFit scratch_fit(const LayoutProblem& p, const std::vector<Bytes>& offsets, Bytes arena, Step first, Step last,
+                       Bytes scratch, Bytes alignment) {
   ScratchFit fit;
   fit.reservation_arena = arena + align_up(scratch, std::max<Bytes>(alignment, 1));
-  for (const Hole& h : holes_at(p, offsets, arena, step)) {
+  for (const Hole& h : holes_during(p, offsets, arena, first, last)) {
     fit.largest_hole = std::max(fit.largest_hole, h.bytes());
     const Bytes start = align_up(h.begin, std::max<Bytes>(alignment, 1));
     if (!fit.fits && start + scratch <= h.end) {

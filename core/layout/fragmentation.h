@@ -39,6 +39,9 @@ FragmentationReport fragmentation_summary(const LayoutProblem& problem, Bytes ar
 
 // The holes in [0, arena_bytes) at one step.
 std::vector<Hole> holes_at(const LayoutProblem& problem, const std::vector<Bytes>& offsets, Bytes arena_bytes, Step step);
+// The holes free during every step of [first, last].
+std::vector<Hole> holes_during(const LayoutProblem& problem, const std::vector<Bytes>& offsets, Bytes arena_bytes,
+                               Step first, Step last);
 
 struct ScratchFit {
   bool fits = false;             // some hole holds it (after aligning its start)
@@ -48,9 +51,13 @@ struct ScratchFit {
 };
 
 // Does a scratch of `scratch_bytes` (offset a multiple of `alignment`) fit in the holes of the
-// existing placement during `step`, without moving any buffer?
+// existing placement during `step`, without moving any buffer? The one rule for it: the Budget's
+// separate-scratch policy places scratch with the range form below.
 ScratchFit scratch_fit(const LayoutProblem& problem, const std::vector<Bytes>& offsets, Bytes arena_bytes, Step step,
                        Bytes scratch_bytes, Bytes alignment = 16);
+// The same for a scratch live during every step of [first, last].
+ScratchFit scratch_fit(const LayoutProblem& problem, const std::vector<Bytes>& offsets, Bytes arena_bytes, Step first,
+                       Step last, Bytes scratch_bytes, Bytes alignment);
 
 nlohmann::ordered_json fragmentation_json(const FragmentationReport& report);
 

@@ -3,11 +3,12 @@
 // rows, the share-link planner field) iterates planners() instead of keeping its own list.
 //
 // Usage:
-//   for (const Planner& p : planners())             // registration order = the order the UI shows
-//     if (p.interactive) rows.push_back(plan_arena(problem, {p.name, 1.0}));
-//   const Planner* exact = find_planner("exact");   // nullptr for an unknown name
-//   auto search = exact->start_search(problem, seed.offsets, seed.arena_bytes);  // anytime only
-//   while (!search->done()) search->step(256);       // one slice per frame in the browser
+//   for (const Planner& p : planners()) ...          // registration order = the order the UI shows
+//   const Planner* exact = find_planner("exact");    // nullptr for an unknown name
+//   interactive_planner_names();                     // the ones fast enough for every edit
+//   anytime_planner().start_search(...);             // the search the UI drives in slices
+// Views and commands do not run planners themselves: core/layout/pipeline.h does
+// (plan_graph, compare_interactive_planners, start_anytime_layout).
 //
 // Adding a planner: one file defining its entry, one registration line (core/layout/README.md).
 #pragma once
@@ -73,6 +74,13 @@ const std::vector<Planner>& planners();
 
 // The entry of that name, or nullptr.
 const Planner* find_planner(const std::string& name);
+
+// The planners fast enough to run on every edit (the Arena panel's rows, the exercises' choices),
+// in registry order.
+const std::vector<std::string>& interactive_planner_names();
+
+// The registry's anytime planner (the exact search), which views seed with its seed_planner's plan.
+const Planner& anytime_planner();
 
 // The registered names joined for a message: planner_list_text(", ", " or ") gives
 // "naive, linear, tflm-greedy, portfolio, exact or best"; planner_list_text("|", "|") the usage form.

@@ -1,5 +1,6 @@
 // The planner registry: one line per planner, in the order the UI shows them side by side.
 #include <algorithm>
+#include <stdexcept>
 
 #include "core/layout/detail/planner_entries.h"
 #include "core/layout/planner.h"
@@ -39,6 +40,22 @@ const std::vector<std::string>& planner_names() {
     return out;
   }();
   return names;
+}
+
+const std::vector<std::string>& interactive_planner_names() {
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> out;
+    for (const Planner& p : planners())
+      if (p.interactive) out.push_back(p.name);
+    return out;
+  }();
+  return names;
+}
+
+const Planner& anytime_planner() {
+  for (const Planner& p : planners())
+    if (p.start_search) return p;
+  throw std::logic_error("no anytime planner registered");
 }
 
 }  // namespace arenaplan

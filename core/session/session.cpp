@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "core/graph/graph_json.h"
+#include "core/layout/minimalloc_csv.h"
 #include "core/layout/pipeline.h"
 #include "core/tflite/tflite_export.h"
 #include "core/tflite/tflite_sha256.h"
@@ -110,6 +111,25 @@ LoadedInput load_input(std::string file, const std::string& name, const TfliteIm
   in.name = in.graph.name;
   in.file = std::move(file);
   return in;
+}
+
+LayoutInput load_layout_input(std::string file) {
+  LayoutInput in;
+  if (!looks_like_tflite(file) && looks_like_minimalloc_csv(file)) in.csv = parse_minimalloc_csv(file).problem;
+  else in.graph = load_input(std::move(file)).graph;
+  return in;
+}
+
+LayoutProblem layout_problem_of(const LayoutInput& in, const Schedule& order) {
+  if (!in.graph) return in.csv;
+  return layout_problem(*in.graph, analyze_lifetimes(*in.graph, order));
+}
+
+BufferPlan plan_layout_input(const LayoutInput& in, const Schedule& order, const PlanOptions& options) {
+  BufferPlan out;
+  out.problem = layout_problem_of(in, order);
+  out.plan = plan_arena(out.problem, options);
+  return out;
 }
 
 LoadedInput loaded_graph(Graph graph, std::string json_text) {

@@ -38,6 +38,23 @@ LoadedInput load_input(std::string file, const std::string& name = "", const Tfl
 // text it is saved as (its hash is the report's sha256).
 LoadedInput loaded_graph(Graph graph, std::string json_text);
 
+// What `arenaplan layout` and `verify` place: a MiniMalloc CSV's buffers as the file gives them,
+// or the buffers of graph JSON or a .tflite (read as load_input reads it) in an operator order.
+struct LayoutInput {
+  std::optional<Graph> graph;  // unset for a CSV
+  LayoutProblem csv;           // a CSV's buffers
+};
+LayoutInput load_layout_input(std::string file);  // InputError naming the place
+// The buffers of the input in `order` (of its graph; ignored for a CSV, whose buffers have their
+// own lifetimes). InputError for an order analyze_lifetimes refuses.
+LayoutProblem layout_problem_of(const LayoutInput& in, const Schedule& order);
+// Those buffers placed by a planner and verified: `arenaplan layout`'s answer.
+struct BufferPlan {
+  LayoutProblem problem;
+  ArenaPlan plan;
+};
+BufferPlan plan_layout_input(const LayoutInput& in, const Schedule& order, const PlanOptions& options);
+
 enum class ExportFormat { kJsonReport, kCHeader, kMinimallocCsv, kTrace, kTfliteOffline, kTfliteReordered };
 ExportFormat parse_export_format(const std::string& name);  // InputError naming --format
 const char* export_format_name(ExportFormat f);             // "json", "c-header", ...

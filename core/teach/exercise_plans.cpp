@@ -28,15 +28,7 @@ constexpr uint64_t kCandidateSeed = 0x6669742d62756467ull;  // "fit-budg"
 // broken_rule: the most arena buffers a plan to judge may have (count_broken_rules is quadratic).
 constexpr size_t kMaxBrokenRuleBuffers = 512;
 
-const std::vector<std::string>& exercise_planners() {
-  static const std::vector<std::string> names = [] {
-    std::vector<std::string> out;
-    for (const Planner& p : planners())
-      if (p.interactive) out.push_back(p.name);
-    return out;
-  }();
-  return names;
-}
+const std::vector<std::string>& exercise_planners() { return interactive_planner_names(); }
 
 Bytes planned_arena(const Graph& g, const Schedule& order, const std::string& planner) {
   return plan_graph(g, order, PlanOptions{.planner = planner}).plan.arena_bytes;

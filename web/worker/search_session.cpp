@@ -4,8 +4,7 @@
 
 #include "core/graph/graph_json.h"
 #include "core/graph/lifetime.h"
-#include "core/layout/layout.h"
-#include "core/layout/planner.h"
+#include "core/layout/pipeline.h"
 #include "core/schedule/schedule.h"
 #include "core/schedule/schedule_json.h"
 
@@ -19,13 +18,6 @@ namespace {
 constexpr int64_t kLayoutSlice = 2048;   // exact-solver nodes
 constexpr int64_t kScheduleSlice = 512;  // schedule states
 
-// The registry's anytime layout planner and its seed, as the Arena panel picks them.
-const Planner& anytime_planner() {
-  for (const Planner& p : planners())
-    if (p.start_search) return p;
-  throw InputError("search", "no anytime layout planner registered");
-}
-
 }  // namespace
 
 struct SearchSession::Impl {
@@ -35,14 +27,13 @@ struct SearchSession::Impl {
   bool cancelled = false;
   Graph graph;
   // layout
-  LayoutProblem problem;
-  std::unique_ptr<AnytimeLayoutSearch> exact;
+  AnytimeLayout exact;
   // schedule
   std::unique_ptr<ScheduleSearch> schedule;
 
   bool finished() const {
     if (cancelled || (budget >= 0 && spent >= budget)) return true;
-    return layout ? exact->done() : schedule->done();
+    return layout ? exact.search->done() : schedule->done();
   }
 };
 
@@ -64,13 +55,9 @@ SearchSession::SearchSession(const std::string& request_json) : impl_(std::make_
   }
   m.graph = parse_graph_json(field("graph").get<std::string>());
   if (m.layout) {
-    // The same derivation as the page's Arena panel (layout_problem over analyze_lifetimes), so
-    // the offsets that come back index the page's own problem.
-    const Schedule order = parse_order(m.graph, field("order").get<std::string>());
-    m.problem = layout_problem(m.graph, analyze_lifetimes(m.graph, order));
-    const Planner& anytime = anytime_planner();
-    const ArenaPlan seed = plan_arena(m.problem, {anytime.seed_planner, 1.0});
-    m.exact = anytime.start_search(m.problem, seed.offsets, seed.arena_bytes);
+    // The same problem as the page's Arena panel (core's pipeline from the same graph and order),
+    // so the offsets that come back index the page's own problem.
+    m.exact = start_anytime_layout(m.graph, parse_order(m.graph, field("order").get<std::string>()));
   } else {
     m.schedule = std::make_unique<ScheduleSearch>(m.graph);
   }
@@ -84,7 +71,7 @@ void SearchSession::step(int64_t work) {
   for (int64_t left = work; left > 0 && !m.finished(); left -= slice) {
     const int64_t n = m.budget >= 0 ? std::min(slice, m.budget - m.spent) : slice;
     if (m.layout)
-      m.exact->step(n);
+      m.exact.search->step(n);
     else
       m.schedule->step(n);
     m.spent += n;
@@ -94,7 +81,7 @@ void SearchSession::step(int64_t work) {
 void SearchSession::cancel() {
   impl_->cancelled = true;
   if (impl_->layout)
-    impl_->exact->cancel();
+    impl_->exact.search->cancel();
   else
     impl_->schedule->cancel();
 }
@@ -106,10 +93,11 @@ JsonOut SearchSession::progress_json() const {
   JsonOut out;
   out["done"] = done();
   if (m.layout) {
-    out["progress"] = m.exact->progress();
-    out["best_bytes"] = m.exact->best_arena_bytes();
-    out["bound_bytes"] = layout_lower_bound(m.problem);
-    out["text"] = m.exact->progress_text();
+    const AnytimeLayoutSearch& search = *m.exact.search;
+    out["progress"] = search.progress();
+    out["best_bytes"] = search.best_arena_bytes();
+    out["bound_bytes"] = m.exact.seed.lower_bound_bytes;
+    out["text"] = search.progress_text();
   } else {
     out["progress"] = m.schedule->progress();
     out["best_bytes"] = m.schedule->best_peak();
@@ -126,16 +114,26 @@ JsonOut SearchSession::result_json() const {
   JsonOut out;
   if (m.layout) {
     out["kind"] = "layout";
-    out["offsets"] = m.exact->best_so_far();
-    out["arena_bytes"] = m.exact->best_arena_bytes();
-    out["proven_optimal"] = m.exact->proven_optimal();
-    out["status"] = m.exact->status_text();
+    const AnytimeLayoutSearch& search = *m.exact.search;
+    out["offsets"] = search.best_so_far();
+    out["arena_bytes"] = search.best_arena_bytes();
+    out["proven_optimal"] = search.proven_optimal();
+    out["status"] = search.status_text();
   } else {
     out = schedule_json(m.graph, m.schedule->result());
     out["kind"] = "schedule";
   }
   out["work"] = m.spent;
   return out;
+}
+
+AnytimeAnswer layout_answer_from_json(const JsonOut& result) {
+  try {
+    return {result.at("offsets").get<std::vector<Bytes>>(), result.at("arena_bytes").get<Bytes>(),
+            result.at("proven_optimal").get<bool>(), result.at("status").get<std::string>()};
+  } catch (const std::exception& e) {
+    throw InputError("search result", std::string("unreadable (") + e.what() + ")");
+  }
 }
 
 }  // namespace arenaplan::web

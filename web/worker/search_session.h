@@ -17,6 +17,7 @@
 #include <string>
 
 #include "core/graph/report.h"
+#include "core/layout/pipeline.h"
 
 namespace arenaplan::web {
 
@@ -38,5 +39,8 @@ class SearchSession {
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };
+
+// A layout search's result_json() read back on the page's side (InputError when it is not one).
+AnytimeAnswer layout_answer_from_json(const JsonOut& result);
 
 }  // namespace arenaplan::web

@@ -73,3 +73,26 @@ TEST_CASE("fragmentation report: holes per section and the excess over the bound
   }
   CHECK(fragmentation_json(r)["sections"].size() == 6);
 }
+
+// The Budget's separate-scratch policy places scratch by this rule; it used to take the largest
+// hole only, which after aligning its start can be too small while a smaller aligned one holds it.
+TEST_CASE("scratch over a step range: the lowest aligned hole that holds it, not the largest hole") {
+  LayoutProblem p;
+  // X at [0, 3) during steps 0..1, Y at [40, 64) during 0..2, Z at [96, 100) at step 2, W at [64, 96) at step 0.
+  p.buffers = {{"X", 3, 1, 0, 1}, {"Y", 24, 8, 0, 2}, {"Z", 4, 4, 2, 2}, {"W", 32, 32, 0, 0}};
+  const std::vector<Bytes> offsets = {0, 40, 96, 64};
+  const std::vector<Hole> holes = holes_during(p, offsets, 100, 1, 2);
+  REQUIRE(holes.size() == 2);
+  CHECK(holes[0].begin == 3);
+  CHECK(holes[0].end == 40);  // the largest, 37 bytes: 32-aligned, only 8 of them are left
+  CHECK(holes[1].begin == 64);
+  CHECK(holes[1].end == 96);
+  const ScratchFit fit = scratch_fit(p, offsets, 100, 1, 2, 32, 32);
+  CHECK(fit.fits);
+  CHECK(fit.offset == 64);
+  CHECK(fit.largest_hole == 37);
+  // Step 0 alone: W fills [64, 96), so only [3, 40) and [96, 100) are free: nothing holds 32 at 32.
+  CHECK_FALSE(scratch_fit(p, offsets, 100, 0, 0, 32, 32).fits);
+  // Over 0..2 the holes are those free during every step of it.
+  CHECK(holes_during(p, offsets, 100, 0, 2).size() == 1);
+}
