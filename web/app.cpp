@@ -190,7 +190,11 @@ bool load_tflite(AppState& s, std::string_view bytes, const std::string& name) {
     s.error = std::string("Model refused: ") + e.what();
     return redraw_after(s, false);
   }
-  if (!undoable(s, "open model", [&] { return load_graph_text(s, json, "", "Model"); })) return false;
+  // The state holds the import's own graph, not its JSON read back: the same ops and tensors plus
+  // what graph JSON does not carry (quantization, weights), so What-if, Fit automatically and the
+  // Simulator judge the model as `arenaplan transform|simulate MODEL.tflite` do. The JSON text is
+  // what undo and share links keep.
+  if (!undoable(s, "open model", [&] { return take_graph(s, model.graph, json, "", "Model", {}); })) return false;
   model.bytes = std::string(bytes);
   model.graph_revision = s.graph_revision;
   s.model = std::move(model);
