@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <functional>
 #include <memory>
 
 #include "core/sim/detail/conv_window.h"
@@ -85,7 +86,7 @@ using namespace conv;
 namespace {
 
 template <class M>
-void conv_loop(const M& m, const ConvGeom& g, int64_t fic, const typename M::T* x, const typename M::T* w,
+void conv_loop(const M& m, const ConvGeom& g, int64_t fic, const typename M::T* x, const typename M::W* w,
                const typename M::Bias* bias, typename M::T* y) {
   const int64_t per_group = g.oc / (g.c / fic);
   for (int64_t b = 0; b < g.n; ++b)
@@ -101,7 +102,7 @@ void conv_loop(const M& m, const ConvGeom& g, int64_t fic, const typename M::T* 
 // y[p*Cout ...], which ends at or before the first input pixel not yet read (Cout <= Cin and each
 // output pixel reads an input pixel at the same or a later index), so y may alias x.
 template <class M>
-void pointwise_in_place(const M& m, const ConvGeom& g, int64_t fic, const typename M::T* x, const typename M::T* w,
+void pointwise_in_place(const M& m, const ConvGeom& g, int64_t fic, const typename M::T* x, const typename M::W* w,
                         const typename M::Bias* bias, typename M::T* y, typename M::T* temp) {
   const int64_t per_group = g.oc / (g.c / fic);
   for (int64_t b = 0; b < g.n; ++b)
@@ -114,7 +115,7 @@ void pointwise_in_place(const M& m, const ConvGeom& g, int64_t fic, const typena
 }
 
 template <class M>
-void depthwise_loop(const M& m, const ConvGeom& g, const typename M::T* x, const typename M::T* w,
+void depthwise_loop(const M& m, const ConvGeom& g, const typename M::T* x, const typename M::W* w,
                     const typename M::Bias* bias, typename M::T* y) {
   const int64_t mult_depth = g.oc / g.c;
   for (int64_t b = 0; b < g.n; ++b)
@@ -132,7 +133,7 @@ void depthwise_loop(const M& m, const ConvGeom& g, const typename M::T* x, const
 // was: writing channel c destroys only input channel c, which no later channel reads, whatever
 // the stride and padding (the output is never larger than the input).
 template <class M>
-void depthwise_in_place(const M& m, const ConvGeom& g, const typename M::T* x, const typename M::T* w,
+void depthwise_in_place(const M& m, const ConvGeom& g, const typename M::T* x, const typename M::W* w,
                         const typename M::Bias* bias, typename M::T* y, typename M::T* temp) {
   const int64_t pixels = g.n * g.oh * g.ow;
   for (int64_t ch = 0; ch < g.c; ++ch) {
@@ -169,12 +170,13 @@ template <class M>
 void set_conv_run(ModelKernel& k, const KernelContext& c, const M& m, const ConvGeom& g, int64_t fic, bool has_bias,
                   bool depthwise) {
   using T = typename M::T;
+  using W = typename M::W;
   using Bias = typename M::Bias;
   if (c.op.in_place.empty()) {
     k.run = [=](const Operand* in, const Operand* out) {
       const Bias* bias = has_bias ? as<Bias>(in[2]) : nullptr;
-      if (depthwise) depthwise_loop(m, g, as<T>(in[0]), as<T>(in[1]), bias, as_mut<T>(out[0]));
-      else conv_loop(m, g, fic, as<T>(in[0]), as<T>(in[1]), bias, as_mut<T>(out[0]));
+      if (depthwise) depthwise_loop(m, g, as<T>(in[0]), as<W>(in[1]), bias, as_mut<T>(out[0]));
+      else conv_loop(m, g, fic, as<T>(in[0]), as<W>(in[1]), bias, as_mut<T>(out[0]));
     };
     return;
   }
@@ -184,8 +186,68 @@ void set_conv_run(ModelKernel& k, const KernelContext& c, const M& m, const Conv
   k.run_with_scratch = [=](const Operand* in, const Operand* out, const Operand& scratch) {
     const Bias* bias = has_bias ? as<Bias>(in[2]) : nullptr;
     T* temp = as_mut<T>(scratch);
-    if (depthwise) depthwise_in_place(m, g, as<T>(in[0]), as<T>(in[1]), bias, as_mut<T>(out[0]), temp);
-    else pointwise_in_place(m, g, fic, as<T>(in[0]), as<T>(in[1]), bias, as_mut<T>(out[0]), temp);
+    if (depthwise) depthwise_in_place(m, g, as<T>(in[0]), as<W>(in[1]), bias, as_mut<T>(out[0]), temp);
+    else pointwise_in_place(m, g, fic, as<T>(in[0]), as<W>(in[1]), bias, as_mut<T>(out[0]), temp);
+  };
+}
+
+// int16 activations x int8 weights, as TFLM's conv and depthwise run them: the accumulator is the
+// bias's width (int32 with an int32 bias, else int64).
+bool set_int16x8_run(ModelKernel& k, const KernelContext& c, const Tensor& xt, const Tensor& wt, const Tensor& yt,
+                     const ConvGeom& g, int64_t fic, bool depthwise) {
+  if (!(c.is(xt, DType::kInt16) && c.is(wt, DType::kInt8) && c.is(yt, DType::kInt16))) return false;
+  if (c.inputs() > 2 && c.in(2).dtype == DType::kInt32) {
+    c.require(!depthwise, "int16 depthwise_conv_2d reads its bias as int64 (TFLM): an int32 bias is refused");
+    bias_of(c, 2, DType::kInt32, g.oc);
+    set_conv_run(k, c, int16_math<int32_t>(c, xt, wt, yt, g.oc), g, fic, true, depthwise);
+  } else {
+    const bool has_bias = bias_of(c, 2, DType::kInt64, g.oc) != nullptr;
+    set_conv_run(k, c, int16_math<int64_t>(c, xt, wt, yt, g.oc), g, fic, has_bias, depthwise);
+  }
+  return true;
+}
+
+// TFLM's quantized FULLY_CONNECTED (T activations, int8 weights, Bias-wide accumulator): offsets on
+// input, weights and output, per-tensor or per-channel multipliers, the activation clamp.
+template <class T, class Bias>
+std::function<void(const Operand*, const Operand*)> quantized_fc(const KernelContext& c, const Tensor& xt,
+                                                                 const Tensor& wt, const Tensor& yt, int64_t batch,
+                                                                 int64_t depth, int64_t units, bool has_bias) {
+  std::vector<tflm::Multiplier> mult;
+  if (wt.quant && wt.quant->per_channel()) {
+    mult = channel_multipliers(c, xt, wt, yt, units);
+  } else {
+    // Per tensor, TFLM multiplies the two scales in float before widening to double.
+    const float product = c.scale(xt) * c.scale(wt);
+    mult.assign(static_cast<size_t>(units),
+                tflm::quantize_multiplier(static_cast<double>(product) / static_cast<double>(c.scale(yt))));
+  }
+  const int32_t in_off = -c.zero_point(xt), out_off = c.zero_point(yt);
+  const int64_t w_zero = wt.quant && !wt.quant->zero_point.empty() ? wt.quant->zero_point[0] : 0;
+  c.require(w_zero >= -128 && w_zero <= 127, "weights " + wt.name + " have zero point " + std::to_string(w_zero) +
+                                                 ", outside int8's range");
+  const int32_t w_off = -static_cast<int32_t>(w_zero);
+  int32_t lo, hi;
+  c.activation_range(yt, std::numeric_limits<T>::min(), std::numeric_limits<T>::max(), lo, hi);
+  return [=](const Operand* in, const Operand* out) {
+    const T* x = as<T>(in[0]);
+    const int8_t* w = as<int8_t>(in[1]);
+    const Bias* bias = has_bias ? as<Bias>(in[2]) : nullptr;
+    T* y = as_mut<T>(out[0]);
+    for (int64_t b = 0; b < batch; ++b)
+      for (int64_t o = 0; o < units; ++o) {
+        // Summed in int64; an int32 accumulator wraps in TFLM, which the cast below reproduces.
+        int64_t acc = 0;
+        for (int64_t d = 0; d < depth; ++d)
+          acc += int64_t{(int32_t{w[o * depth + d]} + w_off) * (int32_t{x[b * depth + d]} + in_off)};
+        if (bias) acc += bias[o];
+        int32_t v;
+        if constexpr (sizeof(Bias) == 4)
+          v = tflm::multiply_by_quantized_multiplier(static_cast<int32_t>(static_cast<uint32_t>(acc)), mult[o]);
+        else
+          v = tflm::multiply_by_quantized_multiplier(acc, mult[o]);
+        y[b * units + o] = static_cast<T>(std::clamp(wrapping_add(v, out_off), lo, hi));
+      }
   };
 }
 
@@ -209,8 +271,10 @@ ModelKernel prepare_conv_2d(const KernelContext& c) {
     set_conv_run(k, c, int8_math(c, xt, wt, yt, g.oc), g, fic, has_bias, false);
     return k;
   }
+  k.name = in_place ? "conv_2d int16x8 in place" : "conv_2d int16x8";
+  if (set_int16x8_run(k, c, xt, wt, yt, g, fic, false)) return k;
   c.require(c.is(xt, DType::kFloat32) && c.is(wt, DType::kFloat32) && c.is(yt, DType::kFloat32),
-            "conv_2d runs int8 (int8 weights) or float32; this op is " + std::string(dtype_name(*xt.dtype)) +
+            "conv_2d runs int8 or int16 (int8 weights) or float32; this op is " + std::string(dtype_name(*xt.dtype)) +
                 " with " + dtype_name(*wt.dtype) + " weights");
   k.name = in_place ? "conv_2d float32 in place" : "conv_2d float32";
   const bool has_bias = bias_of(c, 2, DType::kFloat32, g.oc) != nullptr;
@@ -236,8 +300,10 @@ ModelKernel prepare_depthwise_conv_2d(const KernelContext& c) {
     set_conv_run(k, c, int8_math(c, xt, wt, yt, g.oc), g, 1, has_bias, true);
     return k;
   }
+  k.name = in_place ? "depthwise_conv_2d int16x8 in place" : "depthwise_conv_2d int16x8";
+  if (set_int16x8_run(k, c, xt, wt, yt, g, 1, true)) return k;
   c.require(c.is(xt, DType::kFloat32) && c.is(wt, DType::kFloat32) && c.is(yt, DType::kFloat32),
-            "depthwise_conv_2d runs int8 or float32");
+            "depthwise_conv_2d runs int8, int16 (int8 weights) or float32");
   k.name = in_place ? "depthwise_conv_2d float32 in place" : "depthwise_conv_2d float32";
   const bool has_bias = bias_of(c, 2, DType::kFloat32, g.oc) != nullptr;
   set_conv_run(k, c, float_math(c), g, 1, has_bias, true);
@@ -260,41 +326,22 @@ ModelKernel prepare_fully_connected(const KernelContext& c) {
   if (c.is(xt, DType::kInt8) && c.is(wt, DType::kInt8) && c.is(yt, DType::kInt8)) {
     k.name = "fully_connected int8";
     const bool has_bias = bias_of(c, 2, DType::kInt32, units) != nullptr;
-    std::vector<tflm::Multiplier> mult;
-    if (wt.quant && wt.quant->per_channel()) {
-      mult = channel_multipliers(c, xt, wt, yt, units);
+    k.run = quantized_fc<int8_t, int32_t>(c, xt, wt, yt, batch, depth, units, has_bias);
+    return k;
+  }
+  if (c.is(xt, DType::kInt16) && c.is(wt, DType::kInt8) && c.is(yt, DType::kInt16)) {
+    // The accumulator is the bias's width: int32 with an int32 bias, else int64.
+    if (c.inputs() > 2 && c.in(2).dtype == DType::kInt32) {
+      k.name = "fully_connected int16x8 (int32 bias)";
+      k.run = quantized_fc<int16_t, int32_t>(c, xt, wt, yt, batch, depth, units, bias_of(c, 2, DType::kInt32, units));
     } else {
-      // Per tensor, TFLM multiplies the two scales in float before widening to double.
-      const float product = c.scale(xt) * c.scale(wt);
-      mult.assign(static_cast<size_t>(units),
-                  tflm::quantize_multiplier(static_cast<double>(product) / static_cast<double>(c.scale(yt))));
+      k.name = "fully_connected int16x8";
+      k.run = quantized_fc<int16_t, int64_t>(c, xt, wt, yt, batch, depth, units, bias_of(c, 2, DType::kInt64, units));
     }
-    const int32_t in_off = -c.zero_point(xt), out_off = c.zero_point(yt);
-    const int64_t w_zero = wt.quant && !wt.quant->zero_point.empty() ? wt.quant->zero_point[0] : 0;
-    c.require(w_zero >= -128 && w_zero <= 127, "weights " + wt.name + " have zero point " + std::to_string(w_zero) +
-                                                   ", outside int8's range");
-    const int32_t w_off = -static_cast<int32_t>(w_zero);
-    int32_t lo, hi;
-    c.activation_range_int8(yt, lo, hi);
-    k.run = [=](const Operand* in, const Operand* out) {
-      const int8_t* x = as<int8_t>(in[0]);
-      const int8_t* w = as<int8_t>(in[1]);
-      const int32_t* bias = has_bias ? as<int32_t>(in[2]) : nullptr;
-      int8_t* y = as_mut<int8_t>(out[0]);
-      for (int64_t b = 0; b < batch; ++b)
-        for (int64_t o = 0; o < units; ++o) {
-          int32_t acc = 0;
-          for (int64_t d = 0; d < depth; ++d)
-            acc = wrapping_add(acc, (int32_t{w[o * depth + d]} + w_off) * (int32_t{x[b * depth + d]} + in_off));
-          if (bias) acc = wrapping_add(acc, bias[o]);
-          acc = wrapping_add(tflm::multiply_by_quantized_multiplier(acc, mult[o]), out_off);
-          y[b * units + o] = static_cast<int8_t>(std::clamp(acc, lo, hi));
-        }
-    };
     return k;
   }
   c.require(c.is(xt, DType::kFloat32) && c.is(wt, DType::kFloat32) && c.is(yt, DType::kFloat32),
-            "fully_connected runs int8 or float32");
+            "fully_connected runs int8, int16 (int8 weights) or float32");
   k.name = "fully_connected float32";
   const bool has_bias = bias_of(c, 2, DType::kFloat32, units) != nullptr;
   float lo, hi;

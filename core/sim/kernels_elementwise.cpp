@@ -2,6 +2,7 @@
 // LOGISTIC, TANH, HARD_SWISH, QUANTIZE, DEQUANTIZE; int8 with TFLM's reference arithmetic, and float32.
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <type_traits>
 
@@ -19,6 +20,48 @@ inline const Operand& second(const Operand* in, bool same) { return same ? in[0]
 
 enum class Binary { kAdd, kSub, kMul };
 
+// TFLM's quantized ADD, SUB and MUL over T (int8 or int16): mul requantizes the product of the
+// offset inputs; add and sub bring both inputs onto twice the larger scale with 20 bits of
+// headroom for int8, 15 for int16, then onto the output.
+template <class T>
+std::function<void(const Operand*, const Operand*)> quantized_binary(const KernelContext& c, Binary op, const Tensor& at,
+                                                                     const Tensor& bt, const Tensor& yt,
+                                                                     const Broadcast2& bc, bool same) {
+  int32_t lo, hi;
+  c.activation_range(yt, std::numeric_limits<T>::min(), std::numeric_limits<T>::max(), lo, hi);
+  const int32_t a_off = -c.zero_point(at), b_off = -c.zero_point(bt), y_off = c.zero_point(yt);
+  if (op == Binary::kMul) {
+    const tflm::Multiplier m = tflm::quantize_multiplier(static_cast<double>(c.scale(at)) *
+                                                         static_cast<double>(c.scale(bt)) /
+                                                         static_cast<double>(c.scale(yt)));
+    return [=](const Operand* in, const Operand* out) {
+      const T *a = as<T>(in[0]), *b = as<T>(second(in, same));
+      T* y = as_mut<T>(out[0]);
+      bc.each([&](int64_t i, int64_t ia, int64_t ib) {
+        const int32_t v = y_off + tflm::multiply_by_quantized_multiplier((a[ia] + a_off) * (b[ib] + b_off), m);
+        y[i] = static_cast<T>(std::clamp(v, lo, hi));
+      });
+    };
+  }
+  const int left_shift = sizeof(T) == 1 ? 20 : 15;
+  const double twice_max = 2 * static_cast<double>(std::max(c.scale(at), c.scale(bt)));
+  const tflm::Multiplier ma = tflm::quantize_multiplier(static_cast<double>(c.scale(at)) / twice_max);
+  const tflm::Multiplier mb = tflm::quantize_multiplier(static_cast<double>(c.scale(bt)) / twice_max);
+  const tflm::Multiplier my =
+      tflm::quantize_multiplier(twice_max / ((1 << left_shift) * static_cast<double>(c.scale(yt))));
+  const bool subtract = op == Binary::kSub;
+  return [=](const Operand* in, const Operand* out) {
+    const T *a = as<T>(in[0]), *b = as<T>(second(in, same));
+    T* y = as_mut<T>(out[0]);
+    bc.each([&](int64_t i, int64_t ia, int64_t ib) {
+      const int32_t sa = tflm::multiply_by_quantized_multiplier_smaller_than_one((a[ia] + a_off) * (1 << left_shift), ma);
+      const int32_t sb = tflm::multiply_by_quantized_multiplier_smaller_than_one((b[ib] + b_off) * (1 << left_shift), mb);
+      const int32_t raw = subtract ? sa - sb : sa + sb;
+      y[i] = static_cast<T>(std::clamp(tflm::multiply_by_quantized_multiplier_smaller_than_one(raw, my) + y_off, lo, hi));
+    });
+  };
+}
+
 ModelKernel prepare_binary(const KernelContext& c, Binary op) {
   const Tensor &at = c.in(0), &bt = second(c), &yt = c.out(0);
   const bool same = c.inputs() == 1;
@@ -28,45 +71,19 @@ ModelKernel prepare_binary(const KernelContext& c, Binary op) {
   k.work.alu_ops = c.count(yt);
   if (c.is(at, DType::kInt8) && c.is(bt, DType::kInt8) && c.is(yt, DType::kInt8)) {
     k.name = op == Binary::kAdd ? "add int8" : op == Binary::kSub ? "sub int8" : "mul int8";
-    int32_t lo, hi;
-    c.activation_range_int8(yt, lo, hi);
-    const int32_t a_off = -c.zero_point(at), b_off = -c.zero_point(bt), y_off = c.zero_point(yt);
-    if (op == Binary::kMul) {
-      const tflm::Multiplier m = tflm::quantize_multiplier(static_cast<double>(c.scale(at)) *
-                                                           static_cast<double>(c.scale(bt)) /
-                                                           static_cast<double>(c.scale(yt)));
-      k.run = [=](const Operand* in, const Operand* out) {
-        const int8_t *a = as<int8_t>(in[0]), *b = as<int8_t>(second(in, same));
-        int8_t* y = as_mut<int8_t>(out[0]);
-        bc.each([&](int64_t i, int64_t ia, int64_t ib) {
-          const int32_t v = y_off + tflm::multiply_by_quantized_multiplier((a[ia] + a_off) * (b[ib] + b_off), m);
-          y[i] = clamp8(v, lo, hi);
-        });
-      };
-      return k;
-    }
-    // TFLM's add/sub: both inputs onto twice the larger scale with 20 bits of headroom.
-    constexpr int kLeftShift = 20;
-    const double twice_max = 2 * static_cast<double>(std::max(c.scale(at), c.scale(bt)));
-    const tflm::Multiplier ma = tflm::quantize_multiplier(static_cast<double>(c.scale(at)) / twice_max);
-    const tflm::Multiplier mb = tflm::quantize_multiplier(static_cast<double>(c.scale(bt)) / twice_max);
-    const tflm::Multiplier my =
-        tflm::quantize_multiplier(twice_max / ((1 << kLeftShift) * static_cast<double>(c.scale(yt))));
-    const bool subtract = op == Binary::kSub;
-    k.run = [=](const Operand* in, const Operand* out) {
-      const int8_t *a = as<int8_t>(in[0]), *b = as<int8_t>(second(in, same));
-      int8_t* y = as_mut<int8_t>(out[0]);
-      bc.each([&](int64_t i, int64_t ia, int64_t ib) {
-        const int32_t sa = tflm::multiply_by_quantized_multiplier_smaller_than_one((a[ia] + a_off) * (1 << kLeftShift), ma);
-        const int32_t sb = tflm::multiply_by_quantized_multiplier_smaller_than_one((b[ib] + b_off) * (1 << kLeftShift), mb);
-        const int32_t raw = subtract ? sa - sb : sa + sb;
-        y[i] = clamp8(tflm::multiply_by_quantized_multiplier_smaller_than_one(raw, my) + y_off, lo, hi);
-      });
-    };
+    k.run = quantized_binary<int8_t>(c, op, at, bt, yt, bc, same);
+    return k;
+  }
+  if (c.is(at, DType::kInt16) && c.is(bt, DType::kInt16) && c.is(yt, DType::kInt16)) {
+    k.name = op == Binary::kAdd ? "add int16" : op == Binary::kSub ? "sub int16" : "mul int16";
+    if (op == Binary::kMul)
+      c.require(c.zero_point(at) == 0 && c.zero_point(bt) == 0 && c.zero_point(yt) == 0,
+                "int16 mul needs zero points 0 (TFLM)");
+    k.run = quantized_binary<int16_t>(c, op, at, bt, yt, bc, same);
     return k;
   }
   c.require(c.is(at, DType::kFloat32) && c.is(bt, DType::kFloat32) && c.is(yt, DType::kFloat32),
-            std::string(base) + " runs int8 or float32");
+            std::string(base) + " runs int8, int16 or float32");
   k.name = op == Binary::kAdd ? "add float32" : op == Binary::kSub ? "sub float32" : "mul float32";
   float lo, hi;
   c.activation_range_float(lo, hi);

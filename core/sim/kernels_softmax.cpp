@@ -1,10 +1,14 @@
 // Model kernels with TFLM's fixed-point nonlinearities: SOFTMAX (int8 in; int8 out at scale
-// 1/256, zero point -128, or int16 out at 1/65536, zero point -32768, as TFLM requires; float32)
+// 1/256, zero point -128, or int16 out at 1/65536, zero point -32768, as TFLM requires; int16 in
+// and out through TFLM's exp and reciprocal tables; float32)
 // and HARD_SWISH (int8 in 16-bit fixed point, float32).
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <functional>
 #include <limits>
+#include <memory>
+#include <vector>
 
 #include "core/sim/detail/model_kernels.h"
 
@@ -96,6 +100,79 @@ std::function<void(const Operand*, const Operand*)> softmax_int8_to(float input_
 
 }  // namespace
 
+// The 513-entry int16 tables of TFLM's LUTPopulate<int16_t>: f sampled at 512 steps over the
+// input range, each sample biased by half the interpolation error at the step's midpoint, all in
+// float as TFLM computes them.
+using Int16Lut = std::vector<int16_t>;
+template <class F>
+Int16Lut int16_lut(float input_scale, int32_t input_zero_point, float output_scale, F f) {
+  const float input_min = input_scale * static_cast<float>(-32768 - input_zero_point);
+  const float input_max = input_scale * static_cast<float>(32767 - input_zero_point);
+  const float output_min = output_scale * -32768.0f, output_max = output_scale * 32767.0f;
+  constexpr int kSteps = 512;
+  const float step = (input_max - input_min) / kSteps, half_step = step / 2;
+  const float inv = 65536.0f / (output_max - output_min);
+  auto round = [](float v) { return tflm::round_half_away(v); };
+  auto bound = [](float v) { return static_cast<int16_t>(std::min(std::max(v, -32768.0f), 32767.0f)); };
+  Int16Lut lut(kSteps + 1);
+  for (int i = 0; i < kSteps; ++i) {
+    const float val = f(input_min + static_cast<float>(i) * step);
+    const float mid = f(input_min + static_cast<float>(i) * step + half_step);
+    const float next = f(input_min + static_cast<float>(i + 1) * step);
+    const float sample = round(val * inv);
+    const float interpolated = round((next * inv + round(val * inv)) / 2);
+    const float bias = round((interpolated - round(mid * inv)) / 2);
+    lut[static_cast<size_t>(i)] = bound(sample - bias);
+  }
+  lut[kSteps] = bound(round(f(input_max) * inv));
+  return lut;
+}
+
+// TFLM's LUTLookup: the table at the value's top 9 bits, interpolated over its low 7.
+int16_t lut_lookup(int16_t v, const Int16Lut& lut) {
+  const size_t index = static_cast<size_t>(256 + (v >> 7));
+  const int32_t offset = v & 0x7f, base = lut[index], slope = lut[index + 1] - base;
+  return static_cast<int16_t>(base + ((slope * offset + 64) >> 7));
+}
+
+// TFLM's SoftmaxInt16: exp of (x - max) from a table over [-10, 0], the sum's reciprocal from a
+// 1/(1+x) table after normalising the sum, output Q0.15.
+std::function<void(const Operand*, const Operand*)> softmax_int16(float input_scale, float beta, int64_t rows,
+                                                                  int64_t depth) {
+  const tflm::Multiplier m = tflm::quantize_multiplier(static_cast<double>(input_scale) * static_cast<double>(beta) /
+                                                       (10.0 / 65535.0));
+  constexpr float kRange = 65535.0f;
+  auto exp_lut = std::make_shared<Int16Lut>(
+      int16_lut(10.0f / kRange, 32767, 2.0f / kRange, [](float v) { return std::exp(v); }));
+  auto reciprocal_lut = std::make_shared<Int16Lut>(
+      int16_lut(1.0f / kRange, -32768, 2.0f / kRange, [](float v) { return 1.0f / (1.0f + v); }));
+  return [=](const Operand* in, const Operand* out) {
+    const int16_t* x = as<int16_t>(in[0]);
+    int16_t* y = as_mut<int16_t>(out[0]);
+    for (int64_t r = 0; r < rows; ++r) {
+      const int16_t* xr = x + r * depth;
+      int16_t* yr = y + r * depth;
+      int16_t mx = std::numeric_limits<int16_t>::min();
+      for (int64_t i = 0; i < depth; ++i) mx = std::max(mx, xr[i]);
+      int32_t sum = 0;
+      for (int64_t i = 0; i < depth; ++i) {
+        const int32_t scaled = tflm::multiply_by_quantized_multiplier(int32_t{xr[i]} - mx, m) + 32767;
+        yr[i] = lut_lookup(static_cast<int16_t>(std::clamp(scaled, -32768, 32767)), *exp_lut);
+        sum += yr[i];
+      }
+      const int headroom_plus_one = std::countl_zero(static_cast<uint32_t>(sum));
+      const int32_t shifted = static_cast<int32_t>(((int64_t{sum} << (headroom_plus_one - 1)) + (1 << 13)) >> 14);
+      const int16_t reciprocal =
+          lut_lookup(static_cast<int16_t>(std::clamp(shifted - ((1 << 15) + (1 << 16)), -32768, 32767)), *reciprocal_lut);
+      const int right_shift = 31 - headroom_plus_one;
+      for (int64_t i = 0; i < depth; ++i) {
+        const int64_t v = (int64_t{yr[i]} * reciprocal + (int64_t{1} << (right_shift - 1))) >> right_shift;
+        yr[i] = static_cast<int16_t>(std::clamp<int64_t>(v, 0, 32767));
+      }
+    }
+  };
+}
+
 ModelKernel prepare_softmax(const KernelContext& c) {
   const Tensor &xt = c.in(0), &yt = c.out(0);
   const auto d = c.dims(xt);
@@ -118,7 +195,16 @@ ModelKernel prepare_softmax(const KernelContext& c) {
     k.run = softmax_int8_to<int16_t>(c.scale(xt), beta, rows, depth);
     return k;
   }
-  c.require(c.is(xt, DType::kFloat32) && c.is(yt, DType::kFloat32), "softmax runs int8 or float32 (int8 in, int8 or int16 out)");
+  if (c.is(xt, DType::kInt16) && c.is(yt, DType::kInt16)) {
+    // TFLM's CalculateSoftmaxParams: zero points 0, output scale 1/32768 to within 0.1 %.
+    c.require(c.zero_point(xt) == 0 && c.zero_point(yt) == 0 && std::fabs(c.scale(yt) - 1.f / 32768) <= 0.001f / 32768,
+              "int16 softmax needs zero points 0 and output scale 1/32768");
+    k.name = "softmax int16";
+    k.run = softmax_int16(c.scale(xt), beta, rows, depth);
+    return k;
+  }
+  c.require(c.is(xt, DType::kFloat32) && c.is(yt, DType::kFloat32),
+            "softmax runs int8 (int8 or int16 out), int16 or float32");
   k.name = "softmax float32";
   k.run = [=](const Operand* in, const Operand* out) {
     const float* x = as<float>(in[0]);

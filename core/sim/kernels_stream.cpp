@@ -41,7 +41,7 @@ std::map<std::string, int64_t> part_attrs(const Op& op, int part) {
 // the weight index stays the depthwise's).
 template <class M>
 void stream_loop(const M& pm, const ConvGeom& pg, const M& dm, const ConvGeom& dg, const typename M::T* x,
-                 const typename M::T* w1, const typename M::Bias* b1, const typename M::T* w2,
+                 const typename M::W* w1, const typename M::Bias* b1, const typename M::W* w2,
                  const typename M::Bias* b2, typename M::T* y, typename M::T* plane) {
   ConvGeom plane_geom = dg;
   plane_geom.n = 1, plane_geom.c = 1;

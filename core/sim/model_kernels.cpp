@@ -54,6 +54,8 @@ constexpr Registration kModelKernels[] = {
     {"slice", prepare_slice},
     {"prelu", prepare_prelu},
     {"arg_max", prepare_arg_max},
+    // Recurrent and int16-activation kernels.
+    {"unidirectional_sequence_lstm", prepare_unidirectional_sequence_lstm},
 };
 
 }  // namespace
@@ -174,11 +176,19 @@ std::vector<int64_t> KernelContext::const_ints(const Tensor& t) const {
 }
 
 void KernelContext::activation_range_int8(const Tensor& o, int32_t& lo, int32_t& hi) const {
+  activation_range(o, -128, 127, lo, hi);
+}
+
+void KernelContext::activation_range_int16(const Tensor& o, int32_t& lo, int32_t& hi) const {
+  activation_range(o, -32768, 32767, lo, hi);
+}
+
+void KernelContext::activation_range(const Tensor& o, int32_t type_lo, int32_t type_hi, int32_t& lo, int32_t& hi) const {
   const float s = scale(o);
   const int32_t z = zero_point(o);
   // TFLM's Quantize(): zero point + round(f / scale), the division in float.
   auto q = [&](float f) { return z + static_cast<int32_t>(tflm::round_half_away(f / s)); };
-  lo = -128, hi = 127;
+  lo = type_lo, hi = type_hi;
   switch (attr("activation", 0)) {
     case 0: break;
     case 1: lo = std::max(lo, q(0.0f)); break;

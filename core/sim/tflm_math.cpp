@@ -54,6 +54,14 @@ int32_t multiply_by_quantized_multiplier(int32_t x, Multiplier m) {
   return rounding_divide_by_pot(saturating_rounding_doubling_high_mul(shifted, m.value), right);
 }
 
+int32_t multiply_by_quantized_multiplier(int64_t x, Multiplier m) {
+  const int64_t reduced = m.value < 0x7FFF0000 ? (int64_t{m.value} + (1 << 15)) >> 16 : 0x7FFF;
+  const int total_shift = std::clamp(15 - m.shift, 1, 62);
+  // Unsigned arithmetic: the product wraps as TFLM's (unsanitized) int64 multiply does.
+  const uint64_t r = static_cast<uint64_t>(x) * static_cast<uint64_t>(reduced) + (uint64_t{1} << (total_shift - 1));
+  return static_cast<int32_t>(static_cast<int64_t>(r) >> total_shift);
+}
+
 int32_t multiply_by_quantized_multiplier_smaller_than_one(int32_t x, Multiplier m) {
   return rounding_divide_by_pot(saturating_rounding_doubling_high_mul(x, m.value), -m.shift);
 }

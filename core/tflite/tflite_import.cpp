@@ -60,6 +60,20 @@ std::string kind_of(const tfl::OperatorCode* code, int32_t* builtin_out) {
 
 // The offsets of subgraph 0 from OfflineMemoryAllocation (words: version, subgraph, tensor count,
 // then one int32 per tensor of the model), read as TFLM reads them.
+// Bit k set: operand k is absent (-1), kept when some absent operand comes before a present one
+// (then every absent slot, trailing ones too, so the slot count is known). Absent trailing
+// operands alone (a conv without bias) shift nothing and give 0.
+int64_t absent_before_present(const flatbuffers::Vector<int32_t>* v) {
+  if (!v || v->size() > 62) return 0;
+  int64_t mask = 0;
+  bool shifts = false;
+  for (flatbuffers::uoffset_t k = 0; k < v->size(); ++k) {
+    if (v->Get(k) == -1) mask |= int64_t{1} << k;
+    else if (mask != 0) shifts = true;
+  }
+  return shifts ? mask : 0;
+}
+
 std::optional<std::vector<int32_t>> read_offline_offsets(const tfl::Model* model, int32_t sg0_tensors,
                                                          int32_t total_tensors) {
   if (!model->metadata()) return std::nullopt;
@@ -212,6 +226,9 @@ TfliteModel import_tflite(std::string_view bytes, const TfliteImportOptions& opt
     int32_t builtin = 0;
     std::vector<int32_t> inputs, outputs;
     bool folded = false;
+    // Optional operands left out (-1) before a present one: without them the positions of the
+    // operands after are lost (an LSTM's 24 slots), so the op keeps them as `absent_inputs`.
+    int64_t absent_inputs = 0;
   };
   std::vector<OpInfo> ops(n_ops);
   std::vector<char> used(n_tensors, 0), graph_output(n_tensors, 0), graph_input(n_tensors, 0);
@@ -238,6 +255,7 @@ TfliteModel import_tflite(std::string_view bytes, const TfliteImportOptions& opt
     OpInfo& info = ops[o];
     info.kind = kind_of(model->operator_codes()->Get(op->opcode_index()), &info.builtin);
     read_io(op->inputs(), info.inputs, where + " (" + info.kind + ") input", true);
+    info.absent_inputs = absent_before_present(op->inputs());
     read_io(op->outputs(), info.outputs, where + " (" + info.kind + ") output", false);
     if (info.outputs.empty()) throw InputError(where + " (" + info.kind + ")", "has no outputs");
     if (info.builtin == tflite_ops::kCustom &&
@@ -362,6 +380,7 @@ TfliteModel import_tflite(std::string_view bytes, const TfliteImportOptions& opt
                          "writes tensor " + g.tensors[id].name + ", which holds constant data");
       op.outputs.push_back(id);
     }
+    if (info.absent_inputs != 0) op.attrs["absent_inputs"] = info.absent_inputs;
     tflite_ops::read_operator_attrs(info.builtin, sg->operators()->Get(static_cast<flatbuffers::uoffset_t>(o)), sg,
                                     options_verifier, "subgraph 0 operator " + std::to_string(o) + " (" + info.kind + ")",
                                     op);

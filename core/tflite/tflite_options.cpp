@@ -16,6 +16,8 @@ enum Code : int32_t {
   kSub = 41, kDiv = 42, kStridedSlice = 45, kSplit = 49, kArgMax = 56, kSum = 74, kReduceProd = 81, kReduceMax = 82,
   kReduceMin = 89, kReduceAny = 91, kResizeNearestNeighbor = 97, kLeakyRelu = 98, kSplitV = 102, kReduceAll = 138
 };
+// Recurrent ops.
+constexpr int32_t kUnidirectionalSequenceLstm = 44;
 
 int64_t float_bits(float f) {
   uint32_t u;
@@ -164,6 +166,15 @@ void read_operator_attrs(int32_t builtin, const tfl::Operator* op, const tfl::Su
       return;
     case kLeakyRelu:
       if (const auto* o = options_as<tfl::LeakyReluOptions>(op, v, where)) out.attrs["alpha_f32"] = float_bits(o->alpha());
+      return;
+    case kUnidirectionalSequenceLstm:
+      if (const auto* o = options_as<tfl::UnidirectionalSequenceLSTMOptions>(op, v, where)) {
+        activation(o->fused_activation_function());
+        if (o->cell_clip() != 0) out.attrs["cell_clip_f32"] = float_bits(o->cell_clip());
+        if (o->proj_clip() != 0) out.attrs["proj_clip_f32"] = float_bits(o->proj_clip());
+        out.attrs["time_major"] = o->time_major();
+        if (o->diagonal_recurrent_tensors()) out.attrs["diagonal_recurrent_tensors"] = 1;
+      }
       return;
     case kMean:
     case kSum:

@@ -1,5 +1,6 @@
 #include "core/tflite/tflite_write.h"
 
+#include <bit>
 #include <cstring>
 #include <functional>
 #include <map>
@@ -106,7 +107,9 @@ enum OptionsType : uint8_t {
   kSoftmaxOptions = 9, kConcatenationOptions = 10, kAddOptions = 11, kResizeBilinearOptions = 15, kMulOptions = 21,
   kReducerOptions = 27, kSubOptions = 28, kDivOptions = 29, kStridedSliceOptions = 32, kSplitOptions = 35,
   kArgMaxOptions = 40, kResizeNearestNeighborOptions = 74, kLeakyReluOptions = 75, kSplitVOptions = 79,
-  kDepthToSpaceOptions = 94
+  kDepthToSpaceOptions = 94,
+  // Recurrent ops.
+  kUnidirectionalSequenceLSTMOptions = 71
 };
 
 // The builtin options of `op` (the inverse of read_operator_attrs); none for ops without options.
@@ -159,6 +162,12 @@ Options write_options(fb::FlatBufferBuilder& b, const Graph& g, const Op& op, At
     return {kArgMaxOptions, tfl::CreateArgMaxOptions(b, static_cast<int8_t>(a.get("output_type", 2))).Union()};
   if (k == "depth_to_space")
     return {kDepthToSpaceOptions, tfl::CreateDepthToSpaceOptions(b, static_cast<int32_t>(a.get("block_size", 1))).Union()};
+  if (k == "unidirectional_sequence_lstm")
+    return {kUnidirectionalSequenceLSTMOptions,
+            tfl::CreateUnidirectionalSequenceLSTMOptions(b, act(), a.get_float("cell_clip_f32", 0.0f),
+                                                         a.get_float("proj_clip_f32", 0.0f), a.get("time_major", 0) != 0,
+                                                         false, a.get("diagonal_recurrent_tensors", 0) != 0)
+                .Union()};
   if (k == "leaky_relu") return {kLeakyReluOptions, tfl::CreateLeakyReluOptions(b, a.get_float("alpha_f32", 0.2f)).Union()};
   if (k == "mean" || k == "sum" || k == "reduce_prod" || k == "reduce_max" || k == "reduce_min" || k == "reduce_any" ||
       k == "reduce_all")
@@ -196,6 +205,20 @@ std::vector<int32_t> write_shape(const Tensor& t) {
 
 std::vector<int32_t> ids(const std::vector<TensorId>& v) { return std::vector<int32_t>(v.begin(), v.end()); }
 
+// The op's inputs with -1 in the slots `absent_inputs` marks (the importer's record of optional
+// operands left out before present ones).
+std::vector<int32_t> operand_slots(const Op& op, AttrReader& a) {
+  const int64_t absent = a.get("absent_inputs", 0);
+  if (absent == 0) return ids(op.inputs);
+  const size_t slots = op.inputs.size() + static_cast<size_t>(std::popcount(static_cast<uint64_t>(absent)));
+  if (absent < 0 || slots > 62 || (absent >> slots) != 0)
+    throw InputError("op " + op.name, "absent_inputs marks slots beyond its " + std::to_string(slots) + " operands");
+  std::vector<int32_t> v;
+  size_t next = 0;
+  for (size_t k = 0; k < slots; ++k) v.push_back((absent >> k) & 1 ? -1 : static_cast<int32_t>(op.inputs[next++]));
+  return v;
+}
+
 }  // namespace
 
 std::string tflite_from_graph(const Graph& g) {
@@ -228,8 +251,9 @@ std::string tflite_from_graph(const Graph& g) {
     if (at == codes.end()) codes.push_back(code);
     AttrReader attrs(op);
     const Options options = write_options(b, g, op, attrs);
+    const std::vector<int32_t> slots = operand_slots(op, attrs);
     attrs.check_all_read();
-    const auto inputs = b.CreateVector(ids(op.inputs));
+    const auto inputs = b.CreateVector(slots);
     const auto outputs = b.CreateVector(ids(op.outputs));
     ops.push_back(tfl::CreateOperator(b, index, inputs, outputs, options.type, fb::Offset<tfl::Opaque>(options.table.o)));
   }

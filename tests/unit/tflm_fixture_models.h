@@ -10,6 +10,7 @@
 #include <cmath>
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <map>
 #include <string>
 #include <vector>
@@ -232,6 +233,197 @@ class DsCnnStack : public ModelBuilder {
     TensorId w = weights(name + ".w", {out, in}, 1, 0);  // per-tensor: the FC kernels' own path
     TensorId y = activation(name + ".out", {1, out});
     op(name, "fully_connected", {x, w, bias(name + ".b", out)}, {y}, {{"activation", 0}, {"keep_num_dims", 0}});
+    return y;
+  }
+};
+
+// Two stacked UNIDIRECTIONAL_SEQUENCE_LSTMs, as a noise-suppression model stacks them: the first
+// batch-major over [batch 2, time 4, 12 features] with a [2, 16] state, the second time-major
+// over its [2, 4, 16] output (2 time steps of 4 batch rows, a [4, 8] state, its cell clipped),
+// then the graph output. Hidden and cell states are variable tensors (they carry over runs).
+// `act`: kInt8 (8x8->16: int32 biases, int16 cell), kInt16 (16x8->16: int64 biases) or kFloat32.
+class LstmStack : public ModelBuilder {
+ public:
+  LstmStack(uint64_t seed, DType act) : draws_(seed), act_(act) {
+    g.name = act == DType::kFloat32 ? "lstm_float" : act == DType::kInt16 ? "lstm_int16" : "lstm_int8";
+    TensorId x = activation("input", {2, 4, 12}, act == DType::kInt16 ? 1.f / 16384 : 0.02f, act == DType::kInt8 ? 5 : 0);
+    TensorId h = lstm("lstm1", x, 12, 16, 2, false, 0.f);
+    TensorId y = lstm("lstm2", h, 16, 8, 4, true, 1.5f);
+    g.inputs = {x};
+    g.outputs = {y};
+    link_tensors(g);
+    validate_graph(g);
+  }
+  std::vector<uint8_t> input_bytes(uint64_t seed) const {
+    PortableDraws d(seed);
+    if (act_ != DType::kFloat32) return d.bytes(static_cast<size_t>(g.tensors[g.inputs[0]].bytes));
+    std::vector<float> v(static_cast<size_t>(g.tensors[g.inputs[0]].bytes / 4));
+    for (float& f : v) f = d.unit() * 5.f - 2.5f;
+    return bytes_of(v);
+  }
+
+ private:
+  PortableDraws draws_;
+  DType act_;
+
+  bool quantized() const { return act_ != DType::kFloat32; }
+  TensorId activation(const std::string& name, std::vector<int64_t> shape, float scale, int64_t zero_point) {
+    if (!quantized()) return tensor(name, shape, DType::kFloat32);
+    return tensor(name, shape, act_, quant(scale, zero_point));
+  }
+  float scale_of(TensorId t) const { return g.tensors[t].quant ? g.tensors[t].quant->scale[0] : 1.f; }
+  // int8 weights of `scale`, or their real values in float32.
+  TensorId weights(const std::string& name, std::vector<int64_t> shape, float scale) {
+    int64_t n = 1;
+    for (int64_t d : shape) n *= d;
+    std::vector<int8_t> q(static_cast<size_t>(n));
+    for (int8_t& w : q) w = static_cast<int8_t>(draws_.between(-127, 127));
+    if (quantized()) return tensor(name, shape, DType::kInt8, quant(scale, 0), bytes_of(q));
+    std::vector<float> v(q.size());
+    for (size_t i = 0; i < q.size(); ++i) v[i] = q[i] * scale;
+    return tensor(name, shape, DType::kFloat32, {}, bytes_of(v));
+  }
+  // A gate bias of about +-0.4 on the gates' input, at scale input x weights.
+  TensorId bias(const std::string& name, int64_t n, float scale) {
+    std::vector<int64_t> q(static_cast<size_t>(n));
+    for (int64_t& b : q) b = static_cast<int64_t>(std::lround(static_cast<double>(draws_.between(-400, 400)) / 1000.0 / scale));
+    if (act_ == DType::kInt8) {
+      std::vector<int32_t> v(q.begin(), q.end());
+      return tensor(name, {n}, DType::kInt32, quant(scale, 0), bytes_of(v));
+    }
+    if (act_ == DType::kInt16) return tensor(name, {n}, DType::kInt64, quant(scale, 0), bytes_of(q));
+    std::vector<float> v(q.size());
+    for (size_t i = 0; i < q.size(); ++i) v[i] = static_cast<float>(q[i]) * scale;
+    return tensor(name, {n}, DType::kFloat32, {}, bytes_of(v));
+  }
+  TensorId lstm(const std::string& name, TensorId x, int64_t in, int64_t state, int64_t rows, bool time_major, float clip) {
+    const auto xd = dims(x);
+    const float w_scale = quantized() ? 0.3f / 74.f : 0.004f;  // gate inputs spread about +-1.5
+    std::vector<TensorId> operands(24, -1);
+    operands[0] = x;
+    static const char* gates[] = {"input", "forget", "cell", "output"};
+    for (int k = 0; k < 4; ++k) operands[1 + k] = weights(name + "." + gates[k] + ".input_weights", {state, in}, w_scale);
+    TensorId hidden = activation(name + ".hidden", {rows, state}, act_ == DType::kInt16 ? 1.f / 32768 : 1.f / 128,
+                                 act_ == DType::kInt8 ? -3 : 0);
+    g.tensors[hidden].persistent = true;
+    for (int k = 0; k < 4; ++k) operands[5 + k] = weights(name + "." + gates[k] + ".recurrent_weights", {state, state}, w_scale);
+    for (int k = 0; k < 4; ++k) operands[12 + k] = bias(name + "." + gates[k] + ".bias", state, scale_of(x) * w_scale);
+    TensorId cell = quantized() ? tensor(name + ".cell", {rows, state}, DType::kInt16, quant(1.f / 2048, 0))
+                                : tensor(name + ".cell", {rows, state}, DType::kFloat32);
+    g.tensors[cell].persistent = true;
+    operands[18] = hidden;
+    operands[19] = cell;
+    std::vector<TensorId> present;
+    int64_t absent = 0;
+    for (int k = 0; k < 24; ++k) {
+      if (operands[k] == static_cast<TensorId>(-1)) absent |= int64_t{1} << k;
+      else present.push_back(operands[k]);
+    }
+    TensorId y = activation(name + ".out", {xd[0], xd[1], state}, scale_of(hidden),
+                            g.tensors[hidden].quant ? g.tensors[hidden].quant->zero_point[0] : 0);
+    std::map<std::string, int64_t> attrs{{"activation", 4}, {"time_major", time_major ? 1 : 0}, {"absent_inputs", absent}};
+    if (clip > 0) {
+      uint32_t bits;
+      std::memcpy(&bits, &clip, 4);
+      attrs["cell_clip_f32"] = bits;
+    }
+    op(name, "unidirectional_sequence_lstm", present, {y}, attrs);
+    return y;
+  }
+};
+
+// int16 activations with int8 weights (TFLM's 16x8 quantization), as audio models use them: a 3x3
+// SAME CONV_2D (per-channel, int64 bias, RELU), a 3x3 DEPTHWISE_CONV_2D (int64 bias), a residual
+// ADD, a MUL of two branches, SPLIT and CONCATENATION of the channels, RESHAPE, a
+// FULLY_CONNECTED with an int64 bias and one with an int32 bias (TFLM then sums in int32), SOFTMAX.
+// Activation zero points are 0 (the 16x8 spec); scales are drawn.
+class Int16Stack : public ModelBuilder {
+ public:
+  explicit Int16Stack(uint64_t seed) : draws_(seed) {
+    g.name = "int16_conv_fc";
+    TensorId x = activation("input", {1, 6, 6, 4}, 1.f / 8192);
+    TensorId c1 = conv("conv", x, 8, false);
+    TensorId d1 = conv("depthwise", c1, 8, true);
+    TensorId r = binary("residual", "add", c1, d1);
+    TensorId m = binary("gate", "mul", r, c1);
+    TensorId axis = tensor("split.axis", {}, DType::kInt32, {}, bytes_of(std::vector<int32_t>{3}));
+    TensorId h1 = tensor("split.out0", {1, 6, 6, 4}, DType::kInt16, g.tensors[m].quant);
+    TensorId h2 = tensor("split.out1", {1, 6, 6, 4}, DType::kInt16, g.tensors[m].quant);
+    op("split", "split", {axis, m}, {h1, h2}, {{"num_splits", 2}});
+    TensorId cat = tensor("concat.out", {1, 6, 6, 8}, DType::kInt16, g.tensors[m].quant);
+    op("concat", "concatenation", {h2, h1}, {cat}, {{"axis", 3}, {"activation", 0}});
+    TensorId flat = tensor("flatten.out", {1, 288}, DType::kInt16, g.tensors[m].quant);
+    TensorId shape = tensor("flatten.shape", {2}, DType::kInt32, {}, bytes_of(std::vector<int32_t>{1, 288}));
+    op("flatten", "reshape", {cat, shape}, {flat});
+    TensorId f1 = fully_connected("fc1", flat, 288, 16, DType::kInt64);
+    TensorId logits = fully_connected("fc2", f1, 16, 6, DType::kInt32);
+    TensorId y = tensor("softmax.out", {1, 6}, DType::kInt16, quant(1.f / 32768, 0));
+    op("softmax", "softmax", {logits}, {y}, {{"beta_f32", 0x3f800000}});
+    g.inputs = {x};
+    g.outputs = {y};
+    link_tensors(g);
+    validate_graph(g);
+  }
+  std::vector<uint8_t> input_bytes(uint64_t seed) const {
+    return PortableDraws(seed).bytes(static_cast<size_t>(g.tensors[g.inputs[0]].bytes));
+  }
+
+ private:
+  PortableDraws draws_;
+
+  TensorId activation(const std::string& name, std::vector<int64_t> shape, float scale) {
+    return tensor(name, shape, DType::kInt16, quant(scale, 0));
+  }
+  float scale_of(TensorId t) const { return g.tensors[t].quant->scale[0]; }
+  std::vector<int8_t> int8s(int64_t n) {
+    std::vector<int8_t> v(static_cast<size_t>(n));
+    for (int8_t& w : v) w = static_cast<int8_t>(draws_.between(-127, 127));
+    return v;
+  }
+  // Output scale for `terms` products: about 1,000 steps of spread out of int16's 32,768.
+  static float output_scale(float in_scale, float w_scale, int64_t terms) {
+    return std::sqrt(static_cast<float>(terms)) * 18918.f * 74.f * in_scale * w_scale / 1000.f;
+  }
+  TensorId conv(const std::string& name, TensorId x, int64_t cout, bool depthwise) {
+    const auto d = dims(x);
+    const int64_t cin = d[3], terms = depthwise ? 9 : 9 * cin;
+    Quantization q;
+    for (int64_t c = 0; c < cout; ++c) q.scale.push_back(0.002f + 0.008f * draws_.unit()), q.zero_point.push_back(0);
+    q.axis = depthwise ? 3 : 0;
+    const std::vector<int64_t> wshape = depthwise ? std::vector<int64_t>{1, 3, 3, cout} : std::vector<int64_t>{cout, 3, 3, cin};
+    TensorId w = tensor(name + ".w", wshape, DType::kInt8, q, bytes_of(int8s(cout * 9 * (depthwise ? 1 : cin))));
+    std::vector<int64_t> bias(static_cast<size_t>(cout));
+    for (int64_t& b : bias) b = draws_.between(-200000, 200000);
+    TensorId b = tensor(name + ".b", {cout}, DType::kInt64, {}, bytes_of(bias));
+    TensorId y = activation(name + ".out", {d[0], d[1], d[2], cout}, output_scale(scale_of(x), 0.006f, terms));
+    std::map<std::string, int64_t> attrs{{"stride_h", 1}, {"stride_w", 1}, {"pad_h", 1}, {"pad_w", 1},
+                                         {"pad_bottom", 1}, {"pad_right", 1}, {"activation", depthwise ? 0 : 1}};
+    if (depthwise) attrs["depth_multiplier"] = 1;
+    op(name, depthwise ? "depthwise_conv_2d" : "conv_2d", {x, w, b}, {y}, attrs);
+    return y;
+  }
+  TensorId binary(const std::string& name, const std::string& kind, TensorId a, TensorId b) {
+    const float s = kind == "mul" ? scale_of(a) * scale_of(b) * 700.f : std::max(scale_of(a), scale_of(b)) * 1.5f;
+    TensorId y = activation(name + ".out", dims(a), s);
+    op(name, kind, {a, b}, {y}, {{"activation", 0}});
+    return y;
+  }
+  TensorId fully_connected(const std::string& name, TensorId x, int64_t in, int64_t out, DType bias_type) {
+    const float sw = 0.004f;
+    TensorId w = tensor(name + ".w", {out, in}, DType::kInt8, quant(sw, 0), bytes_of(int8s(out * in)));
+    const float sb = scale_of(x) * sw;
+    TensorId b;
+    if (bias_type == DType::kInt64) {
+      std::vector<int64_t> v(static_cast<size_t>(out));
+      for (int64_t& e : v) e = draws_.between(-100000, 100000);
+      b = tensor(name + ".b", {out}, DType::kInt64, quant(sb, 0), bytes_of(v));
+    } else {
+      std::vector<int32_t> v(static_cast<size_t>(out));
+      for (int32_t& e : v) e = static_cast<int32_t>(draws_.between(-100000, 100000));
+      b = tensor(name + ".b", {out}, DType::kInt32, quant(sb, 0), bytes_of(v));
+    }
+    TensorId y = activation(name + ".out", {1, out}, output_scale(scale_of(x), sw, in));
+    op(name, "fully_connected", {x, w, b}, {y}, {{"activation", 0}, {"keep_num_dims", 0}});
     return y;
   }
 };

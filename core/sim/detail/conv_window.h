@@ -45,6 +45,7 @@ void require_constant_weights(const KernelContext& c, const Tensor& w);
 // requantization, output offset, activation clamp.
 struct Int8Math {
   using T = int8_t;
+  using W = int8_t;
   using Acc = int32_t;
   using Bias = int32_t;
   static constexpr DType kType = DType::kInt8;
@@ -59,6 +60,37 @@ struct Int8Math {
   }
 };
 
+// TFLM's int16x8 reference (16-bit activations, 8-bit weights): x * w with no offsets (both zero
+// points are 0), summed in the bias's width (int64, or int32 with an int32 bias, wrapping), then
+// per-channel requantization (the int64 path rounds the multiplier to Q15) and the clamp.
+template <class BiasType>
+struct Int16Math {
+  using T = int16_t;
+  using W = int8_t;
+  using Acc = BiasType;
+  using Bias = BiasType;
+  static constexpr DType kType = DType::kInt16;
+  int32_t lo = -32768, hi = 32767;
+  std::vector<tflm::Multiplier> mult;
+
+  Acc mac(Acc acc, T x, W w) const {
+    if constexpr (sizeof(Acc) == 4) return wrapping_add(acc, int32_t{w} * int32_t{x});
+    else return acc + int32_t{w} * int32_t{x};
+  }
+  T finish(Acc acc, const Bias* bias, int64_t o) const {
+    const tflm::Multiplier& m = mult[static_cast<size_t>(o)];
+    int32_t v;
+    if constexpr (sizeof(Acc) == 4) {
+      if (bias) acc = wrapping_add(acc, bias[o]);
+      v = tflm::multiply_by_quantized_multiplier(acc, m);
+    } else {
+      if (bias) acc += bias[o];
+      v = tflm::multiply_by_quantized_multiplier(acc, m);
+    }
+    return static_cast<T>(std::clamp(v, lo, hi));
+  }
+};
+
 // float32 in TFLM's order: the window sum first, then the bias, then the activation clamp. A NaN
 // result is written as the canonical quiet NaN: which NaN payload a sum of two NaNs keeps depends
 // on the operand order the compiler picked for each loop, and the in-place and streamed loops must
@@ -66,6 +98,7 @@ struct Int8Math {
 // bytes).
 struct FloatMath {
   using T = float;
+  using W = float;
   using Acc = float;
   using Bias = float;
   static constexpr DType kType = DType::kFloat32;
@@ -83,6 +116,16 @@ struct FloatMath {
 // clamp of c.op's fused activation (int8), or the float clamp.
 Int8Math int8_math(const KernelContext& c, const Tensor& x, const Tensor& w, const Tensor& y, int64_t channels);
 FloatMath float_math(const KernelContext& c);
+// int16x8: TFLM's reference ignores the activations' zero points (the quantization spec makes them
+// 0); only the activation clamp reads the output's.
+template <class BiasType>
+Int16Math<BiasType> int16_math(const KernelContext& c, const Tensor& x, const Tensor& w, const Tensor& y,
+                               int64_t channels) {
+  Int16Math<BiasType> m;
+  m.mult = channel_multipliers(c, x, w, y, channels);
+  c.activation_range_int16(y, m.lo, m.hi);
+  return m;
+}
 
 // ---- The window walk and the two window sums ---------------------------------------------------
 
@@ -105,13 +148,13 @@ inline void for_each_tap(const ConvGeom& g, int64_t oy, int64_t ox, Tap&& tap) {
 // Conv: output (b, oy, ox, o) from the fic input channels starting at ic0 (wo: output channel o's
 // filter, [KH, KW, fic]).
 template <class M>
-typename M::Acc conv_sum(const M& m, const ConvGeom& g, int64_t fic, const typename M::T* x, const typename M::T* wo,
+typename M::Acc conv_sum(const M& m, const ConvGeom& g, int64_t fic, const typename M::T* x, const typename M::W* wo,
                          int64_t b, int64_t oy, int64_t ox, int64_t ic0) {
   typename M::Acc acc = 0;
   const typename M::T* image = x + b * g.h * g.w * g.c + ic0;
   for_each_tap(g, oy, ox, [&](int64_t pixel, int64_t tap) {
     const typename M::T* xp = image + pixel * g.c;
-    const typename M::T* wp = wo + tap * fic;
+    const typename M::W* wp = wo + tap * fic;
     for (int64_t i = 0; i < fic; ++i) acc = m.mac(acc, xp[i], wp[i]);
   });
   return acc;
@@ -120,7 +163,7 @@ typename M::Acc conv_sum(const M& m, const ConvGeom& g, int64_t fic, const typen
 // Depthwise: output channel o of (b, oy, ox) from input channel ic alone (w: [1, KH, KW, oc]).
 // x's pixels are g.c channels apart: the streamed kernel passes one plane with g.c = 1.
 template <class M>
-typename M::Acc depthwise_sum(const M& m, const ConvGeom& g, const typename M::T* x, const typename M::T* w, int64_t b,
+typename M::Acc depthwise_sum(const M& m, const ConvGeom& g, const typename M::T* x, const typename M::W* w, int64_t b,
                               int64_t oy, int64_t ox, int64_t ic, int64_t o) {
   typename M::Acc acc = 0;
   const typename M::T* image = x + b * g.h * g.w * g.c + ic;

@@ -66,7 +66,10 @@ struct KernelContext {
   std::vector<int64_t> const_ints(const Tensor& t) const;
   // The fused activation's clamp range for an int8 output (TFLM's CalculateActivationRangeQuantized).
   void activation_range_int8(const Tensor& out, int32_t& lo, int32_t& hi) const;
+  void activation_range_int16(const Tensor& out, int32_t& lo, int32_t& hi) const;
   void activation_range_float(float& lo, float& hi) const;
+  // CalculateActivationRangeQuantized for an output type of range [type_lo, type_hi].
+  void activation_range(const Tensor& out, int32_t type_lo, int32_t type_hi, int32_t& lo, int32_t& hi) const;
 };
 
 using PrepareKernel = ModelKernel (*)(const KernelContext&);
@@ -110,6 +113,8 @@ ModelKernel prepare_arg_max(const KernelContext& c);
 ModelKernel prepare_split(const KernelContext& c);
 ModelKernel prepare_split_v(const KernelContext& c);
 ModelKernel prepare_slice(const KernelContext& c);
+// Recurrent and int16-activation kernels.
+ModelKernel prepare_unidirectional_sequence_lstm(const KernelContext& c);  // kernels_lstm.cpp
 
 // Element access helpers for kernels.
 template <class T>

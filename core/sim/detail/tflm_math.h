@@ -24,6 +24,9 @@ int32_t saturating_rounding_doubling_high_mul(int32_t a, int32_t b);
 int32_t rounding_divide_by_pot(int32_t x, int exponent);
 // TFLM: x * m * 2^shift with the double rounding above (left shift before the multiply).
 int32_t multiply_by_quantized_multiplier(int32_t x, Multiplier m);
+// TFLM's int64 overload (16-bit activations, int64 accumulators): the multiplier rounded to Q15
+// and one rounding shift; the result truncated to int32 as TFLM's is.
+int32_t multiply_by_quantized_multiplier(int64_t x, Multiplier m);
 // The int64 variant (16-bit inputs), used by nothing int8 today but kept beside its twin.
 int32_t multiply_by_quantized_multiplier_smaller_than_one(int32_t x, Multiplier m);  // shift <= 0
 int32_t multiply_by_quantized_multiplier_greater_than_one(int32_t x, Multiplier m);  // shift >= 0

@@ -249,6 +249,7 @@ void lstm(const Operator& op, const Subgraph& g, const TflmTarget& t, KernelAllo
   k->has_init = true;
   k->op_data = kLstmOpData.of(t);
   lstm_temporaries(r);
+  lstm_gate_parameters(op, g, r);
   const Tensor* input = input_at(op, g, 0);
   const Tensor* cell = input_at(op, g, kLstmCellStateInput);
   const bool integer = input && cell && cell->type == kInt16 && (input->type == kInt8 || input->type == kInt16);

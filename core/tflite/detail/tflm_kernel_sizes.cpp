@@ -175,6 +175,7 @@ bool known_prepare(const Operator& op, const Subgraph& g, Recipe r) {
     }
     case kUnidirectionalSequenceLstm:
       lstm_temporaries(r);
+      lstm_gate_parameters(op, g, r);
       lstm_scratch(op, g, 4, r);
       return true;
     case kSvdf: {
@@ -222,6 +223,16 @@ void transpose_conv_op_data(const Operator& op, const Subgraph& g, Recipe r) {
 void lstm_temporaries(Recipe r) {
   for (int32_t i = 0; i < 24; ++i) r.in(i);  // LstmTensors: every input the op has
   r.outp(0);
+}
+
+void lstm_gate_parameters(const Operator& op, const Subgraph& g, Recipe r) {
+  const Tensor* input = input_at(op, g, 0);
+  const Tensor* cell = input_at(op, g, kLstmCellStateInput);
+  if (!input || !cell || cell->type != kInt16 || input->type == kFloat32) return;
+  // Forget, input, cell, output gates; each its input weights (slots 1-4), then recurrent (5-8).
+  for (size_t gate : {2, 1, 3, 4})
+    for (size_t weights : {gate, gate + 4})
+      if (const Tensor* w = input_at(op, g, weights); w && w->quant_channels > 1) r.per_channel(Bytes{w->quant_channels});
 }
 
 void lstm_scratch(const Operator& op, const Subgraph& g, int buffers, Recipe r) {

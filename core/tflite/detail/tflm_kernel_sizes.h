@@ -117,6 +117,10 @@ void transpose_conv_op_data(const Operator& op, const Subgraph& g, Recipe r);
 // hidden state input is [batch, state]).
 constexpr size_t kLstmOutputStateInput = 18, kLstmCellStateInput = 19;
 void lstm_temporaries(Recipe r);
+// The integer LSTM's PrepareGateParametersInteger: each gate's input and recurrent FC parameters
+// through CalculateOpDataFullyConnected, which allocates per-channel multiplier and shift arrays
+// for per-channel weights (the LSTM then never reads them, but they stay in the tail).
+void lstm_gate_parameters(const Operator& op, const Subgraph& g, Recipe r);
 void lstm_scratch(const Operator& op, const Subgraph& g, int buffers, Recipe r);
 // TensorType codes the kernels branch on.
 constexpr int8_t kFloat32 = 0, kInt32 = 2, kInt64 = 4, kInt16 = 7, kInt8 = 9, kInt4 = 17;

@@ -6,6 +6,7 @@
 
 #include <cstdlib>
 #include <fstream>
+#include <tuple>
 
 #include "core/tflite/tflite_import.h"
 #include "core/tflite/tflite_write.h"
@@ -130,6 +131,16 @@ TEST_CASE("tflite writer: the committed TFLM fixtures are what the writer writes
   const test::DsCnnStack ds_cnn(20261204);
   check_or_write("ds_cnn_small.tflite", tflite_from_graph(ds_cnn.g));
   check_or_write("ds_cnn_small.input.bin", text(ds_cnn.input_bytes(11)));
+  for (const auto& [name, act, seed] : {std::tuple<const char*, DType, uint64_t>{"lstm_int8", DType::kInt8, 20261205},
+                                        {"lstm_int16", DType::kInt16, 20261206},
+                                        {"lstm_float", DType::kFloat32, 20261207}}) {
+    const test::LstmStack lstm(seed, act);
+    check_or_write(std::string(name) + ".tflite", tflite_from_graph(lstm.g));
+    check_or_write(std::string(name) + ".input.bin", text(lstm.input_bytes(seed + 100)));
+  }
+  const test::Int16Stack int16_stack(20261208);
+  check_or_write("int16_conv_fc.tflite", tflite_from_graph(int16_stack.g));
+  check_or_write("int16_conv_fc.input.bin", text(int16_stack.input_bytes(12)));
   for (const auto& [name, seed] : {std::pair<std::string, uint64_t>{"int8_branches_small", 9}, {"int8_inception", 10}}) {
     const Graph g = import_tflite(test::read_test_file(dir + name + ".tflite")).graph;
     REQUIRE(g.inputs.size() == 1);
