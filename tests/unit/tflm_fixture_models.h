@@ -244,7 +244,9 @@ class DsCnnStack : public ModelBuilder {
 // `act`: kInt8 (8x8->16: int32 biases, int16 cell), kInt16 (16x8->16: int64 biases) or kFloat32.
 class LstmStack : public ModelBuilder {
  public:
-  LstmStack(uint64_t seed, DType act) : draws_(seed), act_(act) {
+  // `per_channel`: weights with one scale per output row. TFLM's LSTM then allocates per-channel
+  // multiplier arrays it never reads (and leaves its multipliers unset: the outputs mean nothing).
+  LstmStack(uint64_t seed, DType act, bool per_channel = false) : draws_(seed), act_(act), per_channel_(per_channel) {
     g.name = act == DType::kFloat32 ? "lstm_float" : act == DType::kInt16 ? "lstm_int16" : "lstm_int8";
     TensorId x = activation("input", {2, 4, 12}, act == DType::kInt16 ? 1.f / 16384 : 0.02f, act == DType::kInt8 ? 5 : 0);
     TensorId h = lstm("lstm1", x, 12, 16, 2, false, 0.f);
@@ -265,6 +267,7 @@ class LstmStack : public ModelBuilder {
  private:
   PortableDraws draws_;
   DType act_;
+  bool per_channel_;
 
   bool quantized() const { return act_ != DType::kFloat32; }
   TensorId activation(const std::string& name, std::vector<int64_t> shape, float scale, int64_t zero_point) {
@@ -278,6 +281,12 @@ class LstmStack : public ModelBuilder {
     for (int64_t d : shape) n *= d;
     std::vector<int8_t> q(static_cast<size_t>(n));
     for (int8_t& w : q) w = static_cast<int8_t>(draws_.between(-127, 127));
+    if (quantized() && per_channel_) {
+      Quantization pc;
+      pc.scale.assign(static_cast<size_t>(shape[0]), scale);
+      pc.zero_point.assign(static_cast<size_t>(shape[0]), 0);
+      return tensor(name, shape, DType::kInt8, pc, bytes_of(q));
+    }
     if (quantized()) return tensor(name, shape, DType::kInt8, quant(scale, 0), bytes_of(q));
     std::vector<float> v(q.size());
     for (size_t i = 0; i < q.size(); ++i) v[i] = q[i] * scale;
@@ -335,7 +344,8 @@ class LstmStack : public ModelBuilder {
 // int16 activations with int8 weights (TFLM's 16x8 quantization), as audio models use them: a 3x3
 // SAME CONV_2D (per-channel, int64 bias, RELU), a 3x3 DEPTHWISE_CONV_2D (int64 bias), a residual
 // ADD, a MUL of two branches, SPLIT and CONCATENATION of the channels, RESHAPE, a
-// FULLY_CONNECTED with an int64 bias and one with an int32 bias (TFLM then sums in int32), SOFTMAX.
+// FULLY_CONNECTED with an int64 bias and one with an int32 bias (TFLM then sums in int32), SOFTMAX;
+// the logits and the softmax are both graph outputs.
 // Activation zero points are 0 (the 16x8 spec); scales are drawn.
 class Int16Stack : public ModelBuilder {
  public:
@@ -358,9 +368,13 @@ class Int16Stack : public ModelBuilder {
     TensorId f1 = fully_connected("fc1", flat, 288, 16, DType::kInt64);
     TensorId logits = fully_connected("fc2", f1, 16, 6, DType::kInt32);
     TensorId y = tensor("softmax.out", {1, 6}, DType::kInt16, quant(1.f / 32768, 0));
-    op("softmax", "softmax", {logits}, {y}, {{"beta_f32", 0x3f800000}});
+    // beta spreads the logits' ~1,000 steps over about 3 units: the softmax neither saturates nor flattens.
+    const float beta = 3.f / (1000.f * scale_of(logits));
+    uint32_t beta_bits;
+    std::memcpy(&beta_bits, &beta, 4);
+    op("softmax", "softmax", {logits}, {y}, {{"beta_f32", beta_bits}});
     g.inputs = {x};
-    g.outputs = {y};
+    g.outputs = {logits, y};
     link_tensors(g);
     validate_graph(g);
   }
@@ -422,7 +436,8 @@ class Int16Stack : public ModelBuilder {
       for (int32_t& e : v) e = static_cast<int32_t>(draws_.between(-100000, 100000));
       b = tensor(name + ".b", {out}, DType::kInt32, quant(sb, 0), bytes_of(v));
     }
-    TensorId y = activation(name + ".out", {1, out}, output_scale(scale_of(x), sw, in));
+    // Its input spreads over about 1,000 steps (not int16's whole range): 1000 / 18918 of output_scale.
+    TensorId y = activation(name + ".out", {1, out}, output_scale(scale_of(x), sw, in) * 1000.f / 18918.f);
     op(name, "fully_connected", {x, w, b}, {y}, {{"activation", 0}, {"keep_num_dims", 0}});
     return y;
   }

@@ -81,6 +81,11 @@ const MeasuredOutputs kTflmOutputs[] = {
     {"ds_cnn_small", {0x5488ef414de67b94ull}},  // CMSIS-NN on cortex-m4 and cortex-m55 writes the same
     {"svdf_int8", {0x29f681ff807148a5ull, 0x138cac533dbe43f1ull, 0x1dcdba534400562dull}},  // the state carries over
     {"svdf_float", {0x0568f4bf0fb79eabull, 0x90d94dff98b67b42ull, 0x87525247e947540cull}},
+    // Two LSTMs: hidden and cell states carry over.
+    {"lstm_int8", {0x2ec1d5b99780558cull, 0xb98464bfe94bf9a3ull, 0xbff5d9b62d147235ull}},
+    {"lstm_int16", {0x46be4a3426669380ull, 0x24f25ed6db04b0e5ull, 0x6ee537b98c716cbfull}},
+    {"lstm_float", {0x6a8a560caf18ac24ull, 0x247819910cd2ed25ull, 0x7cc56776775e9ac4ull}},
+    {"int16_conv_fc", {0x0dc4b19023646f12ull}},  // the logits, then the softmax
 };
 
 // Each run's graph outputs, concatenated, from the reference simulator (the planned run must

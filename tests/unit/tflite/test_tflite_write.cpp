@@ -138,6 +138,7 @@ TEST_CASE("tflite writer: the committed TFLM fixtures are what the writer writes
     check_or_write(std::string(name) + ".tflite", tflite_from_graph(lstm.g));
     check_or_write(std::string(name) + ".input.bin", text(lstm.input_bytes(seed + 100)));
   }
+  check_or_write("lstm_int8_per_channel.tflite", tflite_from_graph(test::LstmStack(20261205, DType::kInt8, true).g));
   const test::Int16Stack int16_stack(20261208);
   check_or_write("int16_conv_fc.tflite", tflite_from_graph(int16_stack.g));
   check_or_write("int16_conv_fc.input.bin", text(int16_stack.input_bytes(12)));

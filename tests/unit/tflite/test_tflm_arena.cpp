@@ -134,6 +134,26 @@ TEST_CASE("SVDF stacks: memory planning's temporaries make the minimum larger th
   check_reference(sized("svdf_float.tflite", 4), kSvdfFloat32);
 }
 
+TEST_CASE("LSTM stacks and the int16 stack: TFLM's minimum exactly, with no estimated op") {
+  // x86-64, reference kernels (tests/unit/data/tflm/README.md): min arena and arena_used_bytes()
+  // over an 8 MiB arena (the model's figure is for an arena of exactly the minimum: up to 8 B less).
+  struct Measured {
+    const char* file;
+    Bytes min_arena, used;
+  };
+  for (const Measured& m : {Measured{"lstm_int8.tflite", 4816, 3488}, Measured{"lstm_int16.tflite", 4880, 3776},
+                            Measured{"lstm_float.tflite", 5136, 4672}, Measured{"int16_conv_fc.tflite", 6344, 6352},
+                            // Per-channel LSTM weights: TFLM allocates multiplier and shift arrays for
+                            // each of the eight gate FCs (1,536 B here) and never reads them.
+                            Measured{"lstm_int8_per_channel.tflite", 6352, 5024}}) {
+    CAPTURE(m.file);
+    const TflmArena a = sized(m.file, 8);
+    CHECK(a.min_arena_bytes == m.min_arena);
+    check_near(a.arena_used_bytes, m.used, 8);
+    CHECK(a.estimated_ops.empty());
+  }
+}
+
 TEST_CASE("the JSON view carries the contract's keys and the pinned TFLM version") {
   const TflmArena a = sized("int8_inception.tflite", 4);
   const nlohmann::ordered_json j = tflm_arena_json(a);
