@@ -239,8 +239,8 @@ std::function<void(const Operand*, const Operand*)> quantized_fc(const KernelCon
         // Summed in int64; an int32 accumulator wraps in TFLM, which the cast below reproduces.
         int64_t acc = 0;
         for (int64_t d = 0; d < depth; ++d)
-          acc += int64_t{(int32_t{w[o * depth + d]} + w_off) * (int32_t{x[b * depth + d]} + in_off)};
-        if (bias) acc += bias[o];
+          acc = wrapping_add(acc, int64_t{(int32_t{w[o * depth + d]} + w_off) * (int32_t{x[b * depth + d]} + in_off)});
+        if (bias) acc = wrapping_add(acc, int64_t{bias[o]});
         int32_t v;
         if constexpr (sizeof(Bias) == 4)
           v = tflm::multiply_by_quantized_multiplier(static_cast<int32_t>(static_cast<uint32_t>(acc)), mult[o]);

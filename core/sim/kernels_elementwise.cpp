@@ -38,7 +38,7 @@ std::function<void(const Operand*, const Operand*)> quantized_binary(const Kerne
       const T *a = as<T>(in[0]), *b = as<T>(second(in, same));
       T* y = as_mut<T>(out[0]);
       bc.each([&](int64_t i, int64_t ia, int64_t ib) {
-        const int32_t v = y_off + tflm::multiply_by_quantized_multiplier((a[ia] + a_off) * (b[ib] + b_off), m);
+        const int32_t v = wrapping_add(y_off, tflm::multiply_by_quantized_multiplier((a[ia] + a_off) * (b[ib] + b_off), m));
         y[i] = static_cast<T>(std::clamp(v, lo, hi));
       });
     };
@@ -54,10 +54,12 @@ std::function<void(const Operand*, const Operand*)> quantized_binary(const Kerne
     const T *a = as<T>(in[0]), *b = as<T>(second(in, same));
     T* y = as_mut<T>(out[0]);
     bc.each([&](int64_t i, int64_t ia, int64_t ib) {
-      const int32_t sa = tflm::multiply_by_quantized_multiplier_smaller_than_one((a[ia] + a_off) * (1 << left_shift), ma);
-      const int32_t sb = tflm::multiply_by_quantized_multiplier_smaller_than_one((b[ib] + b_off) * (1 << left_shift), mb);
-      const int32_t raw = subtract ? sa - sb : sa + sb;
-      y[i] = static_cast<T>(std::clamp(tflm::multiply_by_quantized_multiplier_smaller_than_one(raw, my) + y_off, lo, hi));
+      // int32 throughout, wrapping where TFLM's int32 would (an int16 zero point far from 0).
+      auto shifted = [&](int32_t v) { return static_cast<int32_t>(static_cast<uint32_t>(v) << left_shift); };
+      const int32_t sa = tflm::multiply_by_quantized_multiplier_smaller_than_one(shifted(a[ia] + a_off), ma);
+      const int32_t sb = tflm::multiply_by_quantized_multiplier_smaller_than_one(shifted(b[ib] + b_off), mb);
+      const int32_t raw = wrapping_add(sa, subtract ? static_cast<int32_t>(0u - static_cast<uint32_t>(sb)) : sb);
+      y[i] = static_cast<T>(std::clamp(wrapping_add(tflm::multiply_by_quantized_multiplier_smaller_than_one(raw, my), y_off), lo, hi));
     });
   };
 }

@@ -149,7 +149,7 @@ struct IntegerLstm {
         int64_t acc = 0;
         for (int64_t d = 0; d < depth; ++d)
           acc += int64_t{int32_t{w[o * depth + d]} + p.weights_offset} * (int32_t{x[r * depth + d]} + p.input_offset);
-        if (bias) acc += bias[o];
+        if (bias) acc = wrapping_add(acc, int64_t{bias[o]});
         int32_t v;
         if constexpr (sizeof(Bias) == 4)
           v = tflm::multiply_by_quantized_multiplier(static_cast<int32_t>(static_cast<uint32_t>(acc)), p.m);
@@ -172,7 +172,7 @@ struct IntegerLstm {
 
   template <class Out>
   static Out mul(int16_t a, int16_t b, tflm::Multiplier m, int32_t offset) {
-    const int32_t v = offset + tflm::multiply_by_quantized_multiplier(int32_t{a} * b, m);
+    const int32_t v = wrapping_add(offset, tflm::multiply_by_quantized_multiplier(int32_t{a} * b, m));
     return static_cast<Out>(std::clamp<int32_t>(v, std::numeric_limits<Out>::min(), std::numeric_limits<Out>::max()));
   }
 
@@ -247,7 +247,7 @@ ModelKernel integer_lstm(const KernelContext& c, const Slots& s, const LstmSize&
   tflm::checked_log2(cell_scale, &power);
   int shift = 12 + power;  // the cell's tanh input onto Q3.12
   l.cell_tanh = shift < 0 ? tflm::Int16SigmoidInput{3, -shift} : tflm::Int16SigmoidInput{0, shift};
-  c.require(shift <= 12, "unidirectional_sequence_lstm cell scale is too large for TFLM's int16 tanh");
+  c.require(shift >= -30 && shift <= 12, "unidirectional_sequence_lstm cell scale is out of TFLM's int16 tanh range");
   const float clip = c.attr_float("cell_clip_f32", 0.0f);
   l.clip = clip > 0;
   l.cell_clip = static_cast<int16_t>(

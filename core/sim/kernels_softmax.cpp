@@ -196,6 +196,8 @@ ModelKernel prepare_softmax(const KernelContext& c) {
     return k;
   }
   if (c.is(xt, DType::kInt16) && c.is(yt, DType::kInt16)) {
+    // The int32 sum of up to 65,536 exponentials of at most 32,767 cannot overflow.
+    c.require(depth <= 65536 && std::isfinite(beta) && beta > 0, "int16 softmax needs beta > 0 and rows of at most 65,536");
     // TFLM's CalculateSoftmaxParams: zero points 0, output scale 1/32768 to within 0.1 %.
     c.require(c.zero_point(xt) == 0 && c.zero_point(yt) == 0 && std::fabs(c.scale(yt) - 1.f / 32768) <= 0.001f / 32768,
               "int16 softmax needs zero points 0 and output scale 1/32768");

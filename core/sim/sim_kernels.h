@@ -50,6 +50,10 @@ int64_t window_out_dim(int64_t in, int64_t k, int64_t stride, int64_t pad);
 inline int32_t wrapping_add(int32_t a, int32_t b) {
   return static_cast<int32_t>(static_cast<uint32_t>(a) + static_cast<uint32_t>(b));
 }
+// The same for TFLM's int64 accumulators (16-bit activations with int64 biases).
+inline int64_t wrapping_add(int64_t a, int64_t b) {
+  return static_cast<int64_t>(static_cast<uint64_t>(a) + static_cast<uint64_t>(b));
+}
 // With the padding before and after apart (TFLite's SAME puts the odd pixel after).
 int64_t window_out_dim(int64_t in, int64_t k, int64_t stride, int64_t pad_before, int64_t pad_after);
 

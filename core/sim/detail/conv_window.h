@@ -74,20 +74,12 @@ struct Int16Math {
   std::vector<tflm::Multiplier> mult;
 
   Acc mac(Acc acc, T x, W w) const {
-    if constexpr (sizeof(Acc) == 4) return wrapping_add(acc, int32_t{w} * int32_t{x});
-    else return acc + int32_t{w} * int32_t{x};
+    return wrapping_add(acc, static_cast<Acc>(int32_t{w} * int32_t{x}));
   }
   T finish(Acc acc, const Bias* bias, int64_t o) const {
     const tflm::Multiplier& m = mult[static_cast<size_t>(o)];
-    int32_t v;
-    if constexpr (sizeof(Acc) == 4) {
-      if (bias) acc = wrapping_add(acc, bias[o]);
-      v = tflm::multiply_by_quantized_multiplier(acc, m);
-    } else {
-      if (bias) acc += bias[o];
-      v = tflm::multiply_by_quantized_multiplier(acc, m);
-    }
-    return static_cast<T>(std::clamp(v, lo, hi));
+    if (bias) acc = wrapping_add(acc, bias[o]);
+    return static_cast<T>(std::clamp(tflm::multiply_by_quantized_multiplier(acc, m), lo, hi));
   }
 };
 
