@@ -152,8 +152,7 @@ std::function<void(const Operand*, const Operand*)> softmax_int16(float input_sc
     for (int64_t r = 0; r < rows; ++r) {
       const int16_t* xr = x + r * depth;
       int16_t* yr = y + r * depth;
-      int16_t mx = std::numeric_limits<int16_t>::min();
-      for (int64_t i = 0; i < depth; ++i) mx = std::max(mx, xr[i]);
+      const int16_t mx = *std::max_element(xr, xr + depth);
       int32_t sum = 0;
       for (int64_t i = 0; i < depth; ++i) {
         const int32_t scaled = tflm::multiply_by_quantized_multiplier(int32_t{xr[i]} - mx, m) + 32767;

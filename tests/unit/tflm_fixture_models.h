@@ -37,6 +37,15 @@ struct PortableDraws {
   }
 };
 
+// The graph's one input drawn from `seed`: raw bytes, or floats spread evenly over +-spread/2.
+inline std::vector<uint8_t> drawn_input(const Graph& g, uint64_t seed, bool float32, float spread) {
+  PortableDraws d(seed);
+  if (!float32) return d.bytes(static_cast<size_t>(g.tensors[g.inputs[0]].bytes));
+  std::vector<float> v(static_cast<size_t>(g.tensors[g.inputs[0]].bytes / 4));
+  for (float& f : v) f = d.unit() * spread - spread / 2;
+  return bytes_of(v);
+}
+
 // A keyword-spotting-style stack, as TFLM's keyword_scrambled models are built: FULLY_CONNECTED
 // and SVDF layers (rank 1 and rank 2, memory carried in variable tensors) down to a SOFTMAX.
 // int8 activations with int16 state and time weights, or float32 throughout.
@@ -61,11 +70,7 @@ class SvdfStack : public ModelBuilder {
   }
   // The input a measurement fed: raw bytes of the input tensor.
   std::vector<uint8_t> input_bytes(uint64_t seed) const {
-    PortableDraws d(seed);
-    if (!float32_) return d.bytes(static_cast<size_t>(g.tensors[g.inputs[0]].bytes));
-    std::vector<float> v(static_cast<size_t>(g.tensors[g.inputs[0]].bytes / 4));
-    for (float& f : v) f = d.unit() * 4.f - 2.f;
-    return bytes_of(v);
+    return drawn_input(g, seed, float32_, 4.f);
   }
 
  private:
@@ -157,9 +162,7 @@ class DsCnnStack : public ModelBuilder {
     link_tensors(g);
     validate_graph(g);
   }
-  std::vector<uint8_t> input_bytes(uint64_t seed) const {
-    return PortableDraws(seed).bytes(static_cast<size_t>(g.tensors[g.inputs[0]].bytes));
-  }
+  std::vector<uint8_t> input_bytes(uint64_t seed) const { return drawn_input(g, seed, false, 0.f); }
 
  private:
   PortableDraws draws_;
@@ -257,11 +260,7 @@ class LstmStack : public ModelBuilder {
     validate_graph(g);
   }
   std::vector<uint8_t> input_bytes(uint64_t seed) const {
-    PortableDraws d(seed);
-    if (act_ != DType::kFloat32) return d.bytes(static_cast<size_t>(g.tensors[g.inputs[0]].bytes));
-    std::vector<float> v(static_cast<size_t>(g.tensors[g.inputs[0]].bytes / 4));
-    for (float& f : v) f = d.unit() * 5.f - 2.5f;
-    return bytes_of(v);
+    return drawn_input(g, seed, act_ == DType::kFloat32, 5.f);
   }
 
  private:
@@ -378,9 +377,8 @@ class Int16Stack : public ModelBuilder {
     link_tensors(g);
     validate_graph(g);
   }
-  std::vector<uint8_t> input_bytes(uint64_t seed) const {
-    return PortableDraws(seed).bytes(static_cast<size_t>(g.tensors[g.inputs[0]].bytes));
-  }
+  // Raw int16 input drawn byte by byte: the whole int16 range.
+  std::vector<uint8_t> input_bytes(uint64_t seed) const { return drawn_input(g, seed, false, 0.f); }
 
  private:
   PortableDraws draws_;
