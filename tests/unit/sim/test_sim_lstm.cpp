@@ -68,7 +68,10 @@ TEST_CASE("lstm: the 24 operand slots survive writing and importing, trailing ab
   CHECK(g.ops[0].attrs.at("time_major") == 0);
   CHECK(g.ops[1].attrs.at("time_major") == 1);
   CHECK(g.ops[1].attrs.count("cell_clip_f32") == 1);
-  CHECK(tflite_from_graph(g) == tflite_from_graph(stack.g));
+  // Written again, the import's graph keeps its slots.
+  const Graph again = import_tflite(tflite_from_graph(g)).graph;
+  for (size_t i = 0; i < g.ops.size(); ++i) CHECK(again.ops[i].inputs == g.ops[i].inputs);
+  CHECK(again.ops[1].attrs == g.ops[1].attrs);
 }
 
 TEST_CASE("lstm int8, int16 and float32: model kernels, the state carried from run to run") {
