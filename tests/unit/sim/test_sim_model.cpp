@@ -485,7 +485,7 @@ TEST_CASE("an op no kernel runs is a stand-in: named, every input byte read, eve
   k.op("softmax", {i}, {o});
   sim::KernelPlan ps = sim::plan_kernel(k.g, 0);
   CHECK(ps.stand_in);
-  CHECK(ps.note.find("int8 or float32") != std::string::npos);
+  CHECK(ps.note.find("int16 or float32") != std::string::npos);
 }
 
 }  // namespace arenaplan
