@@ -176,32 +176,50 @@ ModelKernel prepare_add(const KernelContext& c) { return prepare_binary(c, Binar
 ModelKernel prepare_sub(const KernelContext& c) { return prepare_binary(c, Binary::kSub); }
 ModelKernel prepare_mul(const KernelContext& c) { return prepare_binary(c, Binary::kMul); }
 
+namespace {
+
+// TFLM's ReluQuantized over T: output offset + multiplier x (x - input zero point), clamped at real 0.
+template <class T>
+ModelKernel relu_quantized(const KernelContext& c, const char* name, int64_t n) {
+  const Tensor &xt = c.in(0), &yt = c.out(0);
+  const tflm::Multiplier m = tflm::quantize_multiplier(static_cast<double>(c.scale(xt) / c.scale(yt)));
+  const int32_t in_zp = c.zero_point(xt), out_zp = c.zero_point(yt);
+  constexpr int32_t kMin = std::numeric_limits<T>::min(), kMax = std::numeric_limits<T>::max();
+  const int32_t lo = std::max(kMin, out_zp + static_cast<int32_t>(std::round(0.0f / c.scale(yt))));
+  return map_each<T>(name, n, [=](T x) {
+    return static_cast<T>(std::clamp(wrapping_add(out_zp, tflm::multiply_by_quantized_multiplier(x - in_zp, m)), lo, kMax));
+  });
+}
+
+// TFLM's Relu6Quantized over T: a clamp in the input's quantization to [zero point, quantized 6.0].
+template <class T>
+ModelKernel relu6_quantized(const KernelContext& c, const char* name, int64_t n) {
+  const Tensor& xt = c.in(0);
+  const int32_t zero = c.zero_point(xt);
+  constexpr int32_t kMin = std::numeric_limits<T>::min(), kMax = std::numeric_limits<T>::max();
+  const int32_t six = std::clamp(static_cast<int32_t>(std::round(6.0f / c.scale(xt))) + zero, kMin, kMax);
+  return map_each<T>(name, n, [=](T x) { return static_cast<T>(std::clamp<int32_t>(x, zero, six)); });
+}
+
+}  // namespace
+
 ModelKernel prepare_relu(const KernelContext& c) {
   const int64_t n = unary_count(c);
-  if (int8_io(c)) {
-    // TFLM requantises: output offset + multiplier x (x - input zero point), clamped at real 0.
-    const Tensor &xt = c.in(0), &yt = c.out(0);
-    const tflm::Multiplier m = tflm::quantize_multiplier(static_cast<double>(c.scale(xt) / c.scale(yt)));
-    const int32_t in_zp = c.zero_point(xt), out_zp = c.zero_point(yt);
-    const int32_t lo = std::max(-128, out_zp + static_cast<int32_t>(std::round(0.0f / c.scale(yt))));
-    return map_each<int8_t>("relu int8", n, [=](int8_t x) {
-      return clamp8(out_zp + tflm::multiply_by_quantized_multiplier(x - in_zp, m), lo, 127);
-    });
+  if (int8_io(c)) return relu_quantized<int8_t>(c, "relu int8", n);
+  if (int16_io(c)) {
+    // TFLM's ReluPrepare checks the int16 zero points.
+    c.require(c.zero_point(c.in(0)) == 0 && c.zero_point(c.out(0)) == 0, "int16 relu needs zero points 0 (TFLM)");
+    return relu_quantized<int16_t>(c, "relu int16", n);
   }
-  c.require(float_io(c), "relu runs int8 or float32");
+  c.require(float_io(c), "relu runs int8, int16 or float32");
   return map_each<float>("relu float32", n, [](float x) { return x < 0.f ? 0.f : x; });
 }
 
 ModelKernel prepare_relu6(const KernelContext& c) {
   const int64_t n = unary_count(c);
-  if (int8_io(c)) {
-    // TFLM clamps in the input's quantization to [zero point, quantized 6.0].
-    const Tensor& xt = c.in(0);
-    const int32_t zero = c.zero_point(xt);
-    const int32_t six = std::clamp(static_cast<int32_t>(std::round(6.0f / c.scale(xt))) + zero, -128, 127);
-    return map_each<int8_t>("relu6 int8", n, [=](int8_t x) { return clamp8(x, zero, six); });
-  }
-  c.require(float_io(c), "relu6 runs int8 or float32");
+  if (int8_io(c)) return relu6_quantized<int8_t>(c, "relu6 int8", n);
+  if (int16_io(c)) return relu6_quantized<int16_t>(c, "relu6 int16", n);
+  c.require(float_io(c), "relu6 runs int8, int16 or float32");
   return map_each<float>("relu6 float32", n, [](float x) { return x > 6.f ? 6.f : x < 0.f ? 0.f : x; });
 }
 

@@ -342,7 +342,8 @@ class LstmStack : public ModelBuilder {
 
 // int16 activations with int8 weights (TFLM's 16x8 quantization), as audio models use them: a 3x3
 // SAME CONV_2D (per-channel, int64 bias, RELU), a 3x3 DEPTHWISE_CONV_2D (int64 bias), a residual
-// ADD, a MUL of two branches, SPLIT and CONCATENATION of the channels, RESHAPE, a
+// ADD and RELU (onto a new scale), a MUL of two branches and RELU6, SPLIT and CONCATENATION of the
+// channels, RESHAPE, a
 // FULLY_CONNECTED with an int64 bias and one with an int32 bias (TFLM then sums in int32), SOFTMAX;
 // the logits and the softmax are both graph outputs.
 // Activation zero points are 0 (the 16x8 spec); scales are drawn.
@@ -353,8 +354,8 @@ class Int16Stack : public ModelBuilder {
     TensorId x = activation("input", {1, 6, 6, 4}, 1.f / 8192);
     TensorId c1 = conv("conv", x, 8, false);
     TensorId d1 = conv("depthwise", c1, 8, true);
-    TensorId r = binary("residual", "add", c1, d1);
-    TensorId m = binary("gate", "mul", r, c1);
+    TensorId r = unary("relu", binary("residual", "add", c1, d1), 1.25f);
+    TensorId m = unary("relu6", binary("gate", "mul", r, c1), 1.f);
     TensorId axis = tensor("split.axis", {}, DType::kInt32, {}, bytes_of(std::vector<int32_t>{3}));
     TensorId h1 = tensor("split.out0", {1, 6, 6, 4}, DType::kInt16, g.tensors[m].quant);
     TensorId h2 = tensor("split.out1", {1, 6, 6, 4}, DType::kInt16, g.tensors[m].quant);
@@ -412,6 +413,12 @@ class Int16Stack : public ModelBuilder {
                                          {"pad_bottom", 1}, {"pad_right", 1}, {"activation", depthwise ? 0 : 1}};
     if (depthwise) attrs["depth_multiplier"] = 1;
     op(name, depthwise ? "depthwise_conv_2d" : "conv_2d", {x, w, b}, {y}, attrs);
+    return y;
+  }
+  // RELU requantizes onto its output's scale (here `rescale` x the input's); RELU6 keeps it.
+  TensorId unary(const std::string& kind, TensorId x, float rescale) {
+    TensorId y = activation(kind + ".out", dims(x), scale_of(x) * rescale);
+    op(kind, kind, {x}, {y});
     return y;
   }
   TensorId binary(const std::string& name, const std::string& kind, TensorId a, TensorId b) {

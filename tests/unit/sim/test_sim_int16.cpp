@@ -36,9 +36,9 @@ std::string refusal_of(const std::string& kind, Change&& change) {
 
 }  // namespace
 
-TEST_CASE("int16 stack: conv, depthwise, add, mul, split, concatenation, FC and softmax all run model kernels") {
+TEST_CASE("int16 stack: conv, depthwise, add, relu, mul, relu6, split, concatenation, FC and softmax all run model kernels") {
   const Graph g = imported_stack();
-  REQUIRE(g.ops.size() == 10);
+  REQUIRE(g.ops.size() == 12);
   for (size_t i = 0; i < g.ops.size(); ++i) {
     CAPTURE(g.ops[i].name);
     CHECK_FALSE(sim::plan_kernel(g, static_cast<OpId>(i)).stand_in);
@@ -57,6 +57,8 @@ TEST_CASE("int16: what TFLM's 16x8 kernels refuse or read differently is refused
             .find("int16 mul needs zero points 0") != std::string::npos);
   CHECK(refusal_of("softmax", [](Graph& g, Op& op) { g.tensors[op.outputs[0]].quant->scale = {1.f / 65536}; })
             .find("int16 softmax needs zero points 0 and output scale 1/32768") != std::string::npos);
+  CHECK(refusal_of("relu", [](Graph& g, Op& op) { g.tensors[op.inputs[0]].quant->zero_point = {1}; })
+            .find("int16 relu needs zero points 0") != std::string::npos);
   CHECK(refusal_of("fully_connected", [](Graph& g, Op& op) {
           Tensor& b = g.tensors[op.inputs[2]];
           b.dtype = DType::kInt16;

@@ -142,7 +142,7 @@ TEST_CASE("LSTM stacks and the int16 stack: TFLM's minimum exactly, with no esti
     Bytes min_arena, used;
   };
   for (const Measured& m : {Measured{"lstm_int8.tflite", 4816, 3488}, Measured{"lstm_int16.tflite", 4880, 3776},
-                            Measured{"lstm_float.tflite", 5136, 4672}, Measured{"int16_conv_fc.tflite", 6344, 6352},
+                            Measured{"lstm_float.tflite", 5136, 4672}, Measured{"int16_conv_fc.tflite", 6568, 6576},
                             // Per-channel LSTM weights: TFLM allocates multiplier and shift arrays for
                             // each of the eight gate FCs (1,536 B here) and never reads them.
                             Measured{"lstm_int8_per_channel.tflite", 6352, 5024}}) {
