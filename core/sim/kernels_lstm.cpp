@@ -140,12 +140,12 @@ struct IntegerLstm {
   bool clip = false;
   tflm::Int16SigmoidInput cell_tanh;
 
-  // out[r, o] = sat16(FC(x) with bias) (+ FC(hidden) when accumulating).
+  // One FC of a gate, row by row, requantized onto Q3.12 and saturated to int16.
   void fc(const GateFc& p, const Act* x, int64_t depth, int64_t rows, const int8_t* w, const Bias* bias,
           int16_t* out) const {
     for (int64_t r = 0; r < rows; ++r)
       for (int64_t o = 0; o < z.state; ++o) {
-        // TFLM accumulates in Bias (int32 wraps there on overflow; int64 does not overflow here).
+        // TFLM accumulates in Bias: an int32 sum wraps, which the cast to 32 bits below reproduces.
         int64_t acc = 0;
         for (int64_t d = 0; d < depth; ++d)
           acc += int64_t{int32_t{w[o * depth + d]} + p.weights_offset} * (int32_t{x[r * depth + d]} + p.input_offset);
