@@ -14,7 +14,8 @@ enum Code : int32_t {
   kAdd = 0, kAveragePool2d = 1, kConcatenation = 2, kDepthToSpace = 5,
   kFullyConnected = 9, kL2Pool2d = 12, kMaxPool2d = 17, kMul = 18, kResizeBilinear = 23, kSoftmax = 25, kSvdf = 27, kMean = 40,
   kSub = 41, kDiv = 42, kStridedSlice = 45, kSplit = 49, kArgMax = 56, kSum = 74, kReduceProd = 81, kReduceMax = 82,
-  kReduceMin = 89, kReduceAny = 91, kResizeNearestNeighbor = 97, kLeakyRelu = 98, kSplitV = 102, kReduceAll = 138
+  kReduceMin = 89, kReduceAny = 91, kResizeNearestNeighbor = 97, kLeakyRelu = 98, kSplitV = 102, kReduceAll = 138,
+  kSpaceToDepth = 26, kGather = 36, kPack = 83, kUnpack = 88, kBatchMatMul = 126
 };
 
 int64_t float_bits(float f) {
@@ -173,6 +174,41 @@ void read_operator_attrs(int32_t builtin, const tfl::Operator* op, const tfl::Su
     case kReduceAny:
     case kReduceAll:
       if (const auto* o = options_as<tfl::ReducerOptions>(op, v, where)) out.attrs["keep_dims"] = o->keep_dims();
+      return;
+    case kGather:
+      if (const auto* o = options_as<tfl::GatherOptions>(op, v, where)) {
+        out.attrs["axis"] = o->axis();
+        out.attrs["batch_dims"] = o->batch_dims();
+      }
+      return;
+    case kPack:
+      if (const auto* o = options_as<tfl::PackOptions>(op, v, where)) {
+        out.attrs["values_count"] = o->values_count();
+        out.attrs["axis"] = o->axis();
+      }
+      return;
+    case kUnpack:
+      if (const auto* o = options_as<tfl::UnpackOptions>(op, v, where)) {
+        out.attrs["num"] = o->num();
+        out.attrs["axis"] = o->axis();
+      }
+      return;
+    case kBatchMatMul:
+      if (const auto* o = options_as<tfl::BatchMatMulOptions>(op, v, where)) {
+        out.attrs["adj_x"] = o->adj_x();
+        out.attrs["adj_y"] = o->adj_y();
+      }
+      return;
+    case kSpaceToDepth:
+      if (const auto* o = options_as<tfl::SpaceToDepthOptions>(op, v, where)) out.attrs["block_size"] = o->block_size();
+      return;
+    case kTransposeConv:
+      if (const auto* o = options_as<tfl::TransposeConvOptions>(op, v, where)) {
+        out.attrs["padding_same"] = o->padding() == 0 ? 1 : 0;
+        out.attrs["stride_h"] = o->stride_h();
+        out.attrs["stride_w"] = o->stride_w();
+        activation(o->fused_activation_function());
+      }
       return;
     case kStridedSlice:
       if (const auto* o = options_as<tfl::StridedSliceOptions>(op, v, where)) {

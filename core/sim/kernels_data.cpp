@@ -1,0 +1,327 @@
+// Model kernels that build, pick or retype whole tensors without arithmetic on their values:
+// GATHER, CAST, FILL, SHAPE, PACK, UNPACK, ZEROS_LIKE, BROADCAST_TO, SELECT_V2, SPACE_TO_DEPTH;
+// the types are those TFLM's kernels accept, every other one refused by name.
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+#include "core/sim/detail/model_kernels.h"
+
+namespace arenaplan::sim {
+
+namespace {
+
+int64_t product(const KernelContext& c, const std::vector<int64_t>& d, size_t from, size_t to) {
+  int64_t n = 1;
+  for (size_t i = from; i < to; ++i) {
+    c.require(d[i] >= 0 && (d[i] == 0 || n <= std::numeric_limits<int64_t>::max() / d[i]), "a dimension product overflows");
+    n *= d[i];
+  }
+  return n;
+}
+
+int64_t normalized_axis(const KernelContext& c, int64_t axis, int64_t rank) {
+  if (axis < 0) axis += rank;
+  c.require(axis >= 0 && axis < rank, "axis " + std::to_string(axis) + " out of range for rank " + std::to_string(rank));
+  return axis;
+}
+
+bool one_of(const Tensor& t, std::initializer_list<DType> types) {
+  return t.dtype && std::find(types.begin(), types.end(), *t.dtype) != types.end();
+}
+
+// The bytes of a tensor whose shape the importer may leave empty (a scalar).
+int64_t scalar_bytes(const Tensor& t) { return t.dtype ? dtype_width(*t.dtype) : 0; }
+
+}  // namespace
+
+ModelKernel prepare_gather(const KernelContext& c) {
+  c.require(c.inputs() == 2 && c.outputs() == 1, "gather expects params and indices");
+  const Tensor &xt = c.in(0), &it = c.in(1), &yt = c.out(0);
+  c.require(c.is(it, DType::kInt32), "gather indices must be int32 (TFLM)");
+  c.require(one_of(xt, {DType::kFloat32, DType::kInt8}) && xt.dtype == yt.dtype, "gather runs float32 or int8 (TFLM)");
+  const auto x = c.dims(xt);
+  const auto idx = it.shape.empty() ? std::vector<int64_t>{} : c.dims(it);
+  const int64_t rank = static_cast<int64_t>(x.size()), irank = static_cast<int64_t>(idx.size());
+  const int64_t axis = normalized_axis(c, c.attr("axis", 0), rank);
+  int64_t batch_dims = c.attr("batch_dims", 0);
+  if (batch_dims < 0) batch_dims += irank;
+  c.require(batch_dims >= 0 && batch_dims <= axis && batch_dims < rank && batch_dims <= irank, "gather batch_dims out of range");
+  for (int64_t i = 0; i < batch_dims; ++i) c.require(x[i] == idx[i], "gather batch dims differ");
+  const int64_t batches = product(c, x, 0, batch_dims), outer = product(c, x, batch_dims, axis);
+  const int64_t inner = product(c, x, axis + 1, x.size()), coords = product(c, idx, batch_dims, idx.size());
+  const int64_t axis_size = x[axis];
+  c.require(batches * outer * coords * inner == c.count(yt), "gather output size does not match");
+  const size_t chunk = static_cast<size_t>(inner * dtype_width(*xt.dtype));
+  ModelKernel k{"gather"};
+  k.work.alu_ops = c.count(yt);
+  k.run = [=](const Operand* in, const Operand* out) {
+    const int32_t* ids = as<int32_t>(in[1]);
+    for (int64_t b = 0; b < batches; ++b)
+      for (int64_t o = 0; o < outer; ++o)
+        for (int64_t i = 0; i < coords; ++i) {
+          uint8_t* dst = out[0].data + static_cast<size_t>(((b * outer + o) * coords + i)) * chunk;
+          const int64_t at = ids[b * coords + i];
+          // TFLM only DCHECKs the index: an index outside the axis reads memory beyond the tensor.
+          if (at < 0 || at >= axis_size) {
+            std::memset(dst, 0, chunk);
+            continue;
+          }
+          std::memcpy(dst, in[0].data + static_cast<size_t>((b * outer + o) * axis_size + at) * chunk, chunk);
+        }
+  };
+  return k;
+}
+
+namespace {
+
+// Reads element i of a CAST input as a double-free value: integers exactly, floats as floats.
+template <class To>
+To cast_float(float f) {
+  // Cortex-M's VCVT saturates and turns NaN into 0 (C++ leaves it undefined); narrower integer
+  // types then keep the low bits, as the compiler's float -> int32 -> int8 sequence does.
+  if constexpr (std::is_same_v<To, float>) {
+    return f;
+  } else {
+    int32_t v;
+    if (std::isnan(f)) v = 0;
+    else if (f >= 2147483648.0f) v = std::numeric_limits<int32_t>::max();
+    else if (f < -2147483648.0f) v = std::numeric_limits<int32_t>::min();
+    else v = static_cast<int32_t>(f);
+    return static_cast<To>(v);
+  }
+}
+
+template <class From, class To>
+void cast_all(const uint8_t* src, uint8_t* dst, int64_t n) {
+  const From* x = reinterpret_cast<const From*>(src);
+  To* y = reinterpret_cast<To*>(dst);
+  for (int64_t i = 0; i < n; ++i) {
+    if constexpr (std::is_same_v<From, float>) y[i] = cast_float<To>(x[i]);
+    else if constexpr (std::is_same_v<From, bool>) y[i] = static_cast<To>(reinterpret_cast<const uint8_t*>(src)[i] != 0);
+    else y[i] = static_cast<To>(x[i]);
+  }
+}
+
+template <class From>
+void (*cast_to(DType to))(const uint8_t*, uint8_t*, int64_t) {
+  switch (to) {
+    case DType::kInt8: return cast_all<From, int8_t>;
+    case DType::kInt16: return cast_all<From, int16_t>;
+    case DType::kInt32: return cast_all<From, int32_t>;
+    case DType::kFloat32: return cast_all<From, float>;
+    default: return nullptr;
+  }
+}
+
+}  // namespace
+
+ModelKernel prepare_cast(const KernelContext& c) {
+  c.require(c.inputs() == 1 && c.outputs() == 1, "cast expects one input and one output");
+  const Tensor &xt = c.in(0), &yt = c.out(0);
+  const int64_t n = c.count(yt);
+  c.require(c.count(xt) == n, "cast input and output element counts differ");
+  c.require(one_of(yt, {DType::kInt8, DType::kInt16, DType::kInt32, DType::kFloat32}),
+            "cast runs to int8, int16, int32 or float32 (TFLM)");
+  void (*f)(const uint8_t*, uint8_t*, int64_t) = nullptr;
+  switch (xt.dtype.value_or(DType::kInt64)) {
+    case DType::kInt8: f = cast_to<int8_t>(*yt.dtype); break;
+    case DType::kInt16: f = cast_to<int16_t>(*yt.dtype); break;
+    case DType::kInt32: f = cast_to<int32_t>(*yt.dtype); break;
+    case DType::kFloat32: f = cast_to<float>(*yt.dtype); break;
+    case DType::kBool: f = cast_to<bool>(*yt.dtype); break;
+    default: c.unsupported("cast runs from int8, int16, int32, float32 or bool (TFLM)");
+  }
+  ModelKernel k{"cast"};
+  k.work.alu_ops = n;
+  k.run = [=](const Operand* in, const Operand* out) { f(in[0].data, out[0].data, n); };
+  return k;
+}
+
+ModelKernel prepare_fill(const KernelContext& c) {
+  c.require(c.inputs() == 2 && c.outputs() == 1, "fill expects dims and a value");
+  const Tensor &dt = c.in(0), &vt = c.in(1), &yt = c.out(0);
+  c.require(vt.shape.empty() || c.count(vt) == 1, "fill's value must be a scalar");
+  c.require(vt.dtype == yt.dtype && one_of(yt, {DType::kFloat32, DType::kInt32, DType::kInt8}),
+            "fill runs float32, int32 or int8 (TFLM)");
+  c.require(dt.constant, "fill's dims must be constant (TFLM)");
+  c.require(c.const_ints(dt) == c.dims(yt), "fill's dims do not match its output");
+  const int64_t n = c.count(yt);
+  const size_t w = static_cast<size_t>(scalar_bytes(yt));
+  ModelKernel k{"fill"};
+  k.work.alu_ops = n;
+  k.run = [=](const Operand* in, const Operand* out) {
+    for (int64_t i = 0; i < n; ++i) std::memcpy(out[0].data + static_cast<size_t>(i) * w, in[1].data, w);
+  };
+  return k;
+}
+
+ModelKernel prepare_shape(const KernelContext& c) {
+  c.require(c.inputs() == 1 && c.outputs() == 1, "shape expects one input and one output");
+  c.require(c.is(c.out(0), DType::kInt32), "shape runs to int32 only (TFLM)");
+  const std::vector<int64_t> x = c.in(0).shape.empty() ? std::vector<int64_t>{} : c.dims(c.in(0));
+  c.require(c.count(c.out(0)) == static_cast<int64_t>(x.size()), "shape output size is not the input's rank");
+  std::vector<int32_t> dims;
+  for (int64_t d : x) {
+    c.require(d <= std::numeric_limits<int32_t>::max(), "a dimension does not fit int32");
+    dims.push_back(static_cast<int32_t>(d));
+  }
+  ModelKernel k{"shape"};
+  k.work.alu_ops = static_cast<int64_t>(dims.size());
+  k.run = [=](const Operand*, const Operand* out) {
+    if (!dims.empty()) std::memcpy(out[0].data, dims.data(), dims.size() * 4);
+  };
+  return k;
+}
+
+namespace {
+
+// PACK and UNPACK: `count` slices of `outer` x `copy` elements interleaved along `axis`.
+struct Interleave {
+  int64_t count = 0, outer = 0, copy_bytes = 0;
+};
+Interleave interleave(const KernelContext& c, const std::vector<int64_t>& whole, int64_t axis, int64_t count, int width) {
+  Interleave s;
+  s.count = count;
+  s.outer = product(c, whole, 0, static_cast<size_t>(axis));
+  s.copy_bytes = product(c, whole, static_cast<size_t>(axis) + 1, whole.size()) * width;
+  c.require(whole[axis] == count, "the packed axis does not match the number of slices");
+  return s;
+}
+
+}  // namespace
+
+ModelKernel prepare_pack(const KernelContext& c) {
+  const Tensor& yt = c.out(0);
+  c.require(one_of(yt, {DType::kFloat32, DType::kInt8, DType::kInt16, DType::kInt32, DType::kInt64}),
+            "pack runs float32, int8, int16, int32 or int64 (TFLM)");
+  const auto y = c.dims(yt);
+  const int64_t count = c.attr("values_count", static_cast<int64_t>(c.inputs()));
+  c.require(count == static_cast<int64_t>(c.inputs()) && count >= 1, "pack's values_count is not its input count");
+  const int64_t axis = normalized_axis(c, c.attr("axis", 0), static_cast<int64_t>(y.size()));
+  const Interleave s = interleave(c, y, axis, count, dtype_width(*yt.dtype));
+  for (size_t i = 0; i < c.inputs(); ++i) {
+    c.require(c.in(i).dtype == yt.dtype, "pack inputs and output types differ");
+    c.require(c.count(c.in(i)) * dtype_width(*yt.dtype) == s.outer * s.copy_bytes, "a pack input has the wrong size");
+  }
+  ModelKernel k{"pack"};
+  k.work.alu_ops = c.count(yt);
+  k.run = [=](const Operand* in, const Operand* out) {
+    for (int64_t i = 0; i < s.count; ++i)
+      for (int64_t o = 0; o < s.outer; ++o)
+        std::memcpy(out[0].data + static_cast<size_t>((o * s.count + i) * s.copy_bytes),
+                    in[i].data + static_cast<size_t>(o * s.copy_bytes), static_cast<size_t>(s.copy_bytes));
+  };
+  return k;
+}
+
+ModelKernel prepare_unpack(const KernelContext& c) {
+  const Tensor& xt = c.in(0);
+  c.require(one_of(xt, {DType::kFloat32, DType::kInt8, DType::kInt16, DType::kInt32}),
+            "unpack runs float32, int8, int16 or int32 (TFLM)");
+  const auto x = c.dims(xt);
+  const int64_t count = c.attr("num", static_cast<int64_t>(c.outputs()));
+  c.require(count == static_cast<int64_t>(c.outputs()) && count >= 1, "unpack's num is not its output count");
+  const int64_t axis = normalized_axis(c, c.attr("axis", 0), static_cast<int64_t>(x.size()));
+  const Interleave s = interleave(c, x, axis, count, dtype_width(*xt.dtype));
+  for (size_t i = 0; i < c.outputs(); ++i) {
+    c.require(c.out(i).dtype == xt.dtype, "unpack input and output types differ");
+    c.require(c.count(c.out(i)) * dtype_width(*xt.dtype) == s.outer * s.copy_bytes, "an unpack output has the wrong size");
+  }
+  ModelKernel k{"unpack"};
+  k.work.alu_ops = c.count(xt);
+  k.run = [=](const Operand* in, const Operand* out) {
+    for (int64_t i = 0; i < s.count; ++i)
+      for (int64_t o = 0; o < s.outer; ++o)
+        std::memcpy(out[i].data + static_cast<size_t>(o * s.copy_bytes),
+                    in[0].data + static_cast<size_t>((o * s.count + i) * s.copy_bytes), static_cast<size_t>(s.copy_bytes));
+  };
+  return k;
+}
+
+ModelKernel prepare_zeros_like(const KernelContext& c) {
+  c.require(c.inputs() == 1 && c.outputs() == 1, "zeros_like expects one input and one output");
+  const Tensor &xt = c.in(0), &yt = c.out(0);
+  c.require(xt.dtype == yt.dtype && one_of(xt, {DType::kInt64, DType::kInt32, DType::kInt8, DType::kFloat32}),
+            "zeros_like runs int64, int32, int8 or float32 (TFLM)");
+  c.require(c.count(xt) == c.count(yt), "zeros_like input and output sizes differ");
+  const size_t bytes = static_cast<size_t>(c.count(yt) * dtype_width(*yt.dtype));
+  ModelKernel k{"zeros_like"};
+  k.work.alu_ops = c.count(yt);
+  k.run = [=](const Operand*, const Operand* out) { std::memset(out[0].data, 0, bytes); };
+  return k;
+}
+
+ModelKernel prepare_broadcast_to(const KernelContext& c) {
+  c.require(c.inputs() == 2 && c.outputs() == 1, "broadcast_to expects an input and a shape");
+  const Tensor &xt = c.in(0), &yt = c.out(0);
+  c.require(xt.dtype == yt.dtype, "broadcast_to input and output types differ");
+  const auto x = c.dims(xt), y = c.dims(yt);
+  c.require(y.size() <= 5 && x.size() <= y.size(), "broadcast_to runs up to 5 dims (TFLM)");
+  c.require(c.const_ints(c.in(1)) == y, "broadcast_to's shape does not match its output");
+  const Broadcast2 bc = make_broadcast(c, x, x, y);
+  const size_t w = static_cast<size_t>(dtype_width(*yt.dtype));
+  ModelKernel k{"broadcast_to"};
+  k.work.alu_ops = c.count(yt);
+  k.run = [=](const Operand* in, const Operand* out) {
+    bc.each([&](int64_t i, int64_t ia, int64_t) {
+      std::memcpy(out[0].data + static_cast<size_t>(i) * w, in[0].data + static_cast<size_t>(ia) * w, w);
+    });
+  };
+  return k;
+}
+
+ModelKernel prepare_select_v2(const KernelContext& c) {
+  c.require(c.inputs() == 3 && c.outputs() == 1, "select_v2 expects a condition and two values");
+  const Tensor &ct = c.in(0), &xt = c.in(1), &yt = c.in(2), &ot = c.out(0);
+  c.require(c.is(ct, DType::kBool), "select_v2's condition must be bool (TFLM)");
+  c.require(xt.dtype == yt.dtype && xt.dtype == ot.dtype && one_of(xt, {DType::kFloat32, DType::kInt8, DType::kInt16}),
+            "select_v2 runs float32, int8 or int16 (TFLM)");
+  const auto out = c.dims(ot);
+  c.require(out.size() <= 5, "select_v2 broadcasts up to 5 dims (TFLM)");
+  // Three operands onto one shape: the condition and x in one walk, y's indices kept beside it.
+  const Broadcast2 cx = make_broadcast(c, c.dims(ct), c.dims(xt), out);
+  const Broadcast2 yy = make_broadcast(c, c.dims(yt), c.dims(yt), out);
+  std::vector<int64_t> y_at;
+  yy.each([&](int64_t, int64_t iy, int64_t) { y_at.push_back(iy); });
+  const size_t w = static_cast<size_t>(dtype_width(*ot.dtype));
+  ModelKernel k{"select_v2"};
+  k.work.alu_ops = static_cast<int64_t>(y_at.size());
+  k.run = [=](const Operand* in, const Operand* o) {
+    cx.each([&](int64_t i, int64_t ic, int64_t ix) {
+      const uint8_t* src = in[0].data[ic] ? in[1].data + static_cast<size_t>(ix) * w : in[2].data + static_cast<size_t>(y_at[i]) * w;
+      std::memcpy(o[0].data + static_cast<size_t>(i) * w, src, w);
+    });
+  };
+  return k;
+}
+
+ModelKernel prepare_space_to_depth(const KernelContext& c) {
+  c.require(c.inputs() == 1 && c.outputs() == 1, "space_to_depth expects one input and one output");
+  const Tensor &xt = c.in(0), &yt = c.out(0);
+  c.require(xt.dtype == yt.dtype && one_of(xt, {DType::kFloat32, DType::kInt8}), "space_to_depth runs float32 or int8 (TFLM)");
+  const auto x = c.dims(xt), y = c.dims(yt);
+  const int64_t bs = c.attr("block_size", 0);
+  c.require(bs >= 1 && x.size() == 4 && y.size() == 4 && y[0] == x[0] && y[1] * bs == x[1] && y[2] * bs == x[2] &&
+                y[3] == x[3] * bs * bs,
+            "shapes do not match block_size " + std::to_string(bs));
+  const size_t w = static_cast<size_t>(dtype_width(*xt.dtype));
+  const int64_t n = x[0], ih = x[1], iw = x[2], id = x[3], oh = y[1], ow = y[2], od = y[3];
+  ModelKernel k{"space_to_depth"};
+  k.work.alu_ops = c.count(xt);
+  k.run = [=](const Operand* in, const Operand* out) {
+    for (int64_t b = 0; b < n; ++b)
+      for (int64_t iy = 0; iy < ih; ++iy)
+        for (int64_t ix = 0; ix < iw; ++ix)
+          for (int64_t ch = 0; ch < id; ++ch) {
+            const int64_t oc = ch + ((iy % bs) * bs + ix % bs) * id;
+            const int64_t dst = ((b * oh + iy / bs) * ow + ix / bs) * od + oc;
+            std::memcpy(out[0].data + static_cast<size_t>(dst) * w,
+                        in[0].data + static_cast<size_t>(((b * ih + iy) * iw + ix) * id + ch) * w, w);
+          }
+  };
+  return k;
+}
+
+}  // namespace arenaplan::sim
