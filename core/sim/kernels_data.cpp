@@ -192,53 +192,45 @@ Interleave interleave(const KernelContext& c, const std::vector<int64_t>& whole,
 
 }  // namespace
 
-ModelKernel prepare_pack(const KernelContext& c) {
-  const Tensor& yt = c.out(0);
-  c.require(one_of(yt, {DType::kFloat32, DType::kInt8, DType::kInt16, DType::kInt32, DType::kInt64}),
-            "pack runs float32, int8, int16, int32 or int64 (TFLM)");
-  const auto y = c.dims(yt);
-  const int64_t count = c.attr("values_count", static_cast<int64_t>(c.inputs()));
-  c.require(count == static_cast<int64_t>(c.inputs()) && count >= 1, "pack's values_count is not its input count");
-  const int64_t axis = normalized_axis(c, c.attr("axis", 0), static_cast<int64_t>(y.size()));
-  const Interleave s = interleave(c, y, axis, count, dtype_width(*yt.dtype));
-  for (size_t i = 0; i < c.inputs(); ++i) {
-    c.require(c.in(i).dtype == yt.dtype, "pack inputs and output types differ");
-    c.require(c.count(c.in(i)) * dtype_width(*yt.dtype) == s.outer * s.copy_bytes, "a pack input has the wrong size");
+namespace {
+
+// PACK (many slices into `whole`) or UNPACK (`whole` into many): the slices' types and sizes
+// checked against the whole tensor, the copy in TFLM's order.
+ModelKernel interleave_kernel(const KernelContext& c, bool pack) {
+  const char* op = pack ? "pack" : "unpack";
+  const size_t slices = pack ? c.inputs() : c.outputs();
+  const Tensor& whole = pack ? c.out(0) : c.in(0);
+  c.require(one_of(whole, {DType::kFloat32, DType::kInt8, DType::kInt16, DType::kInt32}) || (pack && c.is(whole, DType::kInt64)),
+            pack ? "pack runs float32, int8, int16, int32 or int64 (TFLM)" : "unpack runs float32, int8, int16 or int32 (TFLM)");
+  const auto d = c.dims(whole);
+  const int64_t count = c.attr(pack ? "values_count" : "num", static_cast<int64_t>(slices));
+  c.require(count == static_cast<int64_t>(slices) && count >= 1, std::string(op) + "'s count is not its number of slices");
+  const int64_t axis = normalized_axis(c, c.attr("axis", 0), static_cast<int64_t>(d.size()));
+  const int width = dtype_width(*whole.dtype);
+  const Interleave s = interleave(c, d, axis, count, width);
+  for (size_t i = 0; i < slices; ++i) {
+    const Tensor& t = pack ? c.in(i) : c.out(i);
+    c.require(t.dtype == whole.dtype, std::string(op) + " slice types differ from the whole");
+    c.require(c.count(t) * width == s.outer * s.copy_bytes, std::string(op) + ": a slice has the wrong size");
   }
-  ModelKernel k{"pack"};
-  k.work.alu_ops = c.count(yt);
+  ModelKernel k{pack ? "pack" : "unpack"};
+  k.work.alu_ops = c.count(whole);
   k.run = [=](const Operand* in, const Operand* out) {
     for (int64_t i = 0; i < s.count; ++i)
-      for (int64_t o = 0; o < s.outer; ++o)
-        std::memcpy(out[0].data + static_cast<size_t>((o * s.count + i) * s.copy_bytes),
-                    in[i].data + static_cast<size_t>(o * s.copy_bytes), static_cast<size_t>(s.copy_bytes));
+      for (int64_t o = 0; o < s.outer; ++o) {
+        uint8_t* joined = (pack ? out[0].data : in[0].data) + static_cast<size_t>((o * s.count + i) * s.copy_bytes);
+        uint8_t* part = (pack ? in[i].data : out[i].data) + static_cast<size_t>(o * s.copy_bytes);
+        if (pack) std::memcpy(joined, part, static_cast<size_t>(s.copy_bytes));
+        else std::memcpy(part, joined, static_cast<size_t>(s.copy_bytes));
+      }
   };
   return k;
 }
 
-ModelKernel prepare_unpack(const KernelContext& c) {
-  const Tensor& xt = c.in(0);
-  c.require(one_of(xt, {DType::kFloat32, DType::kInt8, DType::kInt16, DType::kInt32}),
-            "unpack runs float32, int8, int16 or int32 (TFLM)");
-  const auto x = c.dims(xt);
-  const int64_t count = c.attr("num", static_cast<int64_t>(c.outputs()));
-  c.require(count == static_cast<int64_t>(c.outputs()) && count >= 1, "unpack's num is not its output count");
-  const int64_t axis = normalized_axis(c, c.attr("axis", 0), static_cast<int64_t>(x.size()));
-  const Interleave s = interleave(c, x, axis, count, dtype_width(*xt.dtype));
-  for (size_t i = 0; i < c.outputs(); ++i) {
-    c.require(c.out(i).dtype == xt.dtype, "unpack input and output types differ");
-    c.require(c.count(c.out(i)) * dtype_width(*xt.dtype) == s.outer * s.copy_bytes, "an unpack output has the wrong size");
-  }
-  ModelKernel k{"unpack"};
-  k.work.alu_ops = c.count(xt);
-  k.run = [=](const Operand* in, const Operand* out) {
-    for (int64_t i = 0; i < s.count; ++i)
-      for (int64_t o = 0; o < s.outer; ++o)
-        std::memcpy(out[i].data + static_cast<size_t>(o * s.copy_bytes),
-                    in[0].data + static_cast<size_t>((o * s.count + i) * s.copy_bytes), static_cast<size_t>(s.copy_bytes));
-  };
-  return k;
-}
+}  // namespace
+
+ModelKernel prepare_pack(const KernelContext& c) { return interleave_kernel(c, true); }
+ModelKernel prepare_unpack(const KernelContext& c) { return interleave_kernel(c, false); }
 
 ModelKernel prepare_zeros_like(const KernelContext& c) {
   c.require(c.inputs() == 1 && c.outputs() == 1, "zeros_like expects one input and one output");

@@ -19,23 +19,9 @@ T clamp_to(int64_t v) {
 }
 
 int64_t same_count(const KernelContext& c) {
-  c.require(c.inputs() == 1 && c.outputs() == 1, "expects one input and one output");
+  const int64_t n = unary_count(c);
   c.require(c.in(0).dtype == c.out(0).dtype, "input and output types differ (TFLM)");
-  const int64_t n = c.count(c.out(0));
-  c.require(c.count(c.in(0)) == n, "input and output element counts differ");
   return n;
-}
-
-template <class T, class F>
-ModelKernel each(const char* name, int64_t n, F f) {
-  ModelKernel k{name};
-  k.work.alu_ops = n;
-  k.run = [=](const Operand* in, const Operand* out) {
-    const T* x = as<T>(in[0]);
-    T* y = as_mut<T>(out[0]);
-    for (int64_t i = 0; i < n; ++i) y[i] = f(x[i]);
-  };
-  return k;
 }
 
 // SIN, COS, LOG, SQRT, SQUARE, EXP, NEG: float32 only in TFLM.
@@ -43,7 +29,7 @@ template <class F>
 ModelKernel float_only(const KernelContext& c, const char* name, const char* refusal, F f) {
   const int64_t n = same_count(c);
   c.require(c.is(c.in(0), DType::kFloat32), refusal);
-  return each<float>(name, n, f);
+  return map_each<float>(name, n, f);
 }
 
 // The per-tensor quantization of an int16 tensor TFLM requires to have zero point 0.
@@ -93,17 +79,17 @@ ModelKernel prepare_round(const KernelContext& c) {
 ModelKernel prepare_logical_not(const KernelContext& c) {
   const int64_t n = same_count(c);
   c.require(c.is(c.in(0), DType::kBool), "logical_not runs bool only (TFLM)");
-  return each<uint8_t>("logical_not bool", n, [](uint8_t x) { return static_cast<uint8_t>(x == 0); });
+  return map_each<uint8_t>("logical_not bool", n, [](uint8_t x) { return static_cast<uint8_t>(x == 0); });
 }
 
 ModelKernel prepare_abs(const KernelContext& c) {
   const int64_t n = same_count(c);
   const Tensor &xt = c.in(0), &yt = c.out(0);
-  if (c.is(xt, DType::kFloat32)) return each<float>("abs float32", n, [](float x) { return std::fabs(x); });
+  if (c.is(xt, DType::kFloat32)) return map_each<float>("abs float32", n, [](float x) { return std::fabs(x); });
   c.require(c.is(xt, DType::kInt8) || c.is(xt, DType::kInt16), "abs runs float32, int8 or int16 (TFLM)");
   const bool int8 = c.is(xt, DType::kInt8);
   if (!int8 && !xt.quant)  // TFLM's plain integer abs of an unquantized int16 tensor
-    return each<int16_t>("abs int16", n, [](int16_t x) { return static_cast<int16_t>(std::abs(int32_t{x})); });
+    return map_each<int16_t>("abs int16", n, [](int16_t x) { return static_cast<int16_t>(std::abs(int32_t{x})); });
   if (!int8) require_symmetric(c, xt, "abs"), require_symmetric(c, yt, "abs");
   const int32_t in_zp = c.zero_point(xt), out_zp = c.zero_point(yt);
   const bool rescale = c.scale(xt) != c.scale(yt);
@@ -112,8 +98,8 @@ ModelKernel prepare_abs(const KernelContext& c) {
     const int32_t v = std::abs(x - in_zp);
     return int64_t{rescale ? tflm::multiply_by_quantized_multiplier(v, m) : v} + out_zp;
   };
-  if (int8) return each<int8_t>("abs int8", n, [=](int8_t x) { return clamp_to<int8_t>(f(x)); });
-  return each<int16_t>("abs int16", n, [=](int16_t x) { return clamp_to<int16_t>(f(x)); });
+  if (int8) return map_each<int8_t>("abs int8", n, [=](int8_t x) { return clamp_to<int8_t>(f(x)); });
+  return map_each<int16_t>("abs int16", n, [=](int16_t x) { return clamp_to<int16_t>(f(x)); });
 }
 
 namespace {
@@ -156,14 +142,14 @@ tflm::Multiplier inv_sqrt(int32_t x) {
 ModelKernel prepare_rsqrt(const KernelContext& c) {
   const int64_t n = same_count(c);
   const Tensor &xt = c.in(0), &yt = c.out(0);
-  if (c.is(xt, DType::kFloat32)) return each<float>("rsqrt float32", n, [](float x) { return 1.f / std::sqrt(x); });
+  if (c.is(xt, DType::kFloat32)) return map_each<float>("rsqrt float32", n, [](float x) { return 1.f / std::sqrt(x); });
   c.require(c.is(xt, DType::kInt8), "rsqrt runs float32 or int8 (TFLM)");
   const int32_t in_zp = c.zero_point(xt), out_zp = c.zero_point(yt);
   const tflm::Multiplier m =
       tflm::quantize_multiplier(1. / static_cast<double>(std::sqrt(c.scale(xt)) * c.scale(yt)));
   constexpr int kShift = 20;
   // An input below the zero point fails TFLM's Invoke; it runs here as if it were zero.
-  return each<int8_t>("rsqrt int8", n, [=](int8_t x) -> int8_t {
+  return map_each<int8_t>("rsqrt int8", n, [=](int8_t x) -> int8_t {
     const int32_t v = x - in_zp;
     if (v <= 0) return 127;
     const tflm::Multiplier inv = inv_sqrt(v);
@@ -284,6 +270,8 @@ ModelKernel prepare_div(const KernelContext& c) {
     const int headroom = count_leading_sign_bits(a);
     const int32_t quotient =
         tflm::saturating_rounding_doubling_high_mul(static_cast<int32_t>(static_cast<uint32_t>(a) << headroom), inv);
+    // A tiny quotient can ask for a right shift beyond 31, where gemmlowp asserts (and is
+    // undefined without asserts); 31 gives the rounded value, 0.
     const int total_shift = m.shift - recip_shift - headroom;
     const int32_t v = y_off + tflm::rounding_divide_by_pot(tflm::saturating_rounding_doubling_high_mul(quotient, m.value),
                                                            std::min(-total_shift, 31));

@@ -238,6 +238,13 @@ void KernelContext::activation_range_float(float& lo, float& hi) const {
   }
 }
 
+int64_t unary_count(const KernelContext& c) {
+  c.require(c.inputs() == 1 && c.outputs() == 1, "expects one input and one output");
+  const int64_t n = c.count(c.out(0));
+  c.require(c.count(c.in(0)) == n, "input and output element counts differ");
+  return n;
+}
+
 Broadcast2 make_broadcast(const KernelContext& c, const std::vector<int64_t>& a, const std::vector<int64_t>& b,
                           const std::vector<int64_t>& out) {
   Broadcast2 r;

@@ -162,6 +162,22 @@ inline T* as_mut(const Operand& o) {
   return reinterpret_cast<T*>(o.data);
 }
 
+// One input and one output of the same element count: that count (unsupported() otherwise).
+int64_t unary_count(const KernelContext& c);
+
+// y[i] = f(x[i]) over n elements of type T.
+template <class T, class F>
+ModelKernel map_each(const char* name, int64_t n, F f) {
+  ModelKernel k{name};
+  k.work.alu_ops = n;
+  k.run = [=](const Operand* in, const Operand* out) {
+    const T* x = as<T>(in[0]);
+    T* y = as_mut<T>(out[0]);
+    for (int64_t i = 0; i < n; ++i) y[i] = f(x[i]);
+  };
+  return k;
+}
+
 // Broadcast of two shapes (numpy rules) onto an output shape: per output element, the index of
 // each input. Precomputed strides; `visit(i_out, i_a, i_b)` in output order.
 struct Broadcast2 {

@@ -336,8 +336,37 @@ KernelAllocations ethos_u_allocations(const Operator& op, const TflmTarget& targ
   return k;
 }
 
+// The stateless ops of TFLM's Signal library (signal/micro/kernels, registered as custom ops):
+// Init keeps the options read from the flexbuffer (a few int32s), Prepare takes its tensors as
+// temporaries. The stateful ones (framer, delay, stacker, overlap-add, spectral subtraction, the
+// filter bank's work area, the FFTs' kissfft state) size their state from the options and are
+// left to the estimate.
+bool signal_allocations(const Operator& op, KernelAllocations* k) {
+  struct SignalOp {
+    const char* code;
+    Bytes params;        // Init's persistent params struct, 0 without Init
+    int inputs, outputs;  // Prepare's temporaries, in order
+  };
+  static const SignalOp ops[] = {
+      {"SignalWindow", 8, 2, 1},     {"SignalEnergy", 8, 1, 1},        {"SignalFilterBankLog", 8, 1, 1},
+      {"SignalPcan", 4, 3, 1},       {"SignalFilterBankSquareRoot", 0, 2, 1},
+      {"SignalFftAutoScale", 0, 1, 2},
+  };
+  for (const SignalOp& s : ops) {
+    if (op.kind != s.code) continue;
+    k->has_init = s.params > 0;
+    k->op_data = s.params;
+    Recipe r{k->prepare};
+    for (int i = 0; i < s.inputs; ++i) r.in(i);
+    for (int i = 0; i < s.outputs; ++i) r.outp(i);
+    return true;
+  }
+  return false;
+}
+
 KernelAllocations kernel_allocations(const Operator& op, const Subgraph& g, const TflmTarget& target) {
   if (op.builtin == kCustomCode && op.kind == "ethos-u") return ethos_u_allocations(op, target);
+  if (KernelAllocations k; op.builtin == kCustomCode && signal_allocations(op, &k)) return k;
   KernelAllocations k;
   bool known = true;
   if (op.builtin == kCustomCode) {

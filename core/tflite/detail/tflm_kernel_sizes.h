@@ -5,6 +5,9 @@
 // multiplier/shift arrays, LUTs) and scratch-buffer requests. Sizes were measured with sizeof on
 // x86-64 (8-byte pointers), wasm32 (4-byte pointers, 8-byte-aligned int64) and arm-none-eabi-gcc
 // (4-byte pointers, short enums) builds of the TFLM headers; they are figures, not TFLM code.
+// The OpData of the elementwise, comparison, select, div, squared-difference and batch-matmul
+// kernels were laid out by hand from their declarations under those ABIs (int64 members 8-byte
+// aligned on all three), not measured.
 // CMSIS-NN's kernels are in tflm_cmsis_kernels.h. Internal to core/tflite.
 #pragma once
 

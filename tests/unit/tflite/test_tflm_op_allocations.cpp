@@ -160,3 +160,23 @@ TEST_CASE("comparisons, select_v2, space_to_depth and depth_to_space: TFLM's Pre
   CHECK(steps(OneOp(kSpaceToDepth, {a}, {b}).at(4), PrepareStep::kPersistent) == std::vector<Bytes>{20});
   CHECK(steps(OneOp(kDepthToSpace, {b}, {a}).at(8), PrepareStep::kPersistent) == std::vector<Bytes>{20});
 }
+
+TEST_CASE("the Signal library's stateless custom ops: Init's options and Prepare's temporaries") {
+  const Tensor frame = tensor(kInt16, {512}, 2), weights = tensor(kInt16, {512}, 2);
+  OneOp window(kCustomCode, {frame, weights}, {frame});
+  window.op.kind = "SignalWindow";
+  const KernelAllocations w = window.at(4);
+  CHECK(!w.estimated);
+  CHECK(!w.has_builtin_data);  // custom ops carry flexbuffer options, not builtin data
+  CHECK(w.op_data == 8);       // shift, input size
+  CHECK(temporaries(w) == 3);
+  OneOp scale(kCustomCode, {frame}, {frame, tensor(kInt32, {}, 4)});
+  scale.op.kind = "SignalFftAutoScale";
+  CHECK(!scale.at(8).estimated);
+  CHECK(!scale.at(8).has_init);
+  CHECK(temporaries(scale.at(8)) == 3);
+  // The stateful ones size their state from options this model does not read: still estimated.
+  OneOp framer(kCustomCode, {frame}, {frame, tensor(6, {}, 1)});
+  framer.op.kind = "SignalFramer";
+  CHECK(framer.at(4).estimated);
+}
