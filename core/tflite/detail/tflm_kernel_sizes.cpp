@@ -81,7 +81,9 @@ bool op_data_of(int32_t code, const TflmTarget& target, bool* has_init, Bytes* b
       {kEqual, {32, 32}},         {kNotEqual, {32, 32}},        {kGreater, {32, 32}},  // ComparisonParams
       {kGreaterEqual, {32, 32}},  {kLess, {32, 32}},            {kLessEqual, {32, 32}},
       {kSelectV2, {1, 1}},        // requires_broadcast
-      {kDiv, {28, 28}},           {kBatchMatMul, {32, 16}},  // three pointers and three bools           {kSquaredDifference, {112, 112}},  // a bool, then ArithmeticParams (int64 aligned)
+      {kDiv, {28, 28}},
+      {kBatchMatMul, {32, 16}},         // three pointers and three bools
+      {kSquaredDifference, {112, 112}},  // a bool, then ArithmeticParams (int64 aligned)
   };
   // Kernels without Init (RegisterOp(nullptr, ...)).
   static const int32_t no_init[] = {kReshape, kSqueeze, kExpandDims, kTranspose, kResizeNearestNeighbor,

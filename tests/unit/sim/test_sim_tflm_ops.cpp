@@ -135,8 +135,8 @@ TEST_CASE("fill, shape, zeros_like and broadcast_to write what their definitions
   CHECK(values_of<int32_t>(s.run({sy})[0]) == std::vector<int32_t>{2, 3, 5});
 
   OneOpModel z;
-  TensorId zx = z.input("x", {7}, DType::kInt8, bytes_of(random_values<int8_t>(7, 5, -128, 127)));
-  TensorId zy = z.tensor("y", {7}, DType::kInt8);
+  TensorId zx = z.input("x", {7}, DType::kInt8, bytes_of(random_values<int8_t>(7, 5, -128, 127)), quant(0.1f, 0));
+  TensorId zy = z.tensor("y", {7}, DType::kInt8, quant(0.1f, 0));
   z.op("z", "zeros_like", {zx}, {zy});
   for (int8_t got : values_of<int8_t>(z.run({zy})[0])) CHECK(got == 0);
 
@@ -160,9 +160,9 @@ TEST_CASE("pack and unpack interleave slices along an axis, and undo each other"
   std::vector<TensorId> ins;
   for (int k = 0; k < 3; ++k) {
     slices.push_back(random_values<int8_t>(8, 10 + k, -128, 127));
-    ins.push_back(m.input("s" + std::to_string(k), {2, 4}, DType::kInt8, bytes_of(slices.back())));
+    ins.push_back(m.input("s" + std::to_string(k), {2, 4}, DType::kInt8, bytes_of(slices.back()), quant(0.1f, 0)));
   }
-  TensorId y = m.tensor("y", {2, 3, 4}, DType::kInt8);
+  TensorId y = m.tensor("y", {2, 3, 4}, DType::kInt8, quant(0.1f, 0));
   m.op("p", "pack", ins, {y}, {{"values_count", 3}, {"axis", 1}});
   const auto packed = values_of<int8_t>(m.run({y})[0]);
   for (int a = 0; a < 2; ++a)
@@ -170,9 +170,9 @@ TEST_CASE("pack and unpack interleave slices along an axis, and undo each other"
       for (int b = 0; b < 4; ++b) CHECK(packed[(a * 3 + k) * 4 + b] == slices[k][a * 4 + b]);
 
   OneOpModel u;
-  TensorId ux = u.input("x", {2, 3, 4}, DType::kInt8, bytes_of(packed));
+  TensorId ux = u.input("x", {2, 3, 4}, DType::kInt8, bytes_of(packed), quant(0.1f, 0));
   std::vector<TensorId> outs;
-  for (int k = 0; k < 3; ++k) outs.push_back(u.tensor("o" + std::to_string(k), {2, 4}, DType::kInt8));
+  for (int k = 0; k < 3; ++k) outs.push_back(u.tensor("o" + std::to_string(k), {2, 4}, DType::kInt8, quant(0.1f, 0)));
   u.op("u", "unpack", {ux}, outs, {{"num", 3}, {"axis", 1}});
   const auto unpacked = u.run(outs);
   for (int k = 0; k < 3; ++k) CHECK(values_of<int8_t>(unpacked[k]) == slices[k]);

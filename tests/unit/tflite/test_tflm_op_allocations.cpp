@@ -10,9 +10,7 @@
 
 #include "core/tflite/detail/tflm_kernel_sizes.h"
 
-using namespace arenaplan;
-using namespace arenaplan::tflm;
-
+namespace arenaplan::tflm {
 namespace {
 
 Tensor tensor(int8_t type, std::vector<int32_t> dims, int bytes_per_element) {
@@ -180,3 +178,5 @@ TEST_CASE("the Signal library's stateless custom ops: Init's options and Prepare
   framer.op.kind = "SignalFramer";
   CHECK(framer.at(4).estimated);
 }
+
+}  // namespace arenaplan::tflm
