@@ -93,6 +93,8 @@ constexpr Registration kModelKernels[] = {
     {"reduce_min", prepare_reduce_min},
     {"batch_matmul", prepare_batch_matmul},
     {"transpose_conv", prepare_transpose_conv},
+    {"SignalWindow", prepare_signal_window},  // TFLM's Signal library: custom codes
+    {"SignalFftAutoScale", prepare_signal_fft_auto_scale},
 };
 
 }  // namespace

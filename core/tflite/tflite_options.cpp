@@ -1,7 +1,13 @@
+// flexbuffers' number accessors also parse strings, through a locale object defined in
+// flatbuffers' library, which neither build links; the options read here never parse strings.
+#define FLATBUFFERS_LOCALE_INDEPENDENT 0
+
 #include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
+
+#include <flatbuffers/flexbuffers.h>
 
 #include "core/tflite/detail/tflite_options.h"
 #include "core/tflite/tflite_ops.h"
@@ -75,9 +81,32 @@ PaddedDim tflite_padding(bool same, int64_t in, int64_t filter, int64_t stride, 
   return p;
 }
 
+namespace {
+
+// A custom op's options (a flexbuffer map, as TFLM's Signal ops keep them): its integer and
+// boolean values as attrs under their keys. A buffer the flexbuffer verifier refuses, or one that
+// is not a map, gives none (the kernel then refuses the op for a missing option).
+void read_custom_attrs(const tfl::Operator* op, Op& out) {
+  const auto* bytes = op->custom_options();
+  if (!bytes || bytes->size() == 0 || !flexbuffers::VerifyBuffer(bytes->data(), bytes->size())) return;
+  const flexbuffers::Reference root = flexbuffers::GetRoot(bytes->data(), bytes->size());
+  if (!root.IsMap()) return;
+  const flexbuffers::Map map = root.AsMap();
+  const flexbuffers::TypedVector keys = map.Keys();
+  const flexbuffers::Vector values = map.Values();
+  for (size_t i = 0; i < keys.size() && i < values.size(); ++i) {
+    const flexbuffers::Reference v = values[i];
+    if (v.IsBool()) out.attrs[keys[i].AsKey()] = v.AsBool() ? 1 : 0;
+    else if (v.IsInt() || v.IsUInt()) out.attrs[keys[i].AsKey()] = v.AsInt64();
+  }
+}
+
+}  // namespace
+
 void read_operator_attrs(int32_t builtin, const tfl::Operator* op, const tfl::SubGraph* sg,
                          flatbuffers::Verifier& v, const std::string& where, Op& out) {
   auto activation = [&](int8_t a) { out.attrs["activation"] = a; };
+  if (builtin == kCustom) return read_custom_attrs(op, out);
   switch (builtin) {
     case kConv2d: {
       const auto* o = options_as<tfl::Conv2DOptions>(op, v, where);

@@ -148,6 +148,9 @@ ModelKernel prepare_greater(const KernelContext& c);
 ModelKernel prepare_greater_equal(const KernelContext& c);
 ModelKernel prepare_less(const KernelContext& c);
 ModelKernel prepare_less_equal(const KernelContext& c);
+// kernels_signal.cpp
+ModelKernel prepare_signal_window(const KernelContext& c);
+ModelKernel prepare_signal_fft_auto_scale(const KernelContext& c);
 // kernels_matmul.cpp
 ModelKernel prepare_batch_matmul(const KernelContext& c);
 ModelKernel prepare_transpose_conv(const KernelContext& c);
