@@ -1,5 +1,5 @@
 // Model kernels that build, pick or retype whole tensors without arithmetic on their values:
-// GATHER, CAST, FILL, SHAPE, PACK, UNPACK, ZEROS_LIKE, BROADCAST_TO, SELECT_V2, SPACE_TO_DEPTH;
+// GATHER, CAST, FILL, SHAPE, PACK, UNPACK, ZEROS_LIKE, BROADCAST_TO, SELECT_V2, MIRROR_PAD;
 // the types are those TFLM's kernels accept, every other one refused by name.
 #include <algorithm>
 #include <cmath>
@@ -289,29 +289,46 @@ ModelKernel prepare_select_v2(const KernelContext& c) {
   return k;
 }
 
-ModelKernel prepare_space_to_depth(const KernelContext& c) {
-  c.require(c.inputs() == 1 && c.outputs() == 1, "space_to_depth expects one input and one output");
+// Each output coordinate reads the input coordinate TFLM's GetInputDimension gives: inside, the
+// same; in the padding, mirrored about the edge (REFLECT leaves the edge out, SYMMETRIC repeats it).
+ModelKernel prepare_mirror_pad(const KernelContext& c) {
+  c.require(c.inputs() == 2 && c.outputs() == 1, "mirror_pad expects an input and its paddings");
   const Tensor &xt = c.in(0), &yt = c.out(0);
-  c.require(xt.dtype == yt.dtype && one_of(xt, {DType::kFloat32, DType::kInt8}), "space_to_depth runs float32 or int8 (TFLM)");
+  c.require(xt.dtype == yt.dtype && one_of(xt, {DType::kFloat32, DType::kInt8}), "mirror_pad runs float32 or int8 (TFLM)");
   const auto x = c.dims(xt), y = c.dims(yt);
-  const int64_t bs = c.attr("block_size", 0);
-  c.require(bs >= 1 && x.size() == 4 && y.size() == 4 && y[0] == x[0] && y[1] * bs == x[1] && y[2] * bs == x[2] &&
-                y[3] == x[3] * bs * bs,
-            "shapes do not match block_size " + std::to_string(bs));
+  const auto pads = c.const_ints(c.in(1));
+  c.require(x.size() == y.size() && x.size() <= 8 && pads.size() == 2 * x.size(), "mirror_pad's paddings do not match the input's rank");
+  const int64_t offset = c.attr("reflect", 0) ? 1 : 0;
+  std::vector<std::vector<int64_t>> source(x.size());
+  for (size_t d = 0; d < x.size(); ++d) {
+    const int64_t left = pads[2 * d], right = pads[2 * d + 1];
+    c.require(left >= 0 && right >= 0 && left + x[d] + right == y[d] && left <= x[d] - offset && right <= x[d] - offset,
+              "mirror_pad's paddings do not fit dim " + std::to_string(d));
+    for (int64_t o = 0; o < y[d]; ++o) {
+      int64_t at = o - left;
+      if (o < left) at = left + offset - 1 - std::min(o, left - 1) ;
+      else if (at >= x[d]) at = x[d] - 1 - offset - std::min(at - x[d], x[d] - 1 - offset);
+      source[d].push_back(at);
+    }
+  }
+  std::vector<int64_t> in_stride(x.size(), 1);
+  for (size_t d = x.size(); d-- > 1;) in_stride[d - 1] = in_stride[d] * x[d];
   const size_t w = static_cast<size_t>(dtype_width(*xt.dtype));
-  const int64_t n = x[0], ih = x[1], iw = x[2], id = x[3], oh = y[1], ow = y[2], od = y[3];
-  ModelKernel k{"space_to_depth"};
-  k.work.alu_ops = c.count(xt);
+  const int64_t n = c.count(yt);
+  ModelKernel k{"mirror_pad"};
+  k.work.alu_ops = n;
   k.run = [=](const Operand* in, const Operand* out) {
-    for (int64_t b = 0; b < n; ++b)
-      for (int64_t iy = 0; iy < ih; ++iy)
-        for (int64_t ix = 0; ix < iw; ++ix)
-          for (int64_t ch = 0; ch < id; ++ch) {
-            const int64_t oc = ch + ((iy % bs) * bs + ix % bs) * id;
-            const int64_t dst = ((b * oh + iy / bs) * ow + ix / bs) * od + oc;
-            std::memcpy(out[0].data + static_cast<size_t>(dst) * w,
-                        in[0].data + static_cast<size_t>(((b * ih + iy) * iw + ix) * id + ch) * w, w);
-          }
+    const size_t rank = y.size();
+    int64_t idx[8] = {0};
+    for (int64_t i = 0; i < n; ++i) {
+      int64_t from = 0;
+      for (size_t d = 0; d < rank; ++d) from += source[d][static_cast<size_t>(idx[d])] * in_stride[d];
+      std::memcpy(out[0].data + static_cast<size_t>(i) * w, in[0].data + static_cast<size_t>(from) * w, w);
+      for (size_t d = rank; d-- > 0;) {
+        if (++idx[d] < y[d]) break;
+        idx[d] = 0;
+      }
+    }
   };
   return k;
 }

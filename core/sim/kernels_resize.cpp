@@ -1,6 +1,6 @@
 // Model kernels that resample an NHWC image: RESIZE_BILINEAR (float32 and int8, TFLM's reference
-// interpolation), RESIZE_NEAREST_NEIGHBOR (int8, int16, float32: pixels copied) and
-// DEPTH_TO_SPACE (int8, float32).
+// interpolation), RESIZE_NEAREST_NEIGHBOR (int8, int16, float32: pixels copied),
+// DEPTH_TO_SPACE and SPACE_TO_DEPTH (int8, float32).
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -149,31 +149,43 @@ ModelKernel prepare_resize_bilinear(const KernelContext& c) {
   return k;
 }
 
-ModelKernel prepare_depth_to_space(const KernelContext& c) {
+namespace {
+
+// DEPTH_TO_SPACE and SPACE_TO_DEPTH move the same elements in opposite directions: element
+// (b, y, x, c) of the shallow tensor [N, H, W, C] is element (b, y / bs, x / bs,
+// c + ((y % bs) * bs + x % bs) * C) of the deep one [N, H / bs, W / bs, C * bs * bs].
+ModelKernel block_rearrange(const KernelContext& c, bool to_depth) {
+  const char* kind = to_depth ? "space_to_depth" : "depth_to_space";
+  c.require(c.inputs() == 1 && c.outputs() == 1, std::string(kind) + " expects one input and one output");
   const Tensor &xt = c.in(0), &yt = c.out(0);
-  const auto x = c.dims(xt), y = c.dims(yt);
-  const int64_t bs = c.attr("block_size", 0);
-  c.require(bs >= 1 && x.size() == 4 && y.size() == 4 && x[0] == y[0] && x[1] * bs == y[1] && x[2] * bs == y[2] &&
-                x[3] == y[3] * bs * bs,
-            "shapes do not match block_size " + std::to_string(bs));
   c.require(xt.dtype == yt.dtype && (c.is(xt, DType::kFloat32) || c.is(xt, DType::kInt8)),
-            "depth_to_space runs float32 or int8 (TFLM)");
-  const int w = dtype_width(*yt.dtype);
-  const int64_t ih = x[1], iw = x[2], id = x[3], oh = y[1], ow = y[2], od = y[3], n = y[0];
-  ModelKernel k{"depth_to_space"};
+            std::string(kind) + " runs float32 or int8 (TFLM)");
+  const auto shallow = c.dims(to_depth ? xt : yt), deep = c.dims(to_depth ? yt : xt);
+  const int64_t bs = c.attr("block_size", 0);
+  c.require(bs >= 1 && shallow.size() == 4 && deep.size() == 4 && deep[0] == shallow[0] && deep[1] * bs == shallow[1] &&
+                deep[2] * bs == shallow[2] && deep[3] == shallow[3] * bs * bs,
+            "shapes do not match block_size " + std::to_string(bs));
+  const size_t w = static_cast<size_t>(dtype_width(*yt.dtype));
+  const int64_t n = shallow[0], h = shallow[1], wd = shallow[2], ch = shallow[3], dh = deep[1], dw = deep[2], dc = deep[3];
+  ModelKernel k{to_depth ? "space_to_depth" : "depth_to_space"};
   k.work.alu_ops = c.count(yt);
   k.run = [=](const Operand* in, const Operand* out) {
     for (int64_t b = 0; b < n; ++b)
-      for (int64_t oy = 0; oy < oh; ++oy)
-        for (int64_t ox = 0; ox < ow; ++ox)
-          for (int64_t ch = 0; ch < od; ++ch) {
-            const int64_t ic = ch + ((oy % bs) * bs + ox % bs) * od;
-            const int64_t src = ((b * ih + oy / bs) * iw + ox / bs) * id + ic;
-            const int64_t dst = ((b * oh + oy) * ow + ox) * od + ch;
-            std::memcpy(out[0].data + dst * w, in[0].data + src * w, static_cast<size_t>(w));
+      for (int64_t y = 0; y < h; ++y)
+        for (int64_t x = 0; x < wd; ++x)
+          for (int64_t z = 0; z < ch; ++z) {
+            const size_t flat = static_cast<size_t>(((b * h + y) * wd + x) * ch + z) * w;
+            const size_t stacked = static_cast<size_t>(((b * dh + y / bs) * dw + x / bs) * dc + z + ((y % bs) * bs + x % bs) * ch) * w;
+            if (to_depth) std::memcpy(out[0].data + stacked, in[0].data + flat, w);
+            else std::memcpy(out[0].data + flat, in[0].data + stacked, w);
           }
   };
   return k;
 }
+
+}  // namespace
+
+ModelKernel prepare_depth_to_space(const KernelContext& c) { return block_rearrange(c, false); }
+ModelKernel prepare_space_to_depth(const KernelContext& c) { return block_rearrange(c, true); }
 
 }  // namespace arenaplan::sim

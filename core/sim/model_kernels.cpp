@@ -64,6 +64,7 @@ constexpr Registration kModelKernels[] = {
     {"zeros_like", prepare_zeros_like},
     {"broadcast_to", prepare_broadcast_to},
     {"select_v2", prepare_select_v2},
+    {"mirror_pad", prepare_mirror_pad},
     {"space_to_depth", prepare_space_to_depth},
     {"abs", prepare_abs},
     {"neg", prepare_neg},

@@ -21,7 +21,7 @@ enum Code : int32_t {
   kFullyConnected = 9, kL2Pool2d = 12, kMaxPool2d = 17, kMul = 18, kResizeBilinear = 23, kSoftmax = 25, kSvdf = 27, kMean = 40,
   kSub = 41, kDiv = 42, kStridedSlice = 45, kSplit = 49, kArgMax = 56, kSum = 74, kReduceProd = 81, kReduceMax = 82,
   kReduceMin = 89, kReduceAny = 91, kResizeNearestNeighbor = 97, kLeakyRelu = 98, kSplitV = 102, kReduceAll = 138,
-  kSpaceToDepth = 26, kGather = 36, kPack = 83, kUnpack = 88, kBatchMatMul = 126
+  kSpaceToDepth = 26, kGather = 36, kPack = 83, kUnpack = 88, kBatchMatMul = 126, kMirrorPad = 100
 };
 
 int64_t float_bits(float f) {
@@ -227,6 +227,11 @@ void read_operator_attrs(int32_t builtin, const tfl::Operator* op, const tfl::Su
         out.attrs["adj_x"] = o->adj_x();
         out.attrs["adj_y"] = o->adj_y();
       }
+      return;
+    case kMirrorPad:
+      // TFLM reflects (leaves out the edge) only for an explicit REFLECT; without options its
+      // parsed mode is unknown, which pads symmetrically.
+      if (const auto* o = options_as<tfl::MirrorPadOptions>(op, v, where)) out.attrs["reflect"] = o->mode() == 0 ? 1 : 0;
       return;
     case kSpaceToDepth:
       if (const auto* o = options_as<tfl::SpaceToDepthOptions>(op, v, where)) out.attrs["block_size"] = o->block_size();

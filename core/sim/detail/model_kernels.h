@@ -123,6 +123,7 @@ ModelKernel prepare_unpack(const KernelContext& c);
 ModelKernel prepare_zeros_like(const KernelContext& c);
 ModelKernel prepare_broadcast_to(const KernelContext& c);
 ModelKernel prepare_select_v2(const KernelContext& c);
+ModelKernel prepare_mirror_pad(const KernelContext& c);
 ModelKernel prepare_space_to_depth(const KernelContext& c);
 // kernels_math.cpp
 ModelKernel prepare_abs(const KernelContext& c);

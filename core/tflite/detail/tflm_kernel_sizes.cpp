@@ -82,6 +82,7 @@ bool op_data_of(int32_t code, const TflmTarget& target, bool* has_init, Bytes* b
       {kGreaterEqual, {32, 32}},  {kLess, {32, 32}},            {kLessEqual, {32, 32}},
       {kSelectV2, {1, 1}},        // requires_broadcast
       {kDiv, {28, 28}},
+      {kMirrorPad, {20, 20}},  // five ints
       {kBatchMatMul, {32, 16}},         // three pointers and three bools
       {kSquaredDifference, {112, 112}},  // a bool, then ArithmeticParams (int64 aligned)
   };
@@ -164,6 +165,13 @@ bool known_prepare(const Operator& op, const Subgraph& g, int pointer_bytes, Rec
     case kSelectV2:
       r.in(0); r.in(1); r.in(2); r.outp(0);
       return true;
+    case kMirrorPad: {
+      r.in(0); r.in(1); r.outp(0);
+      const Bytes rank = static_cast<Bytes>(in0 ? in0->dims.size() : 0);
+      r.scratch(4 * rank);  // the output's and the input's per-dim element counts
+      r.scratch(4 * rank);
+      return true;
+    }
     case kDepthToSpace: case kSpaceToDepth: {
       r.in(0); r.outp(0);
       const Tensor* out0 = output_at(op, g, 0);

@@ -14,7 +14,7 @@
 #include "tests/unit/sim_one_op.h"
 #include "tests/unit/test_support.h"
 
-using namespace arenaplan;
+namespace arenaplan {
 using test::bytes_of;
 using test::OneOpModel;
 using test::quant;
@@ -582,3 +582,33 @@ TEST_CASE("select_v2 picks x where the condition holds, broadcasting all three; 
     for (int x = 0; x < 6; ++x)
       for (int c = 0; c < 2; ++c) CHECK(out[((y / 2) * 3 + x / 2) * 8 + ((y % 2) * 2 + x % 2) * 2 + c] == in[(y * 6 + x) * 2 + c]);
 }
+
+TEST_CASE("mirror_pad: REFLECT leaves the edge out, SYMMETRIC repeats it, on every padded dim") {
+  // [2, 3] padded by (1, 1) rows and (2, 2) columns.
+  const std::vector<float> xs = {1, 2, 3, 4, 5, 6};
+  for (int reflect = 0; reflect < 2; ++reflect) {
+    OneOpModel m;
+    TensorId x = m.input("x", {2, 3}, DType::kFloat32, bytes_of(xs));
+    TensorId p = m.tensor("p", {2, 2}, DType::kInt32, std::nullopt, int32_bytes({1, 1, 2, 2}));
+    TensorId y = m.tensor("y", {4, 7}, DType::kFloat32);
+    m.op("m", "mirror_pad", {x, p}, {y}, {{"reflect", reflect}});
+    const auto got = values_of<float>(m.run({y})[0]);
+    // Index i of a dim of size n padded by `before`: mirrored into 0..n-1 about the edges.
+    auto source = [&](int i, int n, int before) {
+      int at = i - before;
+      if (at < 0) at = reflect ? -at : -at - 1;
+      if (at >= n) at = reflect ? 2 * n - 2 - at : 2 * n - 1 - at;
+      return at;
+    };
+    for (int r = 0; r < 4; ++r)
+      for (int col = 0; col < 7; ++col) CHECK(got[r * 7 + col] == xs[source(r, 2, 1) * 3 + source(col, 3, 2)]);
+  }
+  OneOpModel bad;
+  TensorId x = bad.tensor("x", {2}, DType::kFloat32);
+  TensorId p = bad.tensor("p", {1, 2}, DType::kInt32, std::nullopt, int32_bytes({2, 0}));
+  TensorId y = bad.tensor("y", {4}, DType::kFloat32);
+  bad.op("m", "mirror_pad", {x, p}, {y}, {{"reflect", 1}});
+  CHECK(bad.refusal().find("paddings do not fit") != std::string::npos);  // reflecting 2 of 2 needs 3
+}
+
+}  // namespace arenaplan

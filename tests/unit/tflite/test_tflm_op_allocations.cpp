@@ -157,6 +157,11 @@ TEST_CASE("comparisons, select_v2, space_to_depth and depth_to_space: TFLM's Pre
   // Both copy the output's dims (rank 4: 20 bytes) while their two temporaries are held.
   CHECK(steps(OneOp(kSpaceToDepth, {a}, {b}).at(4), PrepareStep::kPersistent) == std::vector<Bytes>{20});
   CHECK(steps(OneOp(kDepthToSpace, {b}, {a}).at(8), PrepareStep::kPersistent) == std::vector<Bytes>{20});
+  // MIRROR_PAD: five ints of OpData, two per-dim element-count scratches of the input's rank.
+  const KernelAllocations mp = OneOp(kMirrorPad, {a, tensor(kInt32, {4, 2}, 4)}, {a}).at(4);
+  CHECK(!mp.estimated);
+  CHECK(mp.op_data == 20);
+  CHECK(steps(mp, PrepareStep::kScratch) == std::vector<Bytes>{16, 16});
 }
 
 TEST_CASE("the Signal library's stateless custom ops: Init's options and Prepare's temporaries") {
