@@ -1,5 +1,6 @@
 // Model kernels that build, pick or retype whole tensors without arithmetic on their values:
-// GATHER, CAST, FILL, SHAPE, PACK, UNPACK, ZEROS_LIKE, BROADCAST_TO, SELECT_V2, MIRROR_PAD;
+// GATHER, CAST, FILL, SHAPE, PACK, UNPACK, ZEROS_LIKE, BROADCAST_TO, SELECT_V2, MIRROR_PAD,
+// SPACE_TO_BATCH_ND, BATCH_TO_SPACE_ND;
 // the types are those TFLM's kernels accept, every other one refused by name.
 #include <algorithm>
 #include <cmath>
@@ -332,5 +333,75 @@ ModelKernel prepare_mirror_pad(const KernelContext& c) {
   };
   return k;
 }
+
+namespace {
+
+// SPACE_TO_BATCH_ND and BATCH_TO_SPACE_ND over [batch, height, width, depth] (a 3-D tensor is one
+// column wide): the batched tensor's batch b holds the spatial shift (b / batch) of the other's
+// batch (b % batch), on a grid of block_h x block_w, offset by the padding (or crop) before.
+struct BatchGrid {
+  int64_t batch = 0, h = 0, w = 0, depth = 0;  // the spatial tensor
+  int64_t bbatch = 0, bh = 0, bw = 0;           // the batched tensor
+  int64_t block_h = 1, block_w = 1, top = 0, left = 0;
+  // visit(spatial element, batched element) for each spatial position the batched tensor holds,
+  // or visit(-1, batched element) where it holds padding.
+  template <class F>
+  void each(F&& visit) const {
+    for (int64_t ob = 0; ob < bbatch; ++ob) {
+      const int64_t b = ob % batch, shift_w = (ob / batch) % block_w, shift_h = (ob / batch) / block_w;
+      for (int64_t oy = 0; oy < bh; ++oy)
+        for (int64_t ox = 0; ox < bw; ++ox) {
+          const int64_t y = oy * block_h + shift_h - top, x = ox * block_w + shift_w - left;
+          const int64_t at = ((ob * bh + oy) * bw + ox) * depth;
+          visit(y < 0 || y >= h || x < 0 || x >= w ? -1 : ((b * h + y) * w + x) * depth, at);
+        }
+    }
+  }
+};
+
+ModelKernel batch_grid_kernel(const KernelContext& c, bool to_batch) {
+  const char* kind = to_batch ? "space_to_batch_nd" : "batch_to_space_nd";
+  c.require(c.inputs() == 3 && c.outputs() == 1, std::string(kind) + " expects an input, the block shape and the paddings");
+  const Tensor &xt = c.in(0), &yt = c.out(0);
+  c.require(xt.dtype == yt.dtype && one_of(xt, {DType::kFloat32, DType::kInt8}), std::string(kind) + " runs float32 or int8 (TFLM)");
+  auto spatial = c.dims(to_batch ? xt : yt), batched = c.dims(to_batch ? yt : xt);
+  c.require(spatial.size() == batched.size() && (spatial.size() == 3 || spatial.size() == 4), std::string(kind) + " runs 3-D or 4-D tensors (TFLM)");
+  const bool four = spatial.size() == 4;
+  const auto block = c.const_ints(c.in(1)), pads = c.const_ints(c.in(2));
+  c.require(block.size() == (four ? 2u : 1u) && pads.size() == (four ? 4u : 2u), std::string(kind) + "'s block shape or paddings have the wrong size");
+  if (!four) spatial.insert(spatial.begin() + 2, 1), batched.insert(batched.begin() + 2, 1);
+  BatchGrid g;
+  g.batch = spatial[0], g.h = spatial[1], g.w = spatial[2], g.depth = spatial[3];
+  g.bbatch = batched[0], g.bh = batched[1], g.bw = batched[2];
+  g.block_h = block[0], g.block_w = four ? block[1] : 1, g.top = pads[0], g.left = four ? pads[2] : 0;
+  const int64_t bottom = pads[1], right = four ? pads[3] : 0;
+  c.require(g.block_h >= 1 && g.block_w >= 1 && g.top >= 0 && g.left >= 0 && bottom >= 0 && right >= 0, std::string(kind) + ": negative block or padding");
+  c.require(batched[3] == g.depth && g.bbatch == g.batch * g.block_h * g.block_w && g.bh * g.block_h == g.top + g.h + bottom &&
+                g.bw * g.block_w == g.left + g.w + right,
+            std::string(kind) + "'s shapes do not match its block shape and paddings");
+  const size_t w = static_cast<size_t>(dtype_width(*xt.dtype));
+  const size_t pixel = static_cast<size_t>(g.depth) * w;
+  ModelKernel k{to_batch ? "space_to_batch_nd" : "batch_to_space_nd"};
+  k.work.alu_ops = c.count(yt);
+  k.run = [=](const Operand* in, const Operand* out) {
+    g.each([&](int64_t at, int64_t bat) {
+      uint8_t* batched_px = (to_batch ? out[0].data : in[0].data) + static_cast<size_t>(bat) * w;
+      if (to_batch) {
+        // TFLM pads with its OpData's output_offset, which its Prepare never sets: the zero of a
+        // zero-initialised arena, not the zero point.
+        if (at < 0) std::memset(batched_px, 0, pixel);
+        else std::memcpy(batched_px, in[0].data + static_cast<size_t>(at) * w, pixel);
+      } else if (at >= 0) {
+        std::memcpy(out[0].data + static_cast<size_t>(at) * w, batched_px, pixel);
+      }
+    });
+  };
+  return k;
+}
+
+}  // namespace
+
+ModelKernel prepare_space_to_batch_nd(const KernelContext& c) { return batch_grid_kernel(c, true); }
+ModelKernel prepare_batch_to_space_nd(const KernelContext& c) { return batch_grid_kernel(c, false); }
 
 }  // namespace arenaplan::sim

@@ -65,6 +65,8 @@ constexpr Registration kModelKernels[] = {
     {"broadcast_to", prepare_broadcast_to},
     {"select_v2", prepare_select_v2},
     {"mirror_pad", prepare_mirror_pad},
+    {"space_to_batch_nd", prepare_space_to_batch_nd},
+    {"batch_to_space_nd", prepare_batch_to_space_nd},
     {"space_to_depth", prepare_space_to_depth},
     {"abs", prepare_abs},
     {"neg", prepare_neg},

@@ -124,6 +124,8 @@ ModelKernel prepare_zeros_like(const KernelContext& c);
 ModelKernel prepare_broadcast_to(const KernelContext& c);
 ModelKernel prepare_select_v2(const KernelContext& c);
 ModelKernel prepare_mirror_pad(const KernelContext& c);
+ModelKernel prepare_space_to_batch_nd(const KernelContext& c);
+ModelKernel prepare_batch_to_space_nd(const KernelContext& c);
 ModelKernel prepare_space_to_depth(const KernelContext& c);
 // kernels_math.cpp
 ModelKernel prepare_abs(const KernelContext& c);

@@ -130,6 +130,9 @@ bool known_prepare(const Operator& op, const Subgraph& g, int pointer_bytes, Rec
       }
       return true;
     }
+    case kSpaceToBatchNd: case kBatchToSpaceNd:
+      r.in(0); r.outp(0);
+      return true;
     case kAveragePool2D: case kMaxPool2D: case kL2Pool2D:
     case kQuantize: case kDequantize: case kReshape: case kLogistic: case kRelu:
     case kLeakyRelu: case kHardSwish: case kTanh: case kSqueeze:

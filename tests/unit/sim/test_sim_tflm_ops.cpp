@@ -611,4 +611,34 @@ TEST_CASE("mirror_pad: REFLECT leaves the edge out, SYMMETRIC repeats it, on eve
   CHECK(bad.refusal().find("paddings do not fit") != std::string::npos);  // reflecting 2 of 2 needs 3
 }
 
+TEST_CASE("space_to_batch_nd pads and deals pixels out to batches; batch_to_space_nd crops them back") {
+  // [1, 4, 4, 2] int8, block 2 x 2, one pixel of padding on every side: padded 6 x 6, out [4, 3, 3, 2].
+  const auto xs = random_values<int8_t>(32, 120, -128, 127);
+  OneOpModel m;
+  TensorId x = m.input("x", {1, 4, 4, 2}, DType::kInt8, bytes_of(xs), quant(0.1f, 7));
+  TensorId block = m.tensor("block", {2}, DType::kInt32, std::nullopt, int32_bytes({2, 2}));
+  TensorId pads = m.tensor("pads", {2, 2}, DType::kInt32, std::nullopt, int32_bytes({1, 1, 1, 1}));
+  TensorId y = m.tensor("y", {4, 3, 3, 2}, DType::kInt8, quant(0.1f, 7));
+  m.op("s", "space_to_batch_nd", {x, block, pads}, {y});
+  const auto got = values_of<int8_t>(m.run({y})[0]);
+  for (int sh = 0; sh < 2; ++sh)
+    for (int sw = 0; sw < 2; ++sw)
+      for (int oy = 0; oy < 3; ++oy)
+        for (int ox = 0; ox < 3; ++ox)
+          for (int c = 0; c < 2; ++c) {
+            const int py = oy * 2 + sh - 1, px = ox * 2 + sw - 1;  // in the unpadded input
+            // TFLM pads with 0, not the zero point (its Prepare leaves the pad value unset).
+            const int8_t want = py < 0 || py >= 4 || px < 0 || px >= 4 ? 0 : xs[(py * 4 + px) * 2 + c];
+            CHECK(got[(((sh * 2 + sw) * 3 + oy) * 3 + ox) * 2 + c] == want);
+          }
+
+  OneOpModel back;
+  TensorId bx = back.input("x", {4, 3, 3, 2}, DType::kInt8, bytes_of(got), quant(0.1f, 7));
+  TensorId bblock = back.tensor("block", {2}, DType::kInt32, std::nullopt, int32_bytes({2, 2}));
+  TensorId crops = back.tensor("crops", {2, 2}, DType::kInt32, std::nullopt, int32_bytes({1, 1, 1, 1}));
+  TensorId by = back.tensor("y", {1, 4, 4, 2}, DType::kInt8, quant(0.1f, 7));
+  back.op("b", "batch_to_space_nd", {bx, bblock, crops}, {by});
+  CHECK(values_of<int8_t>(back.run({by})[0]) == xs);
+}
+
 }  // namespace arenaplan

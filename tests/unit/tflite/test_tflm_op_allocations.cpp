@@ -162,6 +162,15 @@ TEST_CASE("comparisons, select_v2, space_to_depth and depth_to_space: TFLM's Pre
   CHECK(!mp.estimated);
   CHECK(mp.op_data == 20);
   CHECK(steps(mp, PrepareStep::kScratch) == std::vector<Bytes>{16, 16});
+  // SPACE_TO_BATCH_ND keeps its 4-byte params, BATCH_TO_SPACE_ND has no Init; both hold two temporaries.
+  const Tensor shape2 = tensor(kInt32, {2}, 4), pads = tensor(kInt32, {2, 2}, 4);
+  const KernelAllocations s2b = OneOp(kSpaceToBatchNd, {a, shape2, pads}, {a}).at(4);
+  CHECK(!s2b.estimated);
+  CHECK(s2b.op_data == 4);
+  CHECK(temporaries(s2b) == 2);
+  const KernelAllocations b2s = OneOp(kBatchToSpaceNd, {a, shape2, pads}, {a}).at(4);
+  CHECK(!b2s.estimated);
+  CHECK(!b2s.has_init);
 }
 
 TEST_CASE("the Signal library's stateless custom ops: Init's options and Prepare's temporaries") {
