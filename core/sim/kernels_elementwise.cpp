@@ -100,27 +100,6 @@ ModelKernel prepare_binary(const KernelContext& c, Binary op) {
   return k;
 }
 
-// One input, one output of the same element count and type.
-int64_t unary_count(const KernelContext& c) {
-  c.require(c.inputs() == 1 && c.outputs() == 1, "expects one input and one output");
-  const int64_t n = c.count(c.out(0));
-  c.require(c.count(c.in(0)) == n, "input and output element counts differ");
-  return n;
-}
-
-// y[i] = f(x[i]) over n elements of type T (int8_t or float).
-template <class T, class F>
-ModelKernel map_each(const char* name, int64_t n, F f) {
-  ModelKernel k{name};
-  k.work.alu_ops = n;
-  k.run = [=](const Operand* in, const Operand* out) {
-    const T* x = as<T>(in[0]);
-    T* y = as_mut<T>(out[0]);
-    for (int64_t i = 0; i < n; ++i) y[i] = f(x[i]);
-  };
-  return k;
-}
-
 bool int8_io(const KernelContext& c) { return c.is(c.in(0), DType::kInt8) && c.is(c.out(0), DType::kInt8); }
 bool float_io(const KernelContext& c) { return c.is(c.in(0), DType::kFloat32) && c.is(c.out(0), DType::kFloat32); }
 

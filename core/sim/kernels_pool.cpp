@@ -1,5 +1,5 @@
-// Model kernels that reduce windows or axes: AVERAGE_POOL_2D, MAX_POOL_2D, MEAN (int8 with TFLM's
-// reference arithmetic, float32).
+// Model kernels that reduce windows or axes: AVERAGE_POOL_2D, MAX_POOL_2D, MEAN and SUM (int8 and
+// int16 with TFLM's reference arithmetic, float32), REDUCE_MAX and REDUCE_MIN (int8, float32).
 #include <algorithm>
 #include <cstring>
 #include <limits>
@@ -128,38 +128,22 @@ ModelKernel prepare_pool(const KernelContext& c, bool average) {
 ModelKernel prepare_average_pool_2d(const KernelContext& c) { return prepare_pool(c, true); }
 ModelKernel prepare_max_pool_2d(const KernelContext& c) { return prepare_pool(c, false); }
 
-ModelKernel prepare_mean(const KernelContext& c) {
-  const Tensor &xt = c.in(0), &yt = c.out(0);
-  const auto x = c.dims(xt);
-  const int64_t rank = static_cast<int64_t>(x.size());
-  c.require(rank <= 8, "more than 8 dims");
-  std::vector<bool> reduced(x.size(), false);
-  for (int64_t a : c.const_ints(c.in(1))) {
-    if (a < 0) a += rank;
-    c.require(a >= 0 && a < rank, "axis out of range");
-    reduced[a] = true;
-  }
-  // Output index of every input element: the kept dims in order (keep_dims only adds 1s).
-  std::vector<int64_t> out_stride(x.size(), 0);
-  int64_t outputs = 1, per_output = 1;
-  for (int64_t d = rank; d-- > 0;) {
-    if (reduced[d]) {
-      per_output *= x[d];
-    } else {
-      out_stride[d] = outputs;
-      outputs *= x[d];
-    }
-  }
-  c.require(c.count(yt) == outputs, "output size does not match the reduced input");
-  const int64_t total = c.count(xt);
-  ModelKernel k;
-  k.work.alu_ops = total;
-  // The output index of each input element, walked with an odometer at run time.
-  auto walk = [x, out_stride, rank, total](auto&& visit) {
+namespace {
+
+enum class Reduction { kMean, kSum, kMax, kMin };
+
+// The reduced axes' geometry: the output index of every input element, walked with an odometer
+// (keep_dims only adds 1s to the output shape).
+struct ReducedAxes {
+  std::vector<int64_t> x, out_stride;
+  int64_t outputs = 1, per_output = 1, total = 0;
+  template <class F>
+  void walk(F&& visit) const {
+    const size_t rank = x.size();
     int64_t idx[8] = {0}, o = 0;
     for (int64_t i = 0; i < total; ++i) {
       visit(i, o);
-      for (int64_t d = rank; d-- > 0;) {
+      for (size_t d = rank; d-- > 0;) {
         ++idx[d];
         o += out_stride[d];
         if (idx[d] < x[d]) break;
@@ -167,46 +151,126 @@ ModelKernel prepare_mean(const KernelContext& c) {
         idx[d] = 0;
       }
     }
-  };
-  if (c.is(xt, DType::kInt8) && c.is(yt, DType::kInt8)) {
-    k.name = "mean int8";
-    tflm::Multiplier m = tflm::quantize_multiplier(static_cast<double>(c.scale(xt)) / static_cast<double>(c.scale(yt)));
-    // TFLM folds the division by the element count into the multiplier.
-    if (per_output > 0) {
-      int shift = 63 - __builtin_clzll(static_cast<uint64_t>(per_output));
-      shift = std::min(shift, 32);
-      shift = std::min(shift, 31 + m.shift);
-      m.value = static_cast<int32_t>((static_cast<int64_t>(m.value) << shift) / per_output);
-      m.shift -= shift;
-    }
-    const int32_t in_zp = c.zero_point(xt), out_zp = c.zero_point(yt);
-    auto sums = std::make_shared<std::vector<int32_t>>(static_cast<size_t>(outputs));
-    k.run = [=](const Operand* in, const Operand* out) {
-      const int8_t* xs = as<int8_t>(in[0]);
-      int8_t* y = as_mut<int8_t>(out[0]);
-      std::vector<int32_t>& s = *sums;
-      std::fill(s.begin(), s.end(), 0);
-      walk([&](int64_t i, int64_t o) { s[o] += xs[i]; });
-      for (int64_t o = 0; o < outputs; ++o) {
-        const int32_t shifted = s[o] - in_zp * static_cast<int32_t>(per_output);
-        const int32_t v = tflm::multiply_by_quantized_multiplier(shifted, m) + out_zp;
-        y[o] = static_cast<int8_t>(std::clamp(v, -128, 127));
-      }
-    };
-    return k;
   }
-  c.require(c.is(xt, DType::kFloat32) && c.is(yt, DType::kFloat32), "mean runs int8 or float32");
-  k.name = "mean float32";
-  auto sums = std::make_shared<std::vector<float>>(static_cast<size_t>(outputs));
+};
+
+ReducedAxes reduced_axes(const KernelContext& c) {
+  c.require(c.inputs() == 2 && c.outputs() == 1, "a reduction expects an input and its axes");
+  c.require(c.is(c.in(1), DType::kInt32), "reduction axes must be int32 (TFLM)");
+  ReducedAxes r;
+  r.x = c.dims(c.in(0));
+  const int64_t rank = static_cast<int64_t>(r.x.size());
+  c.require(rank <= 8, "more than 8 dims");
+  std::vector<bool> reduced(r.x.size(), false);
+  for (int64_t a : c.const_ints(c.in(1))) {
+    if (a < 0) a += rank;
+    c.require(a >= 0 && a < rank, "axis out of range");
+    reduced[a] = true;
+  }
+  r.out_stride.assign(r.x.size(), 0);
+  for (int64_t d = rank; d-- > 0;) {
+    if (reduced[d]) {
+      r.per_output *= r.x[d];
+    } else {
+      r.out_stride[d] = r.outputs;
+      r.outputs *= r.x[d];
+    }
+  }
+  c.require(c.count(c.out(0)) == r.outputs, "output size does not match the reduced input");
+  r.total = c.count(c.in(0));
+  return r;
+}
+
+// MEAN and SUM of int8 or int16: TFLM's QuantizedMeanOrSum (an int32 sum per output, the zero
+// point times the count taken off, one multiplier; MEAN folds the division by the count into it).
+template <class T>
+ModelKernel quantized_mean_or_sum(const KernelContext& c, const ReducedAxes& r, bool sum, const char* name) {
+  const Tensor &xt = c.in(0), &yt = c.out(0);
+  tflm::Multiplier m = tflm::quantize_multiplier(static_cast<double>(c.scale(xt)) / static_cast<double>(c.scale(yt)));
+  if (!sum && r.per_output > 0) {
+    int shift = 63 - __builtin_clzll(static_cast<uint64_t>(r.per_output));
+    shift = std::min(shift, 32);
+    shift = std::min(shift, 31 + m.shift);
+    m.value = static_cast<int32_t>((static_cast<int64_t>(m.value) << shift) / r.per_output);
+    m.shift -= shift;
+  }
+  const int32_t in_zp = c.zero_point(xt), out_zp = c.zero_point(yt);
+  auto sums = std::make_shared<std::vector<int32_t>>(static_cast<size_t>(r.outputs));
+  ModelKernel k{name};
+  k.work.alu_ops = r.total;
+  k.run = [=](const Operand* in, const Operand* out) {
+    const T* xs = as<T>(in[0]);
+    T* y = as_mut<T>(out[0]);
+    std::vector<int32_t>& s = *sums;
+    std::fill(s.begin(), s.end(), 0);
+    // An empty input leaves the outputs 0, as TFLM does.
+    std::fill(y, y + r.outputs, T{0});
+    if (r.total == 0) return;
+    r.walk([&](int64_t i, int64_t o) { s[o] = static_cast<int32_t>(static_cast<uint32_t>(s[o]) + static_cast<uint32_t>(xs[i])); });
+    for (int64_t o = 0; o < r.outputs; ++o) {
+      const int32_t shifted = static_cast<int32_t>(static_cast<uint32_t>(s[o]) - static_cast<uint32_t>(in_zp * r.per_output));
+      const int32_t v = tflm::multiply_by_quantized_multiplier(shifted, m) + out_zp;
+      y[o] = static_cast<T>(std::clamp<int32_t>(v, std::numeric_limits<T>::min(), std::numeric_limits<T>::max()));
+    }
+  };
+  return k;
+}
+
+// REDUCE_MAX / REDUCE_MIN: TFLM's ReduceGeneric from the type's lowest (max) or highest (min).
+template <class T>
+ModelKernel min_or_max(const ReducedAxes& r, bool max, const char* name) {
+  ModelKernel k{name};
+  k.work.alu_ops = r.total;
+  k.run = [=](const Operand* in, const Operand* out) {
+    const T* xs = as<T>(in[0]);
+    T* y = as_mut<T>(out[0]);
+    std::fill(y, y + r.outputs, max ? std::numeric_limits<T>::lowest() : std::numeric_limits<T>::max());
+    r.walk([&](int64_t i, int64_t o) {
+      if (max ? xs[i] > y[o] : xs[i] < y[o]) y[o] = xs[i];
+    });
+  };
+  return k;
+}
+
+ModelKernel prepare_reduction(const KernelContext& c, Reduction kind) {
+  const ReducedAxes r = reduced_axes(c);
+  const Tensor &xt = c.in(0), &yt = c.out(0);
+  const bool sum = kind == Reduction::kSum;
+  if (kind == Reduction::kMax || kind == Reduction::kMin) {
+    const bool max = kind == Reduction::kMax;
+    if (c.is(xt, DType::kFloat32) && c.is(yt, DType::kFloat32))
+      return min_or_max<float>(r, max, max ? "reduce_max float32" : "reduce_min float32");
+    c.require(c.is(xt, DType::kInt8) && c.is(yt, DType::kInt8), std::string(max ? "reduce_max" : "reduce_min") +
+                                                                     " runs float32 or int8 (TFLM)");
+    c.require(c.scale(xt) == c.scale(yt) && c.zero_point(xt) == c.zero_point(yt),
+              "int8 reduce_max and reduce_min need the input's quantization on the output (TFLM)");
+    return min_or_max<int8_t>(r, max, max ? "reduce_max int8" : "reduce_min int8");
+  }
+  if (c.is(xt, DType::kInt8) && c.is(yt, DType::kInt8))
+    return quantized_mean_or_sum<int8_t>(c, r, sum, sum ? "sum int8" : "mean int8");
+  if (c.is(xt, DType::kInt16) && c.is(yt, DType::kInt16))
+    return quantized_mean_or_sum<int16_t>(c, r, sum, sum ? "sum int16" : "mean int16");
+  c.require(c.is(xt, DType::kFloat32) && c.is(yt, DType::kFloat32),
+            std::string(sum ? "sum" : "mean") + " runs int8, int16 or float32 (TFLM)");
+  ModelKernel k{sum ? "sum float32" : "mean float32"};
+  k.work.alu_ops = r.total;
+  auto sums = std::make_shared<std::vector<float>>(static_cast<size_t>(r.outputs));
   k.run = [=](const Operand* in, const Operand* out) {
     const float* xs = as<float>(in[0]);
     float* y = as_mut<float>(out[0]);
     std::vector<float>& s = *sums;
     std::fill(s.begin(), s.end(), 0.f);
-    walk([&](int64_t i, int64_t o) { s[o] += xs[i]; });
-    for (int64_t o = 0; o < outputs; ++o) y[o] = s[o] / static_cast<float>(per_output);
+    r.walk([&](int64_t i, int64_t o) { s[o] += xs[i]; });
+    for (int64_t o = 0; o < r.outputs; ++o) y[o] = sum ? s[o] : s[o] / static_cast<float>(r.per_output);
   };
   return k;
 }
+
+}  // namespace
+
+ModelKernel prepare_mean(const KernelContext& c) { return prepare_reduction(c, Reduction::kMean); }
+ModelKernel prepare_sum(const KernelContext& c) { return prepare_reduction(c, Reduction::kSum); }
+ModelKernel prepare_reduce_max(const KernelContext& c) { return prepare_reduction(c, Reduction::kMax); }
+ModelKernel prepare_reduce_min(const KernelContext& c) { return prepare_reduction(c, Reduction::kMin); }
 
 }  // namespace arenaplan::sim

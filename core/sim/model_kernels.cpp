@@ -56,6 +56,50 @@ constexpr Registration kModelKernels[] = {
     {"arg_max", prepare_arg_max},
     // Recurrent and int16-activation kernels.
     {"unidirectional_sequence_lstm", prepare_unidirectional_sequence_lstm},
+    // Data movement, elementwise math, reductions, matrix products (kernels_data/_math/_pool/_matmul.cpp).
+    {"gather", prepare_gather},
+    {"cast", prepare_cast},
+    {"fill", prepare_fill},
+    {"shape", prepare_shape},
+    {"pack", prepare_pack},
+    {"unpack", prepare_unpack},
+    {"zeros_like", prepare_zeros_like},
+    {"broadcast_to", prepare_broadcast_to},
+    {"select_v2", prepare_select_v2},
+    {"mirror_pad", prepare_mirror_pad},
+    {"space_to_batch_nd", prepare_space_to_batch_nd},
+    {"batch_to_space_nd", prepare_batch_to_space_nd},
+    {"space_to_depth", prepare_space_to_depth},
+    {"abs", prepare_abs},
+    {"neg", prepare_neg},
+    {"exp", prepare_exp},
+    {"log", prepare_log},
+    {"sqrt", prepare_sqrt},
+    {"rsqrt", prepare_rsqrt},
+    {"square", prepare_square},
+    {"sin", prepare_sin},
+    {"cos", prepare_cos},
+    {"logical_not", prepare_logical_not},
+    {"logical_and", prepare_logical_and},
+    {"logical_or", prepare_logical_or},
+    {"floor", prepare_floor},
+    {"ceil", prepare_ceil},
+    {"round", prepare_round},
+    {"squared_difference", prepare_squared_difference},
+    {"div", prepare_div},
+    {"equal", prepare_equal},
+    {"not_equal", prepare_not_equal},
+    {"greater", prepare_greater},
+    {"greater_equal", prepare_greater_equal},
+    {"less", prepare_less},
+    {"less_equal", prepare_less_equal},
+    {"sum", prepare_sum},
+    {"reduce_max", prepare_reduce_max},
+    {"reduce_min", prepare_reduce_min},
+    {"batch_matmul", prepare_batch_matmul},
+    {"transpose_conv", prepare_transpose_conv},
+    {"SignalWindow", prepare_signal_window},  // TFLM's Signal library: custom codes
+    {"SignalFftAutoScale", prepare_signal_fft_auto_scale},
 };
 
 }  // namespace
@@ -207,6 +251,13 @@ void KernelContext::activation_range_float(float& lo, float& hi) const {
     case 3: lo = 0, hi = 6; break;
     default: unsupported("fused activation " + std::to_string(attr("activation", 0)) + " is not supported");
   }
+}
+
+int64_t unary_count(const KernelContext& c) {
+  c.require(c.inputs() == 1 && c.outputs() == 1, "expects one input and one output");
+  const int64_t n = c.count(c.out(0));
+  c.require(c.count(c.in(0)) == n, "input and output element counts differ");
+  return n;
 }
 
 Broadcast2 make_broadcast(const KernelContext& c, const std::vector<int64_t>& a, const std::vector<int64_t>& b,

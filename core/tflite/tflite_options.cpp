@@ -1,7 +1,13 @@
+// flexbuffers' number accessors also parse strings, through a locale object defined in
+// flatbuffers' library, which neither build links; the options read here never parse strings.
+#define FLATBUFFERS_LOCALE_INDEPENDENT 0
+
 #include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
+
+#include <flatbuffers/flexbuffers.h>
 
 #include "core/tflite/detail/tflite_options.h"
 #include "core/tflite/tflite_ops.h"
@@ -14,7 +20,8 @@ enum Code : int32_t {
   kAdd = 0, kAveragePool2d = 1, kConcatenation = 2, kDepthToSpace = 5,
   kFullyConnected = 9, kL2Pool2d = 12, kMaxPool2d = 17, kMul = 18, kResizeBilinear = 23, kSoftmax = 25, kSvdf = 27, kMean = 40,
   kSub = 41, kDiv = 42, kStridedSlice = 45, kSplit = 49, kArgMax = 56, kSum = 74, kReduceProd = 81, kReduceMax = 82,
-  kReduceMin = 89, kReduceAny = 91, kResizeNearestNeighbor = 97, kLeakyRelu = 98, kSplitV = 102, kReduceAll = 138
+  kReduceMin = 89, kReduceAny = 91, kResizeNearestNeighbor = 97, kLeakyRelu = 98, kSplitV = 102, kReduceAll = 138,
+  kSpaceToDepth = 26, kGather = 36, kPack = 83, kUnpack = 88, kBatchMatMul = 126, kMirrorPad = 100
 };
 // Recurrent ops.
 constexpr int32_t kUnidirectionalSequenceLstm = 44;
@@ -76,9 +83,32 @@ PaddedDim tflite_padding(bool same, int64_t in, int64_t filter, int64_t stride, 
   return p;
 }
 
+namespace {
+
+// A custom op's options (a flexbuffer map, as TFLM's Signal ops keep them): its integer and
+// boolean values as attrs under their keys. A buffer the flexbuffer verifier refuses, or one that
+// is not a map, gives none (the kernel then refuses the op for a missing option).
+void read_custom_attrs(const tfl::Operator* op, Op& out) {
+  const auto* bytes = op->custom_options();
+  if (!bytes || bytes->size() == 0 || !flexbuffers::VerifyBuffer(bytes->data(), bytes->size())) return;
+  const flexbuffers::Reference root = flexbuffers::GetRoot(bytes->data(), bytes->size());
+  if (!root.IsMap()) return;
+  const flexbuffers::Map map = root.AsMap();
+  const flexbuffers::TypedVector keys = map.Keys();
+  const flexbuffers::Vector values = map.Values();
+  for (size_t i = 0; i < keys.size() && i < values.size(); ++i) {
+    const flexbuffers::Reference v = values[i];
+    if (v.IsBool()) out.attrs[keys[i].AsKey()] = v.AsBool() ? 1 : 0;
+    else if (v.IsInt() || v.IsUInt()) out.attrs[keys[i].AsKey()] = v.AsInt64();
+  }
+}
+
+}  // namespace
+
 void read_operator_attrs(int32_t builtin, const tfl::Operator* op, const tfl::SubGraph* sg,
                          flatbuffers::Verifier& v, const std::string& where, Op& out) {
   auto activation = [&](int8_t a) { out.attrs["activation"] = a; };
+  if (builtin == kCustom) return read_custom_attrs(op, out);
   switch (builtin) {
     case kConv2d: {
       const auto* o = options_as<tfl::Conv2DOptions>(op, v, where);
@@ -184,6 +214,46 @@ void read_operator_attrs(int32_t builtin, const tfl::Operator* op, const tfl::Su
     case kReduceAny:
     case kReduceAll:
       if (const auto* o = options_as<tfl::ReducerOptions>(op, v, where)) out.attrs["keep_dims"] = o->keep_dims();
+      return;
+    case kGather:
+      if (const auto* o = options_as<tfl::GatherOptions>(op, v, where)) {
+        out.attrs["axis"] = o->axis();
+        out.attrs["batch_dims"] = o->batch_dims();
+      }
+      return;
+    case kPack:
+      if (const auto* o = options_as<tfl::PackOptions>(op, v, where)) {
+        out.attrs["values_count"] = o->values_count();
+        out.attrs["axis"] = o->axis();
+      }
+      return;
+    case kUnpack:
+      if (const auto* o = options_as<tfl::UnpackOptions>(op, v, where)) {
+        out.attrs["num"] = o->num();
+        out.attrs["axis"] = o->axis();
+      }
+      return;
+    case kBatchMatMul:
+      if (const auto* o = options_as<tfl::BatchMatMulOptions>(op, v, where)) {
+        out.attrs["adj_x"] = o->adj_x();
+        out.attrs["adj_y"] = o->adj_y();
+      }
+      return;
+    case kMirrorPad:
+      // TFLM reflects (leaves out the edge) only for an explicit REFLECT; without options its
+      // parsed mode is unknown, which pads symmetrically.
+      if (const auto* o = options_as<tfl::MirrorPadOptions>(op, v, where)) out.attrs["reflect"] = o->mode() == 0 ? 1 : 0;
+      return;
+    case kSpaceToDepth:
+      if (const auto* o = options_as<tfl::SpaceToDepthOptions>(op, v, where)) out.attrs["block_size"] = o->block_size();
+      return;
+    case kTransposeConv:
+      if (const auto* o = options_as<tfl::TransposeConvOptions>(op, v, where)) {
+        out.attrs["padding_same"] = o->padding() == 0 ? 1 : 0;
+        out.attrs["stride_h"] = o->stride_h();
+        out.attrs["stride_w"] = o->stride_w();
+        activation(o->fused_activation_function());
+      }
       return;
     case kStridedSlice:
       if (const auto* o = options_as<tfl::StridedSliceOptions>(op, v, where)) {

@@ -85,6 +85,9 @@ ModelKernel prepare_fully_connected(const KernelContext& c);
 ModelKernel prepare_average_pool_2d(const KernelContext& c);
 ModelKernel prepare_max_pool_2d(const KernelContext& c);
 ModelKernel prepare_mean(const KernelContext& c);
+ModelKernel prepare_sum(const KernelContext& c);
+ModelKernel prepare_reduce_max(const KernelContext& c);
+ModelKernel prepare_reduce_min(const KernelContext& c);
 ModelKernel prepare_add(const KernelContext& c);
 ModelKernel prepare_sub(const KernelContext& c);
 ModelKernel prepare_mul(const KernelContext& c);
@@ -115,6 +118,50 @@ ModelKernel prepare_split_v(const KernelContext& c);
 ModelKernel prepare_slice(const KernelContext& c);
 // Recurrent and int16-activation kernels.
 ModelKernel prepare_unidirectional_sequence_lstm(const KernelContext& c);  // kernels_lstm.cpp
+// kernels_data.cpp
+ModelKernel prepare_gather(const KernelContext& c);
+ModelKernel prepare_cast(const KernelContext& c);
+ModelKernel prepare_fill(const KernelContext& c);
+ModelKernel prepare_shape(const KernelContext& c);
+ModelKernel prepare_pack(const KernelContext& c);
+ModelKernel prepare_unpack(const KernelContext& c);
+ModelKernel prepare_zeros_like(const KernelContext& c);
+ModelKernel prepare_broadcast_to(const KernelContext& c);
+ModelKernel prepare_select_v2(const KernelContext& c);
+ModelKernel prepare_mirror_pad(const KernelContext& c);
+ModelKernel prepare_space_to_batch_nd(const KernelContext& c);
+ModelKernel prepare_batch_to_space_nd(const KernelContext& c);
+ModelKernel prepare_space_to_depth(const KernelContext& c);
+// kernels_math.cpp
+ModelKernel prepare_abs(const KernelContext& c);
+ModelKernel prepare_neg(const KernelContext& c);
+ModelKernel prepare_exp(const KernelContext& c);
+ModelKernel prepare_log(const KernelContext& c);
+ModelKernel prepare_sqrt(const KernelContext& c);
+ModelKernel prepare_rsqrt(const KernelContext& c);
+ModelKernel prepare_square(const KernelContext& c);
+ModelKernel prepare_sin(const KernelContext& c);
+ModelKernel prepare_cos(const KernelContext& c);
+ModelKernel prepare_logical_not(const KernelContext& c);
+ModelKernel prepare_logical_and(const KernelContext& c);
+ModelKernel prepare_logical_or(const KernelContext& c);
+ModelKernel prepare_floor(const KernelContext& c);
+ModelKernel prepare_ceil(const KernelContext& c);
+ModelKernel prepare_round(const KernelContext& c);
+ModelKernel prepare_squared_difference(const KernelContext& c);
+ModelKernel prepare_div(const KernelContext& c);
+ModelKernel prepare_equal(const KernelContext& c);
+ModelKernel prepare_not_equal(const KernelContext& c);
+ModelKernel prepare_greater(const KernelContext& c);
+ModelKernel prepare_greater_equal(const KernelContext& c);
+ModelKernel prepare_less(const KernelContext& c);
+ModelKernel prepare_less_equal(const KernelContext& c);
+// kernels_signal.cpp
+ModelKernel prepare_signal_window(const KernelContext& c);
+ModelKernel prepare_signal_fft_auto_scale(const KernelContext& c);
+// kernels_matmul.cpp
+ModelKernel prepare_batch_matmul(const KernelContext& c);
+ModelKernel prepare_transpose_conv(const KernelContext& c);
 
 // Element access helpers for kernels.
 template <class T>
@@ -124,6 +171,22 @@ inline const T* as(const Operand& o) {
 template <class T>
 inline T* as_mut(const Operand& o) {
   return reinterpret_cast<T*>(o.data);
+}
+
+// One input and one output of the same element count: that count (unsupported() otherwise).
+int64_t unary_count(const KernelContext& c);
+
+// y[i] = f(x[i]) over n elements of type T.
+template <class T, class F>
+ModelKernel map_each(const char* name, int64_t n, F f) {
+  ModelKernel k{name};
+  k.work.alu_ops = n;
+  k.run = [=](const Operand* in, const Operand* out) {
+    const T* x = as<T>(in[0]);
+    T* y = as_mut<T>(out[0]);
+    for (int64_t i = 0; i < n; ++i) y[i] = f(x[i]);
+  };
+  return k;
 }
 
 // Broadcast of two shapes (numpy rules) onto an output shape: per output element, the index of

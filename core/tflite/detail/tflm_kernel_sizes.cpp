@@ -47,7 +47,10 @@ bool parses_without_data(int32_t code) {
   static const int32_t codes[] = {kDequantize, kFloor, kLogistic, kRelu, kReluN1To1, kRelu6, kTanh,
                                   kPad, kBatchToSpaceNd, kSpaceToBatchNd, kTranspose, kExp,
                                   kLogSoftmax, kPrelu, kMaximum, kMinimum, kPadV2, kExpandDims,
-                                  kQuantize, kHardSwish};
+                                  kQuantize, kHardSwish, kAbs, kNeg, kLog, kSqrt, kRsqrt, kSquare, kSin,
+                                  kCos, kLogicalNot, kZerosLike, kFill, kBroadcastTo, kSquaredDifference,
+                                  kEqual, kNotEqual, kGreater, kGreaterEqual, kLess, kLessEqual, kSelectV2,
+                                  kLogicalOr, kLogicalAnd, kCeil, kRound};
   return std::find(std::begin(codes), std::end(codes), code) != std::end(codes);
 }
 
@@ -55,7 +58,14 @@ bool parses_without_data(int32_t code) {
 struct OpDataSize {
   Bytes p64, p32;
 };
-bool op_data_of(int32_t code, int pointer_bytes, bool* has_init, Bytes* bytes) {
+bool op_data_of(int32_t code, const TflmTarget& target, bool* has_init, Bytes* bytes) {
+  const int pointer_bytes = target.pointer_bytes;
+  // ABS and RSQRT share an OpData of five ints and a bool and two enums (quantization and type).
+  if (code == kAbs || code == kRsqrt) {
+    *has_init = true;
+    *bytes = target.enum_bytes == 1 ? 20 : 28;
+    return true;
+  }
   static const std::map<int32_t, OpDataSize> table = {
       {kConv2D, {72, 56}},        {kDepthwiseConv2D, {72, 56}}, {kFullyConnected, {64, 48}},
       {kAveragePool2D, {32, 32}}, {kMaxPool2D, {32, 32}},       {kSoftmax, {80, 56}},
@@ -68,12 +78,21 @@ bool op_data_of(int32_t code, int pointer_bytes, bool* has_init, Bytes* bytes) {
       {kPrelu, {28, 28}},         {kConcatenation, {40, 24}},   {kTanh, {16, 16}},
       {kTransposeConv, {80, 72}}, {kSpaceToBatchNd, {4, 4}},    {kL2Normalization, {4, 4}},
       {kUnidirectionalSequenceLstm, {688, 688}},
+      {kEqual, {32, 32}},         {kNotEqual, {32, 32}},        {kGreater, {32, 32}},  // ComparisonParams
+      {kGreaterEqual, {32, 32}},  {kLess, {32, 32}},            {kLessEqual, {32, 32}},
+      {kSelectV2, {1, 1}},        // requires_broadcast
+      {kDiv, {28, 28}},
+      {kMirrorPad, {20, 20}},  // five ints
+      {kBatchMatMul, {32, 16}},         // three pointers and three bools
+      {kSquaredDifference, {112, 112}},  // a bool, then ArithmeticParams (int64 aligned)
   };
   // Kernels without Init (RegisterOp(nullptr, ...)).
   static const int32_t no_init[] = {kReshape, kSqueeze, kExpandDims, kTranspose, kResizeNearestNeighbor,
                                     kResizeBilinear, kMaximum, kMinimum, kSplit, kSplitV, kPack,
                                     kUnpack, kShape, kFloor, kGather, kBatchToSpaceNd, kDepthToSpace,
-                                    kSpaceToDepth, kCast, kArgMax, kArgMin};
+                                    kSpaceToDepth, kCast, kArgMax, kArgMin, kNeg, kExp, kLog, kSqrt,
+                                    kSquare, kSin, kCos, kLogicalNot, kZerosLike, kFill, kBroadcastTo,
+                                    kLogicalOr, kLogicalAnd, kCeil, kRound};
   auto it = table.find(code);
   if (it != table.end()) {
     *has_init = true;
@@ -89,7 +108,7 @@ bool op_data_of(int32_t code, int pointer_bytes, bool* has_init, Bytes* bytes) {
 }
 
 // Prepare of the kernels this table knows, in TFLM's order; false for any other kernel.
-bool known_prepare(const Operator& op, const Subgraph& g, Recipe r) {
+bool known_prepare(const Operator& op, const Subgraph& g, int pointer_bytes, Recipe r) {
   const Tensor* in0 = input_at(op, g, 0);
   const Tensor* in1 = input_at(op, g, 1);
   switch (op.builtin) {
@@ -111,6 +130,9 @@ bool known_prepare(const Operator& op, const Subgraph& g, Recipe r) {
       }
       return true;
     }
+    case kSpaceToBatchNd: case kBatchToSpaceNd:
+      r.in(0); r.outp(0);
+      return true;
     case kAveragePool2D: case kMaxPool2D: case kL2Pool2D:
     case kQuantize: case kDequantize: case kReshape: case kLogistic: case kRelu:
     case kLeakyRelu: case kHardSwish: case kTanh: case kSqueeze:
@@ -139,11 +161,42 @@ bool known_prepare(const Operator& op, const Subgraph& g, Recipe r) {
     case kStridedSlice:
       r.in(0); r.in(1); r.in(2); r.in(3); r.outp(0);
       return true;
-    case kResizeNearestNeighbor: case kResizeBilinear: case kExpandDims: case kGather:
+    case kResizeNearestNeighbor: case kResizeBilinear: case kExpandDims:
+    case kFill: case kBroadcastTo: case kSquaredDifference: case kDiv:
       r.in(0); r.in(1); r.outp(0);
+      return true;
+    case kSelectV2:
+      r.in(0); r.in(1); r.in(2); r.outp(0);
+      return true;
+    case kMirrorPad: {
+      r.in(0); r.in(1); r.outp(0);
+      const Bytes rank = static_cast<Bytes>(in0 ? in0->dims.size() : 0);
+      r.scratch(4 * rank);  // the output's and the input's per-dim element counts
+      r.scratch(4 * rank);
+      return true;
+    }
+    case kDepthToSpace: case kSpaceToDepth: {
+      r.in(0); r.outp(0);
+      const Tensor* out0 = output_at(op, g, 0);
+      r.persist(4 + 4 * static_cast<Bytes>(out0 ? out0->dims.size() : 0));  // the output's writable dims
+      return true;
+    }
+    case kGather: {
+      r.in(0); r.in(1); r.outp(0);
+      // CreateWritableTensorDimsWithCopy: a TfLiteIntArray (size word + dims) of the output's rank.
+      const Tensor* out0 = output_at(op, g, 0);
+      r.persist(4 + 4 * static_cast<Bytes>(out0 ? out0->dims.size() : 0));
+      return true;
+    }
+    case kAbs: case kRsqrt: case kSin: case kCos: case kLog: case kSqrt: case kSquare:
+    case kLogicalNot: case kExp: case kZerosLike: case kCeil: case kRound:
+      r.in(0); r.outp(0);
       return true;
     case kCast:
       r.in(0); r.outp(0);
+      return true;
+    case kEqual: case kNotEqual: case kGreater: case kGreaterEqual: case kLess: case kLessEqual:
+      r.in(0); r.in(1);  // ComparisonsPrepare never takes the output
       return true;
     case kSplit:  // only the axis tensor
       r.in(0);
@@ -151,18 +204,28 @@ bool known_prepare(const Operator& op, const Subgraph& g, Recipe r) {
     case kSplitV:
       r.in(2);
       return true;
-    case kTranspose: case kMaximum: case kMinimum: case kPack: case kUnpack: case kFloor: case kShape:
+    case kTranspose: case kMaximum: case kMinimum: case kPack: case kUnpack: case kFloor: case kShape: case kNeg:
+    case kLogicalOr: case kLogicalAnd:
       return true;  // no temporaries, no persistent buffers
     case kMean: case kSum: {
-      // PrepareMeanOrSumHelper, then PrepareSimple's own input, axis, output.
+      // PrepareMeanOrSumHelper, then PrepareSimple's own input, axis (and output for int8).
       r.in(0); r.outp(0); r.in(1);
       const Tensor* out0 = output_at(op, g, 0);
       if (in0 && (in0->type == kInt8 || in0->type == kInt16)) r.scratch(4 * elements(out0));
       r.scratch(4 * static_cast<Bytes>(in0 ? in0->dims.size() : 0));
       r.scratch(4 * elements(in1));
-      r.in(0); r.in(1); r.outp(0);
+      r.in(0); r.in(1);
+      if (in0 && in0->type == kInt8) r.outp(0);
       return true;
     }
+    case kReduceMax: case kReduceMin:
+      // PrepareSimple first, then PrepareMinMaxHelper's temporaries and its two index scratches.
+      r.in(0); r.in(1);
+      if (in0 && in0->type == kInt8) r.outp(0);
+      r.in(0); r.outp(0); r.in(1);
+      r.scratch(4 * static_cast<Bytes>(in0 ? in0->dims.size() : 0));
+      r.scratch(4 * elements(in1));
+      return true;
     case kTransposeConv: {
       r.outp(0); r.in(2); r.in(1);
       r.per_channel(dim_or(in1, 0, 1));
@@ -171,6 +234,23 @@ bool known_prepare(const Operator& op, const Subgraph& g, Recipe r) {
       if (input && input->type == kInt8) r.scratch(4 * out);
       if (input && input->type == kInt16) r.scratch(8 * out);
       transpose_conv_op_data(op, g, r);
+      return true;
+    }
+    case kBatchMatMul: {
+      r.in(0); r.in(1); r.outp(0);
+      if (in0 && (in0->type == kInt8 || in0->type == kInt16)) r.persist(28);  // QuantizationOpDataBatchMatmul
+      // The transposed copy of an input (a TfLiteEvalTensor, its dims, its data): lhs with adj_x,
+      // rhs without adj_y.
+      const Bytes eval_tensor = pointer_bytes == 8 ? 24 : 12;
+      auto transposed_copy = [&](const Tensor* t) {
+        r.persist(eval_tensor);
+        r.persist(4 + 4 * static_cast<Bytes>(t ? t->dims.size() : 0));
+        r.persist(t ? t->bytes : 0);
+      };
+      if (op.adj_x) transposed_copy(in0);
+      if (!op.adj_y) transposed_copy(in1);
+      const Tensor* out0 = output_at(op, g, 0);
+      r.persist(4 + 4 * static_cast<Bytes>(out0 ? out0->dims.size() : 0));  // the output's writable dims
       return true;
     }
     case kUnidirectionalSequenceLstm:
@@ -280,8 +360,37 @@ KernelAllocations ethos_u_allocations(const Operator& op, const TflmTarget& targ
   return k;
 }
 
+// The stateless ops of TFLM's Signal library (signal/micro/kernels, registered as custom ops):
+// Init keeps the options read from the flexbuffer (a few int32s), Prepare takes its tensors as
+// temporaries. The stateful ones (framer, delay, stacker, overlap-add, spectral subtraction, the
+// filter bank's work area, the FFTs' kissfft state) size their state from the options and are
+// left to the estimate.
+bool signal_allocations(const Operator& op, KernelAllocations* k) {
+  struct SignalOp {
+    const char* code;
+    Bytes params;        // Init's persistent params struct, 0 without Init
+    int inputs, outputs;  // Prepare's temporaries, in order
+  };
+  static const SignalOp ops[] = {
+      {"SignalWindow", 8, 2, 1},     {"SignalEnergy", 8, 1, 1},        {"SignalFilterBankLog", 8, 1, 1},
+      {"SignalPcan", 4, 3, 1},       {"SignalFilterBankSquareRoot", 0, 2, 1},
+      {"SignalFftAutoScale", 0, 1, 2},
+  };
+  for (const SignalOp& s : ops) {
+    if (op.kind != s.code) continue;
+    k->has_init = s.params > 0;
+    k->op_data = s.params;
+    Recipe r{k->prepare};
+    for (int i = 0; i < s.inputs; ++i) r.in(i);
+    for (int i = 0; i < s.outputs; ++i) r.outp(i);
+    return true;
+  }
+  return false;
+}
+
 KernelAllocations kernel_allocations(const Operator& op, const Subgraph& g, const TflmTarget& target) {
   if (op.builtin == kCustomCode && op.kind == "ethos-u") return ethos_u_allocations(op, target);
+  if (KernelAllocations k; op.builtin == kCustomCode && signal_allocations(op, &k)) return k;
   KernelAllocations k;
   bool known = true;
   if (op.builtin == kCustomCode) {
@@ -298,8 +407,8 @@ KernelAllocations kernel_allocations(const Operator& op, const Subgraph& g, cons
       case CmsisNnKernel::kReferenceKernel: break;
     }
   }
-  if (known && !op_data_of(op.builtin, target.pointer_bytes, &k.has_init, &k.op_data)) known = false;
-  if (known && !known_prepare(op, g, Recipe{k.prepare})) known = false;
+  if (known && !op_data_of(op.builtin, target, &k.has_init, &k.op_data)) known = false;
+  if (known && !known_prepare(op, g, target.pointer_bytes, Recipe{k.prepare})) known = false;
   if (known) return k;
 
   // Unknown kernel: round every part up. The largest builtin-data struct and OpData of the

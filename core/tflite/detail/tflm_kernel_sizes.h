@@ -5,6 +5,9 @@
 // multiplier/shift arrays, LUTs) and scratch-buffer requests. Sizes were measured with sizeof on
 // x86-64 (8-byte pointers), wasm32 (4-byte pointers, 8-byte-aligned int64) and arm-none-eabi-gcc
 // (4-byte pointers, short enums) builds of the TFLM headers; they are figures, not TFLM code.
+// The OpData of the elementwise, comparison, select, div, squared-difference and batch-matmul
+// kernels were laid out by hand from their declarations under those ABIs (int64 members 8-byte
+// aligned on all three), not measured.
 // CMSIS-NN's kernels are in tflm_cmsis_kernels.h. Internal to core/tflite.
 #pragma once
 
@@ -30,7 +33,11 @@ enum Builtin : int32_t {
   kUnpack = 88, kReduceMin = 89, kReduceAny = 91, kResizeNearestNeighbor = 97, kLeakyRelu = 98,
   kMirrorPad = 100, kSplitV = 102, kQuantize = 114, kHardSwish = 117, kIf = 118, kWhile = 119,
   kBatchMatMul = 126, kCumsum = 128, kCallOnce = 129, kVarHandle = 142, kGelu = 150,
-  kCustomCode = 32,
+  kCustomCode = 32, kLess = 58, kNeg = 59, kGreater = 61, kGreaterEqual = 62, kLessEqual = 63,
+  kSelect = 64, kSin = 66, kEqual = 71, kNotEqual = 72, kLog = 73, kSqrt = 75, kRsqrt = 76,
+  kLogicalNot = 87, kSquare = 92, kZerosLike = 93, kFill = 94, kSquaredDifference = 99, kAbs = 101,
+  kCos = 108, kSelectV2 = 123, kBroadcastTo = 130, kLogicalOr = 84, kLogicalAnd = 86, kCeil = 104,
+  kRound = 116,
 };
 
 struct StructSize {

@@ -31,6 +31,8 @@ std::vector<int32_t> int_vector(const flatbuffers::Vector<int32_t>* v) {
   return v ? std::vector<int32_t>(v->begin(), v->end()) : std::vector<int32_t>{};
 }
 
+constexpr int32_t kBatchMatMulCode = 126;
+
 // The options of a convolution, read as the importer reads them (TFLM's SAME/VALID padding rule).
 Window read_window(int32_t builtin, const tfl::Operator* fo, const tfl::SubGraph* sg, flatbuffers::Verifier& v,
                    const std::string& where) {
@@ -191,6 +193,12 @@ Model read_model(std::string_view input) {
       for (int32_t t : op.outputs) check(t, where + " output", false);
       for (int32_t t : op.intermediates) check(t, where + " intermediate", false);
       op.window = read_window(op.builtin, fo, sg, verifier, where);
+      if (op.builtin == kBatchMatMulCode) {
+        Op attrs;
+        tflite_ops::read_operator_attrs(op.builtin, fo, sg, verifier, where, attrs);
+        op.adj_x = attrs.attrs.count("adj_x") && attrs.attrs.at("adj_x") != 0;
+        op.adj_y = attrs.attrs.count("adj_y") && attrs.attrs.at("adj_y") != 0;
+      }
       g.ops.push_back(std::move(op));
     }
     out.subgraphs.push_back(std::move(g));

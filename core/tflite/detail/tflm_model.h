@@ -38,6 +38,7 @@ struct Operator {
   std::vector<int32_t> outputs;
   std::vector<int32_t> intermediates;
   Window window;                   // conv_2d, depthwise_conv_2d, transpose_conv only
+  bool adj_x = false, adj_y = false;  // batch_matmul's options (which inputs Prepare copies)
 };
 
 struct Subgraph {
