@@ -6,12 +6,20 @@
 #include "cli/command.h"
 #include "core/graph/graph_edit.h"
 #include "core/graph/graph_json.h"
+#include "core/tflite/tflite_write.h"
 #include "core/transform/transform.h"
 #include "core/transform/transform_auto.h"
 #include "core/transform/whatif.h"
 
 namespace arenaplan::cli {
 namespace {
+
+// The rewritten graph as the file OUT asks for: a .tflite (the project's writer, which refuses a
+// rewrite stock TFLite cannot express, naming the op) or graph JSON.
+std::string rewritten_file(const Graph& g, const std::string& out_path) {
+  const bool tflite = out_path.size() >= 7 && out_path.compare(out_path.size() - 7, 7, ".tflite") == 0;
+  return tflite ? tflite_from_graph(g) : graph_to_json(g) + "\n";
+}
 
 WhatIfOptions whatif_options(const Args& args) {
   WhatIfOptions options;
@@ -43,7 +51,7 @@ int run_auto(const Args& args, const Graph& g, const std::string& out_path) {
   else if (report) std::cout << auto_rewrite_text(r);
   else
     for (const AutoApplied& a : r.applied) std::cerr << a.spec << "\n";
-  if (!out_path.empty()) write_file(out_path, graph_to_json(r.report.result) + "\n");
+  if (!out_path.empty()) write_file(out_path, rewritten_file(r.report.result, out_path));
   else if (!report) std::cout << graph_to_json(r.report.result) << "\n";
   const WhatIfReport& w = r.report;
   const bool checks_ok = w.after.verified && (!w.after.simulated || w.after.sim_ok) && w.outputs_check != "differ";
@@ -105,7 +113,7 @@ int run_transform(const Args& args) {
       result = std::move(rw.graph);
     }
   }
-  if (!out_path.empty()) write_file(out_path, graph_to_json(result) + "\n");
+  if (!out_path.empty()) write_file(out_path, rewritten_file(result, out_path));
   else if (!report) std::cout << graph_to_json(result) << "\n";
   return status;
 }
@@ -123,7 +131,7 @@ ARENAPLAN_COMMAND("transform",
                   run_transform,
                   "What-if rewrites: apply rewrites (fuse, in place, foldpad, stream, patch, ...) and see the new peak, or let --auto search for the smallest arena.",
                   {{"apply", "a rewrite SPEC, e.g. fuse:A,B or inplace:C (repeatable; arenaplan transform --apply x lists the forms)"},
-                   {"out", "write the rewritten graph JSON here (also -o FILE)"},
+                   {"out", "write the rewritten graph here (also -o FILE): graph JSON, or a model when FILE ends in .tflite"},
                    {"budget", "--auto: stop once the arena fits SIZE (e.g. 64KiB); exit 1 when it cannot"},
                    {"planner", "the arena planner of each evaluation (default: best)"},
                    {"profile", "the MCU profile of the simulated check (default: cortex-m4)"},

@@ -31,6 +31,21 @@ void refuse(const std::string& where, const std::string& reason) {
   throw InputError(where, "refused: " + reason);
 }
 
+std::vector<std::string> legal_op_specs(const Graph& g, const std::string& kind, bool (*wanted)(const Op&),
+                                        Rewrite (*rewrite)(const Graph&, const std::string&)) {
+  std::vector<std::string> out;
+  for (const Op& op : g.ops) {
+    if (!wanted(op)) continue;
+    try {
+      rewrite(g, op.name);
+      out.push_back(kind + ":" + op.name);
+    } catch (const InputError&) {
+      // Not legal here.
+    }
+  }
+  return out;
+}
+
 TensorId tensor_named(const Graph& g, const std::string& name, const std::string& where) {
   auto t = g.find_tensor(name);
   if (!t) refuse(where, "no tensor named \"" + name + "\"");
@@ -219,6 +234,9 @@ const std::vector<TransformationKind>& transformation_kinds() {
       {"foldpad", 1, 1, Value::kNone, '=', "foldpad takes one name",
        "foldpad:PAD          fold PAD/PADV2 into its conv/depthwise/pool consumer (the padded copy disappears)",
        [](const Graph& g, const Transformation& t, const TransformContext&) { return fold_pad(g, t.names[0]); }},
+      {"view", 1, 1, Value::kNone, '=', "view takes one name",
+       "view:OP              remove OP, which only copies its input (one-way SPLIT, ...): its readers read the input",
+       [](const Graph& g, const Transformation& t, const TransformContext&) { return view_of_input(g, t.names[0]); }},
       {"stream", 2, 2, Value::kNone, '=', "stream takes two ops: the pointwise conv, the depthwise",
        "stream:PW,DW         run a 1x1 conv and its depthwise consumer channel by channel (the expanded tensor disappears)",
        [](const Graph& g, const Transformation& t, const TransformContext&) {

@@ -65,6 +65,12 @@ bool may_run_in_place(const Graph& g, OpId op);
 // tensor disappears. For a conv the pad value must be the input's zero point (0.0 for float32).
 Rewrite fold_pad(const Graph& g, const std::string& pad_op);
 
+// Removes an op that only copies its input (a SPLIT into one part, a CONCATENATION of one tensor,
+// a whole-tensor SLICE, a QUANTIZE to the same parameters, ...): its readers read the input, whose
+// bytes are the same, and the copy is never stored. Refused for a graph output (the application
+// reads it by name) and for anything that changes a byte, the shape or the quantization.
+Rewrite view_of_input(const Graph& g, const std::string& op);
+
 // Runs a pointwise (1x1) conv and the depthwise conv reading its output channel by channel
 // (transform_stream.cpp): plane c of the conv's output goes to a one-plane scratch, then the
 // depthwise's output channel c; the expanded tensor is never stored, no MACs are added. Legal when
@@ -107,7 +113,7 @@ Rewrite merge_models(const std::vector<Graph>& models);
 
 // ---- Specs: the CLI's --apply and the browser's list ----------------------------------------
 
-// "fuse:A,B", "inplace:C" or "inplace:C=X", "foldpad:PAD", "stream:PW,DW", "callerquant:Q",
+// "fuse:A,B", "inplace:C" or "inplace:C=X", "foldpad:PAD", "view:OP", "stream:PW,DW", "callerquant:Q",
 // "quantize:T=int8", "recompute:T@C", "patch:A,B,C=4", "order:A,B,C" or "order:best", "pool:NAME".
 struct Transformation {
   std::string kind;               // "fuse", "inplace", "foldpad", "stream", "callerquant", "quantize", ...

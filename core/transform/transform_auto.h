@@ -43,7 +43,7 @@ struct RewriteKind {
   Rewrite (*apply)(const Graph& g, const Transformation& t, const TransformContext& context);
 };
 
-// fuse, inplace, recompute, patch, foldpad, stream, callerquant, order, quantize (the last not
+// fuse, inplace, recompute, patch, foldpad, view, stream, callerquant, order, quantize (the last not
 // bit-exact; callerquant keeps the arithmetic but changes the model's interface, which the report
 // states for each one applied).
 const std::vector<RewriteKind>& rewrite_kinds();
@@ -57,6 +57,7 @@ std::vector<std::string> patch_candidates(const Graph& g);      // NHWC single-i
 std::vector<std::string> order_candidates(const Graph& g);      // "order:best"
 std::vector<std::string> quantize_candidates(const Graph& g);   // float32 activations to int8
 std::vector<std::string> stream_candidates(const Graph& g);     // 1x1 conv -> [PAD ->] depthwise
+std::vector<std::string> view_candidates(const Graph& g);       // ops that only copy their input
 
 // ---- Options, progress, result ----------------------------------------------------------------
 

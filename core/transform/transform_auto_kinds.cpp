@@ -160,6 +160,7 @@ const std::vector<RewriteKind>& rewrite_kinds() {
       {"recompute", true, true, recompute_candidates, apply_transformation},
       {"patch", true, true, patch_candidates, apply_transformation},
       {"foldpad", true, false, foldpad_candidates, apply_transformation},
+      {"view", true, false, view_candidates, apply_transformation},
       {"stream", true, false, stream_candidates, apply_transformation},
       {"callerquant", true, false, callerquant_candidates, apply_transformation},
       {"order", true, false, order_candidates, apply_transformation},

@@ -200,7 +200,9 @@ void run_op(const Graph& g, const Graph& named, OpId o, std::vector<Bytes8>& dat
     run_fused(g, op, data, seed);
     return;
   }
-  if (op.kind == "slice") {
+  // The patch rewrite's cuts carry their rows as attrs; a model's SLICE (begin and size operands)
+  // runs its model kernel below.
+  if (op.kind == "slice" && op.inputs.size() == 1 && op.attrs.count("axis")) {
     run_slice(g, op, data);
     return;
   }

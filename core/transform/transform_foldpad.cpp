@@ -171,17 +171,7 @@ Rewrite fold_pad(const Graph& g, const std::string& pad_name) {
 }
 
 std::vector<std::string> foldpad_candidates(const Graph& g) {
-  std::vector<std::string> out;
-  for (const Op& op : g.ops) {
-    if (!is_pad_kind(op.kind)) continue;
-    try {
-      fold_pad(g, op.name);
-      out.push_back("foldpad:" + op.name);
-    } catch (const InputError&) {
-      // Not legal here: the search only needs the legal places.
-    }
-  }
-  return out;
+  return legal_op_specs(g, "foldpad", [](const Op& op) { return is_pad_kind(op.kind); }, fold_pad);
 }
 
 }  // namespace arenaplan

@@ -27,6 +27,11 @@ void drop_tensors(Graph& g, const std::set<TensorId>& drop);
 // order) so the file order is a schedule. Structural errors come back as refusals of `where`.
 Graph finish(Graph g, const std::string& where);
 
+// "KIND:OP" for every op `wanted` picks on which `rewrite(g, op name)` is legal: the candidates of
+// a rewrite that names one op (the search only needs the legal places).
+std::vector<std::string> legal_op_specs(const Graph& g, const std::string& kind, bool (*wanted)(const Op&),
+                                        Rewrite (*rewrite)(const Graph&, const std::string&));
+
 // A fresh tensor or op name based on `base` that the graph does not use yet.
 std::string fresh_tensor_name(const Graph& g, const std::string& base);
 std::string fresh_op_name(const Graph& g, const std::string& base);
