@@ -22,7 +22,7 @@ flock 9
 
 log() { printf '[setup] %s\n' "$*"; }
 
-apt_packages=(cmake ninja-build g++ emscripten nlohmann-json3-dev doctest-dev libsdl2-dev
+apt_packages=(cmake ninja-build g++ emscripten nlohmann-json3-dev doctest-dev
               chromium nodejs dpkg-dev python3 ca-certificates zlib1g-dev
               clang libclang-rt-14-dev ccache
               libflatbuffers-dev flatbuffers-compiler)
