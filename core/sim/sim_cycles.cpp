@@ -138,7 +138,7 @@ const std::vector<McuProfile>& mcu_profiles() {
         "fitted to MLPerf Tiny v0.7 Renesas EK-RA6M4 at 200 MHz (TFLM + CMSIS-NN)",
         "Cortex-M33 with DSP (RA6M4/M5, STM32U5, nRF5340, nRF54L, RP2350, EFR32MG24): CMSIS-NN DSP path");
     const McuProfile m85 = make(
-        "cortex-m85", "cortex-m85", "cmsis-nn", 480, {0.305, 0.628, 0.671, 0.1, 0.125, 1, 0.25, 800, 0.33},
+        "cortex-m85", "cortex-m85", "cmsis-nn", 480, {0.305, 0.628, 0.671, 0.1, 0.125, 1, 0.25, 800, 0.24},
         "fitted to MLPerf Tiny v1.2 Renesas EK-RA8D1 at 480 MHz (TFLM + CMSIS-NN)",
         "Cortex-M85 (RA8D1): CMSIS-NN MVE (Helium) path");
     const McuProfile rv32 = make(
