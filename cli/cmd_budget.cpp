@@ -14,16 +14,6 @@
 namespace arenaplan::cli {
 namespace {
 
-// --board takes a library name ("stm32h743"), "example:NAME" (a teaching board) or a file.
-MemoryMap load_board(const std::string& path) {
-  if (const std::string* text = builtin_board_text(path)) return parse_board_json(*text);
-  if (is_example(path)) return parse_board_json(example_text(path));
-  const bool looks_like_name = path.find('/') == std::string::npos && path.find('.') == std::string::npos;
-  if (looks_like_name && !std::filesystem::exists(path))
-    throw InputError("--board", "no library board \"" + path + "\" (see `arenaplan budget --list-boards`) and no such file");
-  return in_file(path, [&] { return parse_board_json(read_file(path)); });
-}
-
 int run_budget(const Args& args) {
   if (args.flag("list-boards")) {
     if (args.flag("json")) std::cout << board_library_json().dump(2) << "\n";

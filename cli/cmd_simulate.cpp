@@ -40,6 +40,11 @@ int run_simulate(const Args& args) {
   req.order = order_from_args(g, args);
   req.planner = args.option("planner").value_or("best");
   req.profile = args.option("profile").value_or("cortex-m4");
+  if (auto clock = args.option("clock-mhz")) req.clock_mhz = args.double_option("clock-mhz", 0, 0.001, 100000);
+  if (auto board = args.option("board")) {
+    if (args.option("profile")) throw InputError("--profile", "give --board or --profile, not both (the board names its core)");
+    req.board_profile = sim::profile_for_board(load_board(*board), req.clock_mhz);
+  }
   req.runs = static_cast<int>(args.int_option("runs", 1, 1, 100000));
   req.sessions = static_cast<int>(args.int_option("sessions", 1, 1, 16));
   req.shared_arena = args.flag("shared-arena");
@@ -68,17 +73,19 @@ int run_simulate(const Args& args) {
 }  // namespace
 
 ARENAPLAN_COMMAND("simulate",
-                  "simulate GRAPH [--order A,B,...] [--planner NAME] [--profile cortex-m0plus|cortex-m4|cortex-m7] "
+                  "simulate GRAPH [--order A,B,...] [--planner NAME] [--board NAME|BOARD.json | --profile NAME] [--clock-mhz F] "
                   "[--runs N] [--sessions N [--shared-arena]] [--seed N] [--inject shift:TENSOR[:BYTES]|stray:OP:OFFSET|ignore-async]... "
                   "[--input-file NAME=PATH]... [--output-dir DIR] [--memory-limit SIZE] [--json]",
                   {"json", "shared-arena"},
-                  {"order", "planner", "profile", "runs", "sessions", "seed", "inject", "input-file", "output-dir",
+                  {"order", "planner", "profile", "board", "clock-mhz", "runs", "sessions", "seed", "inject", "input-file", "output-dir",
                    "memory-limit"},
                   run_simulate,
                   "Runs the graph in its planned arena on a simulated MCU: cycle-counted kernels and oracles that prove no byte outside an op's outputs changed.",
                   {{"order", "the operator order (default: the file's order)"},
                    {"planner", "the arena planner (default: best)"},
-                   {"profile", "the MCU cycle profile: cortex-m0plus, cortex-m4 (default) or cortex-m7"},
+                   {"profile", "the cycle profile: a core, optionally /reference for TFLM's reference kernels (cortex-m0plus, cortex-m3, cortex-m4, cortex-m7, cortex-m33, cortex-m55, cortex-m85, riscv32; default: cortex-m4)"},
+                   {"board", "take the core, kernel library and clock from a library board (see budget --list-boards) or a board JSON file (default: none, --profile)"},
+                   {"clock-mhz", "the CPU clock in MHz (default: the board's, else the profile's)"},
                    {"runs", "invokes, state carried over (default: 1)"},
                    {"sessions", "models sharing the run (default: 1)"},
                    {"seed", "seed of generated inputs and weights (default: 1)"},
@@ -88,6 +95,7 @@ ARENAPLAN_COMMAND("simulate",
                    {"memory-limit", "the most memory the simulation may hold, arenas and constants (default: 1GiB)"},
                    {"json", "machine-readable output"},
                    {"shared-arena", "--sessions: one arena for all sessions"}},
-                  {"simulate example:two_branch", "simulate tests/unit/data/tflm/svdf_int8.tflite --runs 3"});
+                  {"simulate example:two_branch", "simulate tests/unit/data/tflm/svdf_int8.tflite --runs 3",
+                   "simulate example:tiny_cnn --board stm32h743", "simulate example:tiny_cnn --profile cortex-m33 --clock-mhz 64"});
 
 }  // namespace arenaplan::cli

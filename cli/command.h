@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "core/budget/board.h"
 #include "core/graph/graph.h"
 #include "core/tflite/tflm_arena.h"
 
@@ -93,6 +94,8 @@ auto in_file(const std::string& path, Read&& read) -> decltype(read()) {
 // Loads a graph from a JSON file or a .tflite model, or a built-in example when `path` is
 // "example:NAME".
 Graph load_graph(const std::string& path);
+// --board takes a library name ("stm32h743"), "example:NAME" (a teaching board) or a file.
+MemoryMap load_board(const std::string& path);
 
 // Schedule from --order (comma-separated op names), else the file's order.
 std::vector<OpId> order_from_args(const Graph& g, const Args& args);

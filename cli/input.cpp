@@ -3,6 +3,10 @@
 #include <sstream>
 
 #include "cli/command.h"
+
+#include <filesystem>
+
+#include "core/budget/board_library.h"
 #include "core/graph/examples.h"
 #include "core/graph/graph_json.h"
 #include "core/graph/lifetime.h"
@@ -41,6 +45,15 @@ void rethrow_in_file(const std::string& path, const InputError& e) {
   const std::string what = e.what();
   if (e.where().empty()) throw InputError(path, what);
   throw InputError(path + ": " + e.where(), what.substr(e.where().size() + 2));
+}
+
+MemoryMap load_board(const std::string& path) {
+  if (const std::string* text = builtin_board_text(path)) return parse_board_json(*text);
+  if (is_example(path)) return parse_board_json(example_text(path));
+  const bool looks_like_name = path.find('/') == std::string::npos && path.find('.') == std::string::npos;
+  if (looks_like_name && !std::filesystem::exists(path))
+    throw InputError("--board", "no library board \"" + path + "\" (see `arenaplan budget --list-boards`) and no such file");
+  return in_file(path, [&] { return parse_board_json(read_file(path)); });
 }
 
 Graph load_graph(const std::string& path) {

@@ -200,7 +200,11 @@ struct ArenaPanelState {
 
 // -- Simulator tab (web/panel_sim.cpp) --
 struct SimSettings {
-  int profile = 1;            // index into sim::mcu_profiles(): cortex-m4
+  // Index into sim::mcu_profiles(), or kBoardProfile: the Budget tab's board (its core, kernel
+  // library and clock; cortex-m4 for a board that names no core, as the teaching boards).
+  static constexpr int kBoardProfile = -1;
+  int profile = kBoardProfile;
+  uint64_t board_version = 0;  // the Budget tab's board_version the run used (kBoardProfile only)
   bool shift = false;         // fault: move one buffer onto a live neighbour
   int shift_tensor = 0;       // index into SimRun::shiftable
   bool ignore_async = false;  // fault: plan as if DMA reads finished at once
@@ -300,6 +304,10 @@ struct BudgetPanelState {
   // revision, board_version, scratch_policy, tflm_target_version
   Derived<BudgetResult, std::tuple<uint64_t, uint64_t, int, uint64_t>> result;
 };
+// The Budget tab's board: the default built-in one until the user picks another (or none is
+// built in); the Simulator takes its core, kernel library and clock from it.
+struct AppState;
+BudgetPanelState& budget_state(const AppState& s);
 
 // -- Budget tab: TFLM's whole arena for an opened .tflite (web/budget_tflm.cpp) --
 struct TflmArenaView {

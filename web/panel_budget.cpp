@@ -69,7 +69,8 @@ std::string board_label(const std::string& name) {
   return name + " (teaching)";
 }
 
-// The panel's board: the default built-in one until the user picks another (or none is built in).
+}  // namespace
+
 BudgetPanelState& budget_state(const AppState& s) {
   BudgetPanelState& v = s.budget;
   if (v.loaded) return v;
@@ -79,6 +80,8 @@ BudgetPanelState& budget_state(const AppState& s) {
   else if (!boards.empty()) load_board(v, boards.front());
   return v;
 }
+
+namespace {
 
 // The budget of the current graph and order on the board, recomputed only when one of them or
 // the scratch policy changed. A recomputation clears the last refusal notice (as it did before

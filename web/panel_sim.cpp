@@ -20,6 +20,17 @@
 namespace arenaplan::web {
 namespace {
 
+// The Budget tab's board gives the core, kernel library and clock when it names a core (as
+// `simulate --board` does); a teaching board names none and runs the default profile.
+void apply_profile(const AppState& s, const SimSettings& settings, sim::SimRequest& req) {
+  if (settings.profile != SimSettings::kBoardProfile) {
+    req.profile = sim::mcu_profiles()[settings.profile].name;
+    return;
+  }
+  const MemoryMap& board = budget_state(s).board;
+  if (!board.core.empty()) req.board_profile = sim::profile_for_board(board, std::nullopt);
+}
+
 bool has_async(const Graph& g) {
   for (const Op& op : g.ops)
     if (!op.async_reads.empty()) return true;
@@ -38,6 +49,7 @@ void recompute(AppState& s) {
     v.settings.shift_tensor = std::min(v.settings.shift_tensor, std::max(0, shiftable - 1));
     if (!has_async(s.graph)) v.settings.ignore_async = false;
   }
+  v.settings.board_version = v.settings.profile == SimSettings::kBoardProfile ? budget_state(s).board_version : 0;
   v.run.get({s.revision, v.settings}, [&](SimRun& r) {
     v.playing = false;
     r.revision = s.revision;
@@ -51,7 +63,7 @@ void recompute(AppState& s) {
       sim::SimRequest req;
       req.order = s.order;
       req.planner = "best";
-      req.profile = sim::mcu_profiles()[v.settings.profile].name;
+      apply_profile(s, v.settings, req);
       if (v.settings.shared) req.sessions = 2, req.shared_arena = true;
       if (v.settings.shift && v.settings.shift_tensor < static_cast<int>(r.shiftable.size()))
         req.inject.push_back("shift:" + r.shiftable[v.settings.shift_tensor]);
@@ -163,8 +175,11 @@ void draw_heat_map(AppState& s) {
 void draw_controls(AppState& s) {
   const SimRun& run = s.sim.run.value();
   const auto& profiles = sim::mcu_profiles();
-  ImGui::SetNextItemWidth(160);
-  if (ImGui::BeginCombo("profile", profiles[s.sim.settings.profile].name.c_str())) {
+  const bool from_board = s.sim.settings.profile == SimSettings::kBoardProfile;
+  const std::string board_item = "Budget tab's board";
+  ImGui::SetNextItemWidth(220);
+  if (ImGui::BeginCombo("profile", from_board ? board_item.c_str() : profiles[s.sim.settings.profile].name.c_str())) {
+    if (ImGui::Selectable(board_item.c_str(), from_board)) s.sim.settings.profile = SimSettings::kBoardProfile;
     for (int i = 0; i < static_cast<int>(profiles.size()); ++i)
       if (ImGui::Selectable(profiles[i].name.c_str(), i == s.sim.settings.profile)) s.sim.settings.profile = i;
     ImGui::EndCombo();
@@ -172,7 +187,9 @@ void draw_controls(AppState& s) {
   record_item_rect(s, "sim.profile");
   ImGui::SameLine();
   ImGui::PushTextWrapPos(0.0f);  // the profile's assumptions wrap at the panel's edge
-  ImGui::TextDisabled("(%s)", profiles[s.sim.settings.profile].assumptions.c_str());
+  const sim::McuProfile& used = run.report.profile;
+  ImGui::TextDisabled("(%s %s, %g MHz: %s; %s)", used.core.c_str(), used.kernels.c_str(), used.clock_mhz,
+                      used.assumptions.c_str(), used.basis.c_str());
   ImGui::PopTextWrapPos();
 
   ImGui::Text("Faults:");

@@ -187,6 +187,47 @@ PlacementConstraint parse_constraint(const MemoryMap& m, const Json& j, const st
   return c;
 }
 
+// The libraries TFLM's kernels come in; the cycle profiles (sim_cycles.h) exist per library.
+constexpr const char* kKernelLibraries[] = {"cmsis-nn", "reference"};
+
+std::string figure_source(const Json& j, const std::string& where) {
+  if (!j.contains("source")) throw InputError(ptr(where, "source"), "say which document the figure comes from");
+  const std::string s = get_string(j["source"], ptr(where, "source"));
+  if (s.empty()) throw InputError(ptr(where, "source"), "say which document the figure comes from");
+  return s;
+}
+
+void parse_clock(MemoryMap& m, const Json& j) {
+  const std::string where = "/clock";
+  if (!j.is_object()) throw InputError(where, "expected {\"mhz\": NUMBER, \"source\": TEXT}, found " + kind_of(j));
+  expect_keys(j, where, {"mhz", "source", "doc"});
+  const Json& mhz = require(j, "mhz", where);
+  if (!mhz.is_number() || !(mhz.get<double>() > 0) || mhz.get<double>() > 100000)
+    throw InputError(ptr(where, "mhz"), "expected a clock in MHz (a positive number), found " + mhz.dump());
+  m.clock_mhz = mhz.get<double>();
+  m.clock_source = figure_source(j, where);
+}
+
+void parse_flash(MemoryMap& m, const Json& j) {
+  const std::string where = "/flash";
+  if (!j.is_object()) throw InputError(where, "expected {\"size\": \"2MiB\", \"source\": TEXT}, found " + kind_of(j));
+  expect_keys(j, where, {"size", "source", "doc"});
+  m.flash_bytes = get_bytes(require(j, "size", where), ptr(where, "size"));
+  m.flash_source = figure_source(j, where);
+}
+
+void parse_kernels(MemoryMap& m, const Json& j) {
+  const std::string where = "/kernels";
+  if (!j.is_object())
+    throw InputError(where, "expected {\"library\": \"cmsis-nn\" or \"reference\", \"source\": TEXT}, found " + kind_of(j));
+  expect_keys(j, where, {"library", "source", "doc"});
+  m.kernels = get_string(require(j, "library", where), ptr(where, "library"));
+  if (std::find_if(std::begin(kKernelLibraries), std::end(kKernelLibraries),
+                   [&](const char* k) { return m.kernels == k; }) == std::end(kKernelLibraries))
+    throw InputError(ptr(where, "library"), "unknown kernel library \"" + m.kernels + "\"; expected cmsis-nn or reference");
+  m.kernels_source = figure_source(j, where);
+}
+
 }  // namespace
 
 const char* attribute_name(RegionAttribute a) { return name_in(kAttributes, a, "?"); }
@@ -277,7 +318,7 @@ MemoryMap parse_board_json(std::string_view text) {
   if (get_string(require(doc, "format", ""), "/format") != "arenaplan-board")
     throw InputError("/format", "expected \"arenaplan-board\" (is this a graph file?)");
   expect_keys(doc, "", {"format", "version", "name", "title", "core", "source", "regions", "arena_regions",
-                        "reservations", "constraints", "doc"});
+                        "reservations", "constraints", "doc", "clock", "flash", "kernels"});
   if (doc.contains("version")) {
     if (!doc["version"].is_number_integer() || doc["version"].get<int64_t>() != 1)
       throw InputError("/version", "unsupported version (this tool reads version 1)");
@@ -288,6 +329,9 @@ MemoryMap parse_board_json(std::string_view text) {
   if (doc.contains("core")) m.core = get_string(doc["core"], "/core");
   if (doc.contains("doc")) m.description = get_string(doc["doc"], "/doc");
   if (doc.contains("source")) m.source = get_string(doc["source"], "/source");
+  if (doc.contains("clock")) parse_clock(m, doc["clock"]);
+  if (doc.contains("flash")) parse_flash(m, doc["flash"]);
+  if (doc.contains("kernels")) parse_kernels(m, doc["kernels"]);
   const Json& regions = require(doc, "regions", "");
   if (!regions.is_array() || regions.empty()) throw InputError("/regions", "expected a non-empty array of regions");
   for (size_t i = 0; i < regions.size(); ++i) {
@@ -374,6 +418,9 @@ std::string board_to_json(const MemoryMap& m) {
     cs.push_back(jc);
   }
   if (!cs.empty()) doc["constraints"] = cs;
+  if (m.clock_mhz > 0) doc["clock"] = {{"mhz", m.clock_mhz}, {"source", m.clock_source}};
+  if (m.flash_bytes > 0) doc["flash"] = {{"size", m.flash_bytes}, {"source", m.flash_source}};
+  if (!m.kernels.empty()) doc["kernels"] = {{"library", m.kernels}, {"source", m.kernels_source}};
   return doc.dump(2);
 }
 

@@ -11,9 +11,14 @@
 //     "arena_regions": ["SRAM"],
 //     "reservations": [{"owner": "main stack", "kind": "stack", "region": "SRAM", "bytes": "16KiB",
 //                       "assumption": true}],
-//     "constraints": [{"tensor": "F", "requires": ["dma"], "why": "sent over SPI by DMA"}] }
+//     "constraints": [{"tensor": "F", "requires": ["dma"], "why": "sent over SPI by DMA"}],
+//     "clock": {"mhz": 480, "source": "DS12110 3.1"},
+//     "flash": {"size": "2MiB", "source": "DS12110 3.3"},
+//     "kernels": {"library": "cmsis-nn", "source": "what the usual SDK builds TFLM with"} }
 // "title", "core", "doc", "source" and "assumption" are optional and only informative: the library boards
 // (examples/boards/, see board_library.h) cite their datasheet and mark guessed reservations.
+// "clock", "flash" and "kernels" are optional; the simulator takes its clock and cycle profile from
+// them (sim::profile_for_board), the budget shows them.
 #pragma once
 
 #include <optional>
@@ -97,6 +102,14 @@ struct MemoryMap {
   std::vector<RegionId> arena_regions;
   std::vector<Reservation> reservations;
   std::vector<PlacementConstraint> constraints;
+
+  // A figure of the part with the document it comes from (0 / "" when the file gives none).
+  double clock_mhz = 0;      // the CPU clock the board runs TFLM at (usually its maximum)
+  std::string clock_source;
+  Bytes flash_bytes = 0;     // on-chip (or on-module) flash holding code and weights
+  std::string flash_source;
+  std::string kernels;       // the kernel library its usual SDK builds TFLM with: "cmsis-nn", "reference"
+  std::string kernels_source;
 
   std::optional<RegionId> find_region(const std::string& name) const;
 };

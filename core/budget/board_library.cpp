@@ -11,6 +11,9 @@ namespace {
 
 bool is_board_text(const std::string& json) { return json.find("\"arenaplan-board\"") != std::string::npos; }
 
+// A figure the board file leaves out reads "?" rather than a made-up default.
+std::string or_unknown(const std::string& s) { return s.empty() ? "?" : s; }
+
 }  // namespace
 
 const std::vector<LibraryBoard>& board_library() {
@@ -52,6 +55,13 @@ std::vector<std::string> builtin_board_names() {
   return out;
 }
 
+std::string part_figures_text(const MemoryMap& m) {
+  char clock[32] = "?";
+  if (m.clock_mhz > 0) std::snprintf(clock, sizeof clock, "%g MHz", m.clock_mhz);
+  return or_unknown(m.core) + " at " + clock + ", flash " + (m.flash_bytes > 0 ? format_bytes(m.flash_bytes) : "?") +
+         ", TFLM kernels " + or_unknown(m.kernels);
+}
+
 std::string board_library_text() {
   std::string out = "Board library (use --board NAME; the reservations are editable assumptions):\n";
   char line[256];
@@ -60,6 +70,9 @@ std::string board_library_text() {
                   format_bytes(b.total_bytes).c_str(), format_bytes(b.arena_region_bytes).c_str(), format_bytes(b.reserved_bytes).c_str(),
                   b.title.c_str());
     out += line;
+    const MemoryMap m = parse_board_json(b.json);
+    out += "  " + std::string(16, ' ') + " " + part_figures_text(m) + "\n";
+    out += "  " + std::string(16, ' ') + " source: " + m.source + "\n";
   }
   out += "Teaching boards: ";
   bool first = true;
@@ -76,13 +89,20 @@ JsonOut board_library_json() {
   for (const LibraryBoard& b : board_library()) {
     const MemoryMap m = parse_board_json(b.json);
     JsonOut regions = JsonOut::array();
-    for (const Region& r : m.regions) regions.push_back({{"name", r.name}, {"size_bytes", r.size}});
+    for (const Region& r : m.regions) regions.push_back({{"name", r.name}, {"size_bytes", r.size}, {"source", r.source}});
     list.push_back({{"name", b.name},
                     {"title", b.title},
                     {"total_bytes", b.total_bytes},
                     {"arena_region_bytes", b.arena_region_bytes},
                     {"reserved_bytes", b.reserved_bytes},
                     {"regions", regions},
+                    {"core", m.core},
+                    {"clock_mhz", m.clock_mhz},
+                    {"clock_source", m.clock_source},
+                    {"flash_bytes", m.flash_bytes},
+                    {"flash_source", m.flash_source},
+                    {"kernels", m.kernels},
+                    {"kernels_source", m.kernels_source},
                     {"source", m.source}});
   }
   return {{"boards", list}};

@@ -38,6 +38,9 @@ const std::string* builtin_board_text(const std::string& name);
 // Names of every built-in board: the teaching boards from examples/ first, then the library.
 std::vector<std::string> builtin_board_names();
 
+// "cortex-m7 at 480 MHz, flash 2 MiB, TFLM kernels cmsis-nn" ("?" for a figure the file lacks).
+std::string part_figures_text(const MemoryMap& m);
+
 // The library as a table (name, RAM, regions, title) and as JSON, for `budget --list-boards`.
 std::string board_library_text();
 JsonOut board_library_json();

@@ -264,6 +264,7 @@ ModelKernel prepare_conv_2d(const KernelContext& c) {
   require_constant_weights(c, wt);
   ModelKernel k;
   k.work.macs = g.n * g.oh * g.ow * g.oc * g.kh * g.kw * fic;
+  k.work.pointwise = g.kh == 1 && g.kw == 1 && fic == g.c;
   const bool in_place = !c.op.in_place.empty();
   if (c.is(xt, DType::kInt8) && c.is(wt, DType::kInt8) && c.is(yt, DType::kInt8)) {
     k.name = in_place ? "conv_2d int8 in place" : "conv_2d int8";

@@ -28,6 +28,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <map>
 #include <string>
 #include <utility>
@@ -106,6 +107,7 @@ struct OpStats {
   const char* kernel = "mix";
   std::string note;  // why a known kind ran mix or a stand-in, else empty
   bool stand_in = false;  // a byte-level stand-in ran: this op's output bytes are not the model's
+  CostKind cost_kind = CostKind::kOther;  // what the cycle model charged it as
   int64_t macs = 0, alu_ops = 0;
   int64_t bytes_read = 0, bytes_written = 0;  // arena + flash + caller memory
   int64_t flash_bytes_read = 0;
@@ -257,6 +259,9 @@ struct SimRequest {
   Schedule order;                    // empty: the file order
   std::string planner = "best";      // plan_arena's planner names
   std::string profile = "cortex-m4";
+  // A board's profile (profile_for_board: its core, kernel library and clock), used instead of `profile`.
+  std::optional<McuProfile> board_profile;
+  std::optional<double> clock_mhz;  // replaces the profile's clock (--clock-mhz)
   int runs = 1, sessions = 1;
   bool shared_arena = false;
   uint64_t seed = 1;

@@ -332,6 +332,7 @@ void ArenaSimulator::compute_stats() {
     st.note = kernels_[o].note;
     st.stand_in = kernels_[o].stand_in;
     OpWork w;
+    w.kind = cost_kind_of(op.kind, kernels_[o].work.pointwise);
     w.flash_bytes_read = kernels_[o].implicit_weight_bytes;
     w.macs = kernels_[o].work.macs;
     w.alu_ops = kernels_[o].work.alu_ops;
@@ -343,6 +344,7 @@ void ArenaSimulator::compute_stats() {
     }
     for (TensorId y : op.outputs) w.bytes_written += g_.tensors[y].bytes;
     w.bytes_written += op.scratch_bytes;
+    st.cost_kind = w.kind;
     st.macs = w.macs;
     st.alu_ops = w.alu_ops;
     st.bytes_read = w.sram_bytes_read + w.flash_bytes_read;

@@ -277,6 +277,7 @@ KernelPlan plan_window(const OpChecker& c, KernelKind kind) {
            std::to_string(w.stride_w) + " and pad " + std::to_string(w.pad_h) + "x" + std::to_string(w.pad_w) +
            " give [" + std::to_string(w.n) + "," + std::to_string(w.oh) + "," + std::to_string(w.ow) + "," +
            std::to_string(w.oc) + "]");
+  p.work.pointwise = kind == KernelKind::kConv2d && w.kh == 1 && w.kw == 1;
   if (kind == KernelKind::kConv2d) p.work.macs = w.macs();
   else if (kind == KernelKind::kDepthwiseConv2d) p.work.macs = w.n * w.oh * w.ow * w.c * w.kh * w.kw;
   else p.work.alu_ops = w.n * w.oh * w.ow * w.c * w.kh * w.kw;

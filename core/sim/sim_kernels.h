@@ -106,6 +106,7 @@ struct KernelWork {
   int64_t alu_ops = 0;  // other per-element operations (compare, add, copy, exp)
   int64_t temp_bytes = 0;  // bytes staged through a kernel temporary (in-place convs): stored, loaded back
   int64_t reread_bytes = 0;  // input bytes loaded again beyond the first time (the streamed kernel's per-channel passes)
+  bool pointwise = false;    // a 1x1 convolution: kernel libraries run a faster loop (cost_kind_of)
 };
 
 enum class KernelKind {

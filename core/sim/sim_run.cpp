@@ -203,7 +203,12 @@ SimSetup prepare_simulation(const Graph& g, const SimRequest& req) {
   const Schedule order = req.order.empty() ? g.file_order() : req.order;
   setup.live = analyze_lifetimes(g, order);
   SimOptions& options = setup.options;
-  options.profile = find_mcu_profile(req.profile);
+  options.profile = req.board_profile ? *req.board_profile : find_mcu_profile(req.profile);
+  if (req.clock_mhz) {
+    if (!(*req.clock_mhz > 0) || *req.clock_mhz > 100000)
+      throw InputError("--clock-mhz", "expected a clock in MHz (a positive number)");
+    options.profile.clock_mhz = *req.clock_mhz;
+  }
   options.runs = req.runs;
   options.sessions = req.sessions;
   options.shared_arena = req.shared_arena;
@@ -266,6 +271,11 @@ JsonOut simulation_json(const Graph& g, const SimReport& r) {
   j["graph"] = r.graph;
   j["profile"] = r.profile.name;
   j["clock_mhz"] = r.profile.clock_mhz;
+  j["core"] = r.profile.core;
+  j["kernels"] = r.profile.kernels;
+  j["profile_basis"] = r.profile.basis;
+  j["latency_band"] = r.profile.error_band;
+  j["latency_text"] = latency_text(r.profile, r.latency_us);
   j["model_note"] = cycle_model_note();
   j["planner"] = r.planner;
   j["order"] = order_json(g, r.order);

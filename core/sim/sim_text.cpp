@@ -21,8 +21,9 @@ bool outputs_are_the_model(const SimReport& r) { return r.stand_ins.empty() && r
 
 std::string simulation_summary_text(const SimReport& r) {
   std::ostringstream os;
-  os << "total " << with_commas(r.cycles_total) << " cycles = " << milliseconds_text(r.latency_us) << " at "
-     << r.profile.clock_mhz << " MHz (a model: " << r.profile.assumptions << ")\n";
+  os << "total " << with_commas(r.cycles_total) << " cycles = " << latency_text(r.profile, r.latency_us) << " at "
+     << r.profile.clock_mhz << " MHz, " << r.profile.core << " with " << r.profile.kernels << " kernels (a model: "
+     << r.profile.assumptions << "; " << r.profile.basis << ")\n";
   os << "arena " << with_commas(r.arena_bytes) << " B (lower bound " << with_commas(r.lower_bound_bytes)
      << " B), high-water mark " << with_commas(r.high_water_bytes) << " B\n";
   os << r.runs << " run(s) x " << r.sessions << " session(s)"

@@ -24,6 +24,7 @@ void correct_cycles(const Graph& g, const sim::McuProfile& profile, std::vector<
     else if (op.kind == "slice") w.alu_ops = g.tensors[op.outputs[0]].bytes;
     else continue;
     sim::OpWork work;
+    work.kind = sim::cost_kind_of(op.kind, w.pointwise);
     work.macs = w.macs;
     work.alu_ops = w.alu_ops;
     work.flash_bytes_read = st.flash_bytes_read;

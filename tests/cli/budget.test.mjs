@@ -82,10 +82,19 @@ export const tests = [
     assert.equal(r.status, 0, r.stderr);
     for (const name of ['nrf52840', 'stm32f746', 'stm32h743', 'rp2040', 'rp2350', 'esp32s3_psram8', 'imxrt1062', 'samd51j19'])
       assert.match(r.stdout, new RegExp('^  ' + name + ' ', 'm'));
+    assert.match(r.stdout, /^ +cortex-m7 at 480 MHz, flash 2 MiB, TFLM kernels cmsis-nn$/m);
+    assert.match(r.stdout, /^ +source: ST RM0433/m);
     r = cli('budget', '--list-boards', '--json');
-    assert.ok(r.json.boards.length >= 8);
+    assert.ok(r.json.boards.length >= 40);
     const h7 = r.json.boards.find((b) => b.name === 'stm32h743');
     assert.match(h7.source, /RM0433/);
+    assert.equal(h7.clock_mhz, 480);
+    assert.equal(h7.flash_bytes, 2 * 1024 * KiB);
+    assert.equal(h7.kernels, 'cmsis-nn');
+    for (const b of r.json.boards) {
+      assert.ok(b.clock_source.length > 20 && b.kernels_source.length > 20, b.name);
+      for (const region of b.regions) assert.ok(region.source.length > 0, `${b.name} ${region.name}`);
+    }
     // two-branch (136 KiB) on the H743: AXI SRAM alone holds it, with the default reservations in DTCM.
     r = cli('budget', 'example:two_branch', '--board', 'stm32h743', '--json');
     assert.equal(r.status, 0, r.stderr);

@@ -65,4 +65,28 @@ export const tests = [
     r = cli('simulate', `${ref}/int8_inception.tflite`, '--input-file', 'input');
     assert.equal(r.status, 2);
   }],
+  ['simulate --board takes the board\'s core, kernel library and clock; --clock-mhz overrides it; latency has its band', (cli) => {
+    let j = cli('simulate', 'example:tiny_cnn', '--board', 'stm32h743', '--json').json;
+    assert.equal(j.core, 'cortex-m7');
+    assert.equal(j.kernels, 'cmsis-nn');
+    assert.equal(j.clock_mhz, 480);
+    assert.match(j.latency_text, /^[0-9,]+\.[0-9]{3} ms \(\+-[0-9]+ %\)$/);
+    const at480 = j.latency_us;
+    j = cli('simulate', 'example:tiny_cnn', '--board', 'stm32h743', '--clock-mhz', '240', '--json').json;
+    assert.equal(j.clock_mhz, 240);
+    assert.ok(Math.abs(j.latency_us - 2 * at480) < 0.01, `${j.latency_us} vs ${at480}`);
+    const text = cli('simulate', 'example:tiny_cnn', '--board', 'esp32');
+    assert.equal(text.status, 0, text.stderr);
+    assert.match(text.stdout, /ms \(\+-[0-9]+ %\) at 240 MHz, riscv32 with reference kernels/);
+    assert.match(text.stdout, /stands in for the board's xtensa-lx6/);
+    let r = cli('simulate', 'example:tiny_cnn', '--board', 'stm32h743', '--profile', 'cortex-m4');
+    assert.equal(r.status, 2);
+    assert.match(r.stderr, /give --board or --profile, not both/);
+    r = cli('simulate', 'example:tiny_cnn', '--board', 'no_such_board');
+    assert.equal(r.status, 2);
+    assert.match(r.stderr, /no library board "no_such_board"/);
+    r = cli('simulate', 'example:tiny_cnn', '--clock-mhz', '-5');
+    assert.equal(r.status, 2);
+    assert.equal(cli('simulate', 'example:tiny_cnn', '--profile', 'cortex-m4/reference', '--json').json.kernels, 'reference');
+  }],
 ];

@@ -114,3 +114,38 @@ TEST_CASE("a board with a number too large for a double is refused, not a crash 
   CHECK(board_error(R"({"format":"arenaplan-board","regions":[{"name":"S","size":1e99999}]})") ==
         "JSON: invalid JSON (number overflow parsing '1e99999')");
 }
+
+TEST_CASE("clock, flash and kernel library parse with their sources and survive a round trip") {
+  MemoryMap m = parse_board_json(board_text(R"(,"clock":{"mhz":64,"source":"PS 4.1"},
+      "flash":{"size":"1MiB","source":"PS 4.2"},"kernels":{"library":"reference","source":"SDK docs"})"));
+  CHECK(m.clock_mhz == 64);
+  CHECK(m.clock_source == "PS 4.1");
+  CHECK(m.flash_bytes == 1024 * 1024);
+  CHECK(m.flash_source == "PS 4.2");
+  CHECK(m.kernels == "reference");
+  CHECK(m.kernels_source == "SDK docs");
+  MemoryMap back = parse_board_json(board_to_json(m));
+  CHECK(back.clock_mhz == m.clock_mhz);
+  CHECK(back.flash_bytes == m.flash_bytes);
+  CHECK(back.kernels == m.kernels);
+  CHECK(back.kernels_source == m.kernels_source);
+  // All three are optional: an older board file reads as before.
+  MemoryMap plain = parse_board_json(board_text(""));
+  CHECK(plain.clock_mhz == 0);
+  CHECK(plain.flash_bytes == 0);
+  CHECK(plain.kernels.empty());
+}
+
+TEST_CASE("bad clock, flash or kernel library figures name their JSON place") {
+  CHECK(board_error(board_text(R"(,"clock":480)")).find("/clock: expected {\"mhz\"") == 0);
+  CHECK(board_error(board_text(R"(,"clock":{"mhz":-1,"source":"x"})")).find("/clock/mhz: expected a clock in MHz") == 0);
+  CHECK(board_error(board_text(R"(,"clock":{"mhz":"fast","source":"x"})")).find("/clock/mhz") == 0);
+  CHECK(board_error(board_text(R"(,"clock":{"mhz":48})")) == "/clock/source: say which document the figure comes from");
+  CHECK(board_error(board_text(R"(,"clock":{"mhz":48,"source":"x","ghz":1})")).find("/clock/ghz: unknown key") == 0);
+  CHECK(board_error(board_text(R"(,"flash":{"size":"2XB","source":"x"})")).find("/flash/size") == 0);
+  CHECK(board_error(board_text(R"(,"flash":{"size":0,"source":"x"})")) == "/flash/size: size must be positive");
+  CHECK(board_error(board_text(R"(,"flash":{"size":"1MiB","source":""})")) == "/flash/source: say which document the figure comes from");
+  CHECK(board_error(board_text(R"(,"kernels":{"library":"esp-nn","source":"x"})")) ==
+        "/kernels/library: unknown kernel library \"esp-nn\"; expected cmsis-nn or reference");
+  CHECK(board_error(board_text(R"(,"kernels":"cmsis-nn")")).find("/kernels: expected {\"library\"") == 0);
+}

@@ -31,8 +31,8 @@ const Region& region(const MemoryMap& m, const std::string& name) {
 
 }  // namespace
 
-TEST_CASE("the board library holds at least eight boards, each file parses and is listed") {
-  CHECK(builtin_board_files().size() >= 8);
+TEST_CASE("the board library holds at least forty boards, each file parses and is listed") {
+  CHECK(builtin_board_files().size() >= 40);
   for (const Example& f : builtin_board_files()) {
     INFO("examples/boards/" << f.name << ".json");
     CHECK_NOTHROW(parse_board_json(f.json));
@@ -169,4 +169,52 @@ TEST_CASE("selfie_segmentation (3.5 MiB float32 peak) fits the ESP32-S3 with PSR
   const Budget h7 = plan_budget(model.graph, live, library_board("stm32h743"), options);
   CHECK(!h7.fits);
   CHECK(!h7.reason.empty());
+}
+
+TEST_CASE("every library board gives its core, clock and kernel library with sources, and flash where the chip has it") {
+  int with_flash = 0;
+  for (const LibraryBoard& b : board_library()) {
+    INFO(b.name);
+    const MemoryMap m = parse_board_json(b.json);
+    CHECK(!m.core.empty());
+    CHECK(m.clock_mhz >= 16);
+    CHECK(m.clock_mhz <= 1000);
+    CHECK(m.clock_source.size() > 20);
+    CHECK((m.kernels == "cmsis-nn" || m.kernels == "reference"));
+    CHECK(m.kernels_source.size() > 20);
+    // CMSIS-NN is an Arm library: a RISC-V or Xtensa board runs another.
+    if (m.core.rfind("cortex-m", 0) != 0) CHECK(m.kernels == "reference");
+    if (m.flash_bytes > 0) {
+      ++with_flash;
+      CHECK(m.flash_source.size() > 20);
+      CHECK(m.flash_bytes >= 128 * KiB);
+      CHECK(m.flash_bytes <= Bytes(64) * 1024 * 1024);
+    }
+    // The listing shows the figures (or "?" for one the file lacks) and the source.
+    CHECK(board_library_text().find(part_figures_text(m)) != std::string::npos);
+  }
+  // Only parts without on-chip or on-board flash (code in external XSPI flash) leave it out.
+  CHECK(with_flash >= static_cast<int>(board_library().size()) - 3);
+}
+
+TEST_CASE("figures of the new boards as their documents give them") {
+  const MemoryMap l4r5 = library_board("stm32l4r5");
+  CHECK(l4r5.clock_mhz == 120);
+  CHECK(region(l4r5, "SRAM3").size == 384 * KiB);
+  CHECK(region(l4r5, "SRAM2").base == 0x10000000u);
+  const MemoryMap esp32 = library_board("esp32");
+  CHECK(esp32.core == "xtensa-lx6");
+  CHECK(region(esp32, "SRAM2").base == 0x3FFAE000u);
+  CHECK(region(esp32, "SRAM2").size == 200 * KiB);
+  const MemoryMap psram = library_board("esp32_psram4");
+  CHECK(region(psram, "PSRAM").size == 4 * 1024 * KiB);
+  CHECK(psram.arena_regions.back() == *psram.find_region("PSRAM"));
+  const MemoryMap ra8d1 = library_board("ra8d1");
+  CHECK(ra8d1.core == "cortex-m85");
+  CHECK(ra8d1.clock_mhz == 480);
+  CHECK(region(ra8d1, "SRAM").base == 0x22000000u);
+  const MemoryMap n6 = library_board("stm32n6");
+  CHECK(n6.flash_bytes == 0);  // no internal flash
+  CHECK(region(n6, "AXISRAM3").has(RegionAttribute::kAccelerator));
+  CHECK_FALSE(region(n6, "AXISRAM3").has(RegionAttribute::kDma));
 }
