@@ -256,6 +256,10 @@ enum class CacheGuess { kNone, kHit, kMiss };
 struct CachePanelState {
   int capacity = 4;
   int stride = 4;
+  // A typed list of blocks replaces the stride stream when not empty (a question's trace).
+  std::vector<Block> blocks;
+  std::string blocks_draft;  // the list field as typed
+  std::string question;      // the exercise whose cache and requests were loaded ("Try it in the Cache lab")
   int ways = 0;  // 0 = fully associative
   int policy = 0;
   int run_count = 16;
@@ -362,6 +366,9 @@ struct AppState {
   bool stress_rects = false;     // Debug > "+10,000 rectangles" (read by the Lifetimes panel)
   int64_t search_budget = -1;    // >= 0: the long searches stop after that many nodes / states (tests, benches)
   std::string notice;            // short confirmation ("Link copied"), shown in the status line
+  // The latest result a student asked for (an answer checked, a cache run), read out first by the
+  // aria-live region (summary_text): screen readers cannot see the canvas's feedback.
+  std::string announcement;
   uint64_t notice_until_frame = 0;
   // Per frame: windows whose widgets reach past the window's right edge (browser tests assert
   // none), and custom-drawn labels with their owner, for overprint checks.

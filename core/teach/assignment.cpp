@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <iterator>
 #include <stdexcept>
 
 #include "core/graph/examples.h"
@@ -76,11 +77,71 @@ Exercise resolve(const Assignment& a, const AssignmentEntry& e, std::string_view
 
 }  // namespace
 
+namespace {
+
+std::string exam_tool_names() {
+  std::string out;
+  for (ExamTool t : kExamTools) out += std::string(out.empty() ? "" : ", ") + "\"" + exam_tool_name(t) + "\"";
+  return out;
+}
+
+std::vector<ExamTool> read_allow(const Json& j) {
+  if (!j.is_array()) throw InputError("/allow", "expected an array of tool names (" + exam_tool_names() + "), found " + kind_of(j));
+  std::vector<ExamTool> out;
+  for (size_t i = 0; i < j.size(); ++i) {
+    const std::string name = get_string(j[i], ptr("/allow", i));
+    const auto* found = std::find_if(std::begin(kExamTools), std::end(kExamTools),
+                                     [&](ExamTool t) { return name == exam_tool_name(t); });
+    if (found == std::end(kExamTools))
+      throw InputError(ptr("/allow", i), "unknown tool \"" + name + "\" (expected one of " + exam_tool_names() + ")");
+    if (std::find(out.begin(), out.end(), *found) != out.end())
+      throw InputError(ptr("/allow", i), "\"" + name + "\" is listed twice");
+    out.push_back(*found);
+  }
+  return out;
+}
+
+}  // namespace
+
+const char* exam_tool_name(ExamTool tool) {
+  switch (tool) {
+    case ExamTool::kOptimiseOrder: return "optimise-order";
+    case ExamTool::kOrderList: return "order-list";
+    case ExamTool::kReorder: return "reorder";
+    case ExamTool::kArenaPlanners: return "arena-planners";
+  }
+  return "?";
+}
+
+std::vector<ExamLock> exam_locks(const Assignment& a, const Exercise& open) {
+  std::vector<ExamTool> tools;
+  switch (open.kind) {
+    case ExerciseKind::kPredictPeak:
+      tools = {ExamTool::kOptimiseOrder, ExamTool::kOrderList, ExamTool::kReorder};
+      break;
+    case ExerciseKind::kFindOrder: tools = {ExamTool::kOptimiseOrder, ExamTool::kOrderList}; break;
+    case ExerciseKind::kPlaceTensor: tools = {ExamTool::kArenaPlanners}; break;
+    case ExerciseKind::kFitBudget:
+      tools = {ExamTool::kArenaPlanners};
+      if (open.answer_is_order()) tools.insert(tools.begin(), {ExamTool::kOptimiseOrder, ExamTool::kOrderList});
+      break;
+    case ExerciseKind::kCacheMisses:
+    case ExerciseKind::kBrokenRule: break;
+  }
+  std::vector<ExamLock> out;
+  for (ExamTool t : kExamTools) {
+    if (std::find(tools.begin(), tools.end(), t) == tools.end()) continue;
+    if (std::find(a.allow.begin(), a.allow.end(), t) != a.allow.end()) continue;
+    out.push_back({t, "Locked while you answer \"" + open.title + "\": it would give the answer away."});
+  }
+  return out;
+}
+
 Assignment parse_assignment_json(std::string_view text) {
   if (text.size() > kMaxExerciseJsonBytes) throw InputError("/", "the set is larger than 16 MiB");
   const Json doc = parse_document(text);
   if (!doc.is_object()) throw InputError("/", "expected an assignment object, found " + kind_of(doc));
-  expect_keys(doc, "", {"format", "version", "title", "per_student", "exercises"});
+  expect_keys(doc, "", {"format", "version", "title", "per_student", "allow", "exercises"});
   if (get_string(require(doc, "format", ""), "/format") != kSetFormat)
     throw InputError("/format", std::string("expected \"") + kSetFormat + "\"");
   if (doc.contains("version") && get_int(doc["version"], "/version") != 1)
@@ -88,6 +149,7 @@ Assignment parse_assignment_json(std::string_view text) {
   Assignment a;
   if (doc.contains("title")) a.title = get_string(doc["title"], "/title");
   if (doc.contains("per_student")) a.per_student = get_bool(doc["per_student"], "/per_student");
+  if (doc.contains("allow")) a.allow = read_allow(doc["allow"]);
   const Json& list = require(doc, "exercises", "");
   if (!list.is_array() || list.empty()) throw InputError("/exercises", "expected a non-empty array");
   if (list.size() > kMaxAssignmentExercises)
@@ -108,8 +170,14 @@ JsonOut assignment_json(const Assignment& a) {
         break;
     }
   }
-  return {{"format", kSetFormat}, {"version", 1},          {"title", a.title},
-          {"per_student", a.per_student}, {"exercises", std::move(list)}};
+  JsonOut out = {{"format", kSetFormat}, {"version", 1}, {"title", a.title}, {"per_student", a.per_student}};
+  // Only when given, so the hash of every set written before "allow" existed stays the same.
+  if (!a.allow.empty()) {
+    out["allow"] = JsonOut::array();
+    for (ExamTool t : a.allow) out["allow"].push_back(exam_tool_name(t));
+  }
+  out["exercises"] = std::move(list);
+  return out;
 }
 
 std::string assignment_hash(const Assignment& a) { return hash_hex(stable_hash(assignment_json(a).dump())); }
