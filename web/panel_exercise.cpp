@@ -316,10 +316,10 @@ void draw_given(AppState& s, const Exercise& ex) {
                   ex.limit_inclusive ? "at most" : "below", format_bytes(ex.limit_bytes).c_str());
       break;
     case ExerciseKind::kPlaceTensor: {
-      ImGui::TextWrapped("Graph %s, order %s. Place %s: %s, live at steps %d..%d, offsets multiples of %lld B; arena at most %s.",
+      ImGui::TextWrapped("Graph %s, order %s. Place %s: %s B, live at steps %d..%d, offsets multiples of %lld B; arena at most %s B.",
                   j["graph"].get<std::string>().c_str(), order_names(ex.graph.graph, ex.order).c_str(), ex.tensor.c_str(),
-                  format_bytes(j["tensor_bytes"].get<Bytes>()).c_str(), j["tensor_first"].get<int>(),
-                  j["tensor_last"].get<int>(), (long long)j["alignment"].get<Bytes>(), format_bytes(ex.limit_bytes).c_str());
+                  with_commas(j["tensor_bytes"].get<Bytes>()).c_str(), j["tensor_first"].get<int>(),
+                  j["tensor_last"].get<int>(), (long long)j["alignment"].get<Bytes>(), with_commas(ex.limit_bytes).c_str());
       draw_buffer_table("fixed", "buffer (fixed)", j["fixed"]);
       break;
     }
@@ -342,9 +342,9 @@ void draw_given(AppState& s, const Exercise& ex) {
                            j["graph"].get<std::string>().c_str(), ex.planner.c_str(), format_bytes(ex.limit_bytes).c_str());
       break;
     case ExerciseKind::kBrokenRule:
-      ImGui::TextWrapped("Graph %s, order %s. The plan: arena %s, offsets multiples of %lld B; live steps as the plan "
+      ImGui::TextWrapped("Graph %s, order %s. The plan: arena %s B, offsets multiples of %lld B; live steps as the plan "
                          "assumed them.", j["graph"].get<std::string>().c_str(), order_names(ex.graph.graph, ex.order).c_str(),
-                         format_bytes(ex.plan.arena_bytes).c_str(), (long long)j["plan"]["alignment"].get<Bytes>());
+                         with_commas(ex.plan.arena_bytes).c_str(), (long long)j["plan"]["alignment"].get<Bytes>());
       draw_buffer_table("plan", "buffer", j["plan"]["buffers"]);
       break;
   }

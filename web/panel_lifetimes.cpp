@@ -67,8 +67,9 @@ void draw_lifetimes_panel(AppState& s) {
     fps_shown = ImGui::GetIO().Framerate;
     fps_sampled_at = float(ImGui::GetTime());
   }
-  ImGui::TextDisabled("%.0f fps, one draw call%s", fps_shown,
-                      s.stress_rects ? ", +10,000 stress rectangles (Debug menu)" : "");
+  if (s.debug_figures || s.stress_rects)
+    ImGui::TextDisabled("%.0f fps, one draw call%s", fps_shown,
+                        s.stress_rects ? ", +10,000 stress rectangles (Debug menu)" : "");
   if (steps == 0 || rows == 0) {
     ImGui::TextDisabled("No arena buffers.");
     return;
