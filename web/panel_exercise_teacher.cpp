@@ -232,7 +232,13 @@ void draw_report(const ClassReport& r) {
   for (const GradedStudent& st : r.students)
     if (!st.accepted) {
       ImGui::Bullet();
-      ImGui::TextWrapped("%s: %s", st.file.c_str(), st.reason.c_str());
+      ImGui::TextWrapped("%s: %s", st.file.c_str(), st.reason_words.c_str());
+      // The place as a JSON pointer, for whoever opens the file to look.
+      if (!st.where.empty()) {
+        ImGui::Indent();
+        ImGui::TextDisabled("at %s", st.where.c_str());
+        ImGui::Unindent();
+      }
     }
 }
 

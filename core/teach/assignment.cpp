@@ -1,6 +1,7 @@
 #include "core/teach/assignment.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <iterator>
 #include <stdexcept>
@@ -328,6 +329,8 @@ ClassReport grade_results(const std::vector<std::pair<std::string, std::string>>
     } catch (const InputError& e) {
       row.accepted = false;
       row.reason = e.what();
+      row.where = e.where();
+      row.reason_words = exercise_detail::message_of(e);
       row.score = 0;
       row.scores.clear();
     }
@@ -338,13 +341,62 @@ ClassReport grade_results(const std::vector<std::pair<std::string, std::string>>
     report.set_hash = assignment_hash(*class_set);
     for (const Exercise& ex : assignment_exercises(*class_set, "")) report.exercises.push_back(ex.name);
   }
+  for (GradedStudent& row : report.students) {
+    if (row.accepted) continue;
+    std::string place = result_place_in_words(row.where, report.exercises);
+    place[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(place[0])));
+    row.reason_words = place + ": " + row.reason_words;
+  }
   return report;
+}
+
+namespace {
+
+// Result-file keys in words (result_place_in_words).
+constexpr std::pair<const char*, const char*> kTop[] = {
+    {"/format", "the file's format"},   {"/version", "the file's version"}, {"/student", "the student's name"},
+    {"/set_hash", "the set's fingerprint"}, {"/set", "the set in the file"},  {"/score", "the total score"},
+    {"/max_score", "the maximum score"},   {"/answers", "the answers"}};
+constexpr std::pair<const char*, const char*> kAnswer[] = {
+    {"exercise", "its exercise name"}, {"answer", "its last answer"}, {"attempts", "its attempt count"},
+    {"wrong", "its count of wrong answers"}, {"hints_shown", "its hint count"}, {"solved", "its solved mark"},
+    {"score", "its score"}, {"log", "its attempt log"}};
+
+}  // namespace
+
+std::string result_place_in_words(const std::string& where, const std::vector<std::string>& exercises) {
+  if (where.empty() || where == "/") return "the file";
+  if (where.rfind("line ", 0) == 0) return "the file's JSON (" + where + ")";
+  if (where.rfind("/answers/", 0) == 0) {
+    const size_t slash = where.find('/', 9);
+    const std::string index = where.substr(9, slash == std::string::npos ? std::string::npos : slash - 9);
+    if (!index.empty() && index.size() < 4 && index.find_first_not_of("0123456789") == std::string::npos) {
+      const size_t i = std::stoul(index);
+      std::string out = "answer " + std::to_string(i + 1) + (i < exercises.size() ? " (" + exercises[i] + ")" : "");
+      if (slash == std::string::npos) return out;
+      const std::string rest = where.substr(slash + 1);
+      for (const auto& [key, words] : kAnswer) {
+        if (rest == key) return out + ", " + words;
+        if (rest.rfind(std::string(key) + "/", 0) == 0) {
+          const std::string sub = rest.substr(std::string(key).size() + 1);
+          if (std::string(key) == "log" && !sub.empty() && sub.size() < 6 && sub.find_first_not_of("0123456789") == std::string::npos)
+            return out + ", attempt " + std::to_string(std::stoul(sub) + 1) + " of its log";
+          return out + ", " + words;
+        }
+      }
+      return out;
+    }
+  }
+  for (const auto& [key, words] : kTop)
+    if (where == key || where.rfind(std::string(key) + "/", 0) == 0) return words;
+  return "the file";
 }
 
 JsonOut class_report_json(const ClassReport& r) {
   JsonOut students = JsonOut::array();
   for (const GradedStudent& s : r.students)
     students.push_back({{"file", s.file},   {"student", s.student},     {"accepted", s.accepted}, {"reason", s.reason},
+                        {"where", s.where}, {"reason_words", s.reason_words},
                         {"score", s.score}, {"max_score", s.max_score}, {"scores", s.scores}});
   return {{"title", r.title},     {"set_hash", r.set_hash}, {"exercises", r.exercises},
           {"students", students}, {"rejected", r.rejected()}};

@@ -113,7 +113,9 @@ struct GradedStudent {
   std::string file;      // where the result came from (for the teacher's table)
   std::string student;
   bool accepted = false;
-  std::string reason;    // why a result was rejected, naming the place
+  std::string reason;    // why a result was rejected, naming the place ("/answers/1/attempts: ...")
+  std::string where;     // that place, a JSON pointer into the result file ("" for the whole file)
+  std::string reason_words;  // the same for people: "Answer 2 (gen_find_order_d3_s7): ..." (rejection_in_words)
   int score = 0;         // recomputed by core (0 when rejected)
   int max_score = 0;
   std::vector<int> scores;  // per exercise, recomputed
@@ -132,7 +134,11 @@ struct ClassReport {
 // the first accepted one's are rejected (one class, one set).
 ClassReport grade_results(const std::vector<std::pair<std::string, std::string>>& results, const Assignment* set);
 
-// {"title", "set_hash", "exercises", "students": [{"file", "student", "accepted", "reason",
+// A place in a result file in words: "/answers/1/log/0" -> "answer 2 (NAME), attempt 1 of its log",
+// "/set_hash" -> "the set's fingerprint"; `exercises` are the set's question names, in order.
+std::string result_place_in_words(const std::string& where, const std::vector<std::string>& exercises);
+
+// {"title", "set_hash", "exercises", "students": [{"file", "student", "accepted", "reason", "where", "reason_words",
 // "score", "max_score", "scores"}], "rejected"}: `arenaplan exercise grade --json`.
 JsonOut class_report_json(const ClassReport& report);
 // A table, one row per student, then the rejected results with their reasons.
