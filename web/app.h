@@ -320,7 +320,8 @@ struct BestOrder {
   Bytes peak_bytes = 0;
 };
 struct LivePanelState {
-  Derived<BestOrder> best;  // by graph_revision
+  Derived<BestOrder> best;         // by graph_revision
+  Derived<std::string> op_prefix;  // common_name_prefix of the op names, by graph_revision
 };
 
 // -- Step reasons tab (web/panel_explain.cpp) --

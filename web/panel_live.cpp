@@ -104,13 +104,40 @@ void draw_bar_chart(AppState& s, float height) {
   const float bar_w = std::max(4.0f, slot * 0.62f);
   auto y_of = [&](Bytes b) { return bottom - (bottom - top) * float(double(b) / double(a.peak_bytes)); };
 
+  // Every label goes through draw_label: one that would overlap another is left out, so with
+  // hundreds of steps the chart thins its labels instead of smearing them. The current step's and
+  // the peak's labels are placed first so they are the ones kept.
+  std::vector<ImVec4> taken;
+  const ImVec4 box(origin.x, origin.y, origin.x + width, origin.y + height);
+  const std::string& prefix = s.live_panel.op_prefix.get(s.graph_revision, [&](std::string& out) {
+    std::vector<std::string> names;
+    for (const Op& op : s.graph.ops) names.push_back(op.name);
+    out = common_name_prefix(names);
+  });
+  auto short_name = [&](OpId op) { return s.graph.ops[op].name.substr(prefix.size()); };
+  auto labels_of = [&](Step t) {
+    const StepLive& st = a.steps[t];
+    const float cx = left + slot * (float(t) + 0.5f);
+    const float y = y_of(st.live_bytes);
+    const std::string value = kib_text(st.live_bytes);
+    draw_label(s, dl, "live.value", ImVec2(cx - ImGui::CalcTextSize(value.c_str()).x * 0.5f, y - line - 2), kTextColor,
+               value, box, taken);
+    if (st.live_bytes == a.peak_bytes)
+      draw_label(s, dl, "live.peak", ImVec2(cx - ImGui::CalcTextSize("PEAK").x * 0.5f, y - line * 2 - 2), kPeakColor,
+                 "PEAK", box, taken);
+    const std::string name = (t == s.step ? "^ " : "") + short_name(st.op);  // current step marked in text too
+    draw_label(s, dl, "live.op", ImVec2(cx - ImGui::CalcTextSize(name.c_str()).x * 0.5f, bottom + 3), kTextColor, name,
+               box, taken);
+  };
+  if (s.step < n) labels_of(s.step);
+  if (a.peak_step != s.step && a.peak_step < n) labels_of(a.peak_step);
+
   // Grid lines at quarters of the peak, labelled in KiB.
   for (int q = 0; q <= 4; ++q) {
     const Bytes b = a.peak_bytes * q / 4;
     const float y = y_of(b);
     dl->AddLine(ImVec2(left, y), ImVec2(origin.x + width, y), kGridColor);
-    const std::string label = kib_text(b);
-    dl->AddText(ImVec2(origin.x, y - line * 0.5f), kTextColor, label.c_str());
+    draw_label(s, dl, "live.axis", ImVec2(origin.x, y - line * 0.5f), kTextColor, kib_text(b), box, taken);
   }
 
   for (Step t = 0; t < n; ++t) {
@@ -122,17 +149,9 @@ void draw_bar_chart(AppState& s, float height) {
     dl->AddRectFilled(p0, p1, is_peak ? kPeakColor : kBarColor);
     if (t == s.step) dl->AddRect(ImVec2(p0.x - 2, p0.y - 2), ImVec2(p1.x + 2, p1.y + 2), kCurrentColor, 0, 0, 2.0f);
 
-    const std::string value = kib_text(st.live_bytes);
-    const float vw = ImGui::CalcTextSize(value.c_str()).x;
-    dl->AddText(ImVec2(cx - vw * 0.5f, p0.y - line - 2), kTextColor, value.c_str());
-    if (is_peak) {
-      const float pw = ImGui::CalcTextSize("PEAK").x;
-      dl->AddText(ImVec2(cx - pw * 0.5f, p0.y - line * 2 - 2), kPeakColor, "PEAK");
-    }
-    std::string name = s.graph.ops[st.op].name;
-    if (t == s.step) name = "^ " + name;  // current step marked in text, not only by the outline
-    const float nw = ImGui::CalcTextSize(name.c_str()).x;
-    dl->AddText(ImVec2(cx - nw * 0.5f, bottom + 3), kTextColor, name.c_str());
+    if (t != s.step && t != a.peak_step) labels_of(t);
+    if (ImGui::IsItemHovered() && mouse.x >= cx - slot * 0.5f && mouse.x < cx + slot * 0.5f)
+      ImGui::SetTooltip("step %d: %s, %s live", t, s.graph.ops[st.op].name.c_str(), kib_text(st.live_bytes).c_str());
 
     // Exported so tests can click a bar by step without knowing the layout.
     s.ui_rects_building["live.bar." + std::to_string(t)] = {cx - slot * 0.5f, top, cx + slot * 0.5f, bottom};
