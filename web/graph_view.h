@@ -71,7 +71,9 @@ void clear_selection(AppState& s);
 void keep_selection(AppState& s);
 
 // The view (canvas coordinates: (0, 0) is the canvas corner).
-void fit_view(GraphCanvasState& v, const DagLayout& d, ImVec2 canvas);
+// `whole`: the whole graph in view at any zoom (the Fit button); else the opening view, which
+// keeps labels readable and shows the top of a deep graph.
+void fit_view(GraphCanvasState& v, const DagLayout& d, ImVec2 canvas, bool whole = false);
 void center_on(GraphCanvasState& v, const DagNode& n, ImVec2 canvas);
 void center_on_world(GraphCanvasState& v, ImVec2 world, ImVec2 canvas);  // world in pixels at zoom 1
 void zoom_at(GraphCanvasState& v, float factor, ImVec2 pivot_in_canvas);
