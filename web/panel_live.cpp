@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <string>
 
+#include "core/graph/names.h"
 #include "core/schedule/schedule.h"
 #include "imgui.h"
 #include "web/app.h"

@@ -58,11 +58,6 @@ JsonOut order_json(const Graph& g, const Schedule& order);
 // One unit rule for text: whole numbers with thousands separators ("82,296"); times in ms with
 // three decimals and separators ("2,225.382 ms"), whatever their size.
 std::string with_commas(int64_t v);
-// The part every name shares up to and including its last separator ('/', '.', ':', ';'), so
-// views of a converted model can drop it ("model_1/tf.math.add_3" -> "add_3" when every name starts
-// "model_1/tf.math."). "" when the names share none, when there are fewer than two, or when
-// stripping it would leave some name empty.
-std::string common_name_prefix(const std::vector<std::string>& names);
 std::string milliseconds_text(double microseconds);
 
 }  // namespace arenaplan

@@ -1,7 +1,7 @@
-// common_name_prefix (core/graph/report.h): what the views strip from a converted model's names.
+// common_name_prefix (core/graph/names.h): what the views strip from a converted model's names.
 #include <doctest/doctest.h>
 
-#include "core/graph/report.h"
+#include "core/graph/names.h"
 
 using namespace arenaplan;
 
