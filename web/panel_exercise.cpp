@@ -183,8 +183,8 @@ int left_behind(const ExercisePanelState& v, const std::string& student) {
   if (!v.assignment->per_student) return 0;
   const std::vector<Exercise> next = assignment_exercises(*v.assignment, student);
   int n = 0;
-  for (const auto& [name, p] : work_of(v).progress)
-    n += std::none_of(next.begin(), next.end(), [&](const Exercise& ex) { return ex.name == name; });
+  for (const auto& entry : work_of(v).progress)
+    n += std::none_of(next.begin(), next.end(), [&](const Exercise& ex) { return ex.name == entry.first; });
   return n;
 }
 
