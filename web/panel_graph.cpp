@@ -82,7 +82,7 @@ void fit_view(GraphCanvasState& v, const DagLayout& d, ImVec2 canvas, bool whole
   const float world_w = std::max(1.0, d.width) * kSlotPx;
   const float world_h = std::max<size_t>(1, d.layers.size()) * kLayerPx;
   if (whole) {
-    v.zoom = std::clamp(std::min((canvas.x - 16) / world_w, (canvas.y - 16) / world_h), kMinZoom, 1.0f);
+    v.zoom = std::clamp(std::min((canvas.x - 16) / world_w, (canvas.y - 16) / world_h), kFitMinZoom, 1.0f);
     v.pan = ImVec2((canvas.x - world_w * v.zoom) / 2, std::max(8.0f, (canvas.y - world_h * v.zoom) / 2));
     return;
   }
@@ -109,7 +109,7 @@ void center_on_op(AppState& s, OpId op) {
 }
 
 void zoom_at(GraphCanvasState& v, float factor, ImVec2 pivot_in_canvas) {
-  const float z = std::clamp(v.zoom * factor, kMinZoom, kMaxZoom);
+  const float z = std::clamp(v.zoom * factor, std::min(kMinZoom, v.zoom), kMaxZoom);  // no jump after a deep Fit
   const float k = z / v.zoom;
   v.pan = ImVec2(pivot_in_canvas.x - (pivot_in_canvas.x - v.pan.x) * k, pivot_in_canvas.y - (pivot_in_canvas.y - v.pan.y) * k);
   v.zoom = z;
