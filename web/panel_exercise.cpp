@@ -554,7 +554,8 @@ std::string exam_lock_note(const AppState& s, ExamTool tool) {
   const ExercisePanelState& v = s.exercise;
   if (!v.assignment) return "";
   const Exercise* ex = find_exercise(v, v.open);
-  if (!ex) return "";
+  // A solved question has nothing left to give away.
+  if (!ex || progress_of(v, ex->name).solved) return "";
   for (const ExamLock& lock : exam_locks(*v.assignment, *ex))
     if (lock.tool == tool) return lock.note;
   return "";

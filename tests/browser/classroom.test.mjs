@@ -174,6 +174,13 @@ test('exam mode: the tools that answer the open question are locked under an ass
   assert.ok(s.ui['exam.arena-planners'], 'the planners are locked');
   const shot = await screenshot(page, t.artifactDir, 'exam-arena-locked');
   assert.ok(shot.distinct > 8, `screenshot has only ${shot.distinct} colours`);
+  // Once the question is solved its tools are free again.
+  await click(page, 'tab.Exercises');
+  await answer(page, 'exercise_predict_peak', '192 KiB');  // docs/DESIGN.md: ABDCEF peaks at 192 KiB
+  s = await state(page);
+  assert.equal(s.exercise.correct, true);
+  assert.deepEqual(locked(s), []);
+  assert.ok(s.ui['order.move_down'], 'reordering is back');
 
   // The set can allow a tool.
   const allowed = makeSet({ allow: ['reorder', 'optimise-order'], exercises: ['exercise_predict_peak'] });
