@@ -331,7 +331,7 @@ std::string summary_text(const AppState& s) {
   }
   text += ".";
   if (!s.error.empty()) text += " Error: " + s.error;
-  return text;
+  return s.announcement.empty() ? text : s.announcement + " " + text;
 }
 
 }  // namespace arenaplan::web

@@ -260,6 +260,10 @@ enum class CacheGuess { kNone, kHit, kMiss };
 struct CachePanelState {
   int capacity = 4;
   int stride = 4;
+  // A typed list of blocks replaces the stride stream when not empty (a question's trace).
+  std::vector<Block> blocks;
+  std::string blocks_draft;  // the list field as typed
+  std::string question;      // the exercise whose cache and requests were loaded ("Try it in the Cache lab")
   int ways = 0;  // 0 = fully associative
   int policy = 0;
   int run_count = 16;
@@ -315,6 +319,19 @@ struct TflmArenaView {
   std::string error;  // a model TFLM cannot run (e.g. dynamic shapes)
 };
 
+// -- Live bytes tab (web/panel_live.cpp), also read by the welcome card --
+// The lowest peak over every order (core's enumerate_orders), for graphs small enough to list them
+// all at once; `known` is false for bigger graphs (the Schedule tab's optimiser covers those).
+struct BestOrder {
+  bool known = false;
+  Schedule order;
+  Bytes peak_bytes = 0;
+};
+struct LivePanelState {
+  Derived<BestOrder> best;         // by graph_revision
+  Derived<std::string> op_prefix;  // common_name_prefix of the op names, by graph_revision
+};
+
 // -- Step reasons tab (web/panel_explain.cpp) --
 struct ExplainPanelState {
   // TFLM's greedy plan of the current order, placed one buffer at a time; by AppState::revision.
@@ -368,8 +385,12 @@ struct AppState {
   bool welcome_open = false;     // the first-visit card (Help > Tour re-opens it)
   bool welcome_focused = false;  // the open card took the keyboard focus (once per opening)
   bool stress_rects = false;     // Debug > "+10,000 rectangles" (read by the Lifetimes panel)
+  bool debug_figures = false;    // Debug > "Show frame figures": fps, draw calls, which core call a view prints
   int64_t search_budget = -1;    // >= 0: the long searches stop after that many nodes / states (tests, benches)
   std::string notice;            // short confirmation ("Link copied"), shown in the status line
+  // The latest result a student asked for (an answer checked, a cache run), read out first by the
+  // aria-live region (summary_text): screen readers cannot see the canvas's feedback.
+  std::string announcement;
   uint64_t notice_until_frame = 0;
   // Per frame: windows whose widgets reach past the window's right edge (browser tests assert
   // none), and custom-drawn labels with their owner, for overprint checks.
@@ -391,6 +412,7 @@ struct AppState {
   ArenaPanelState arena;
   SimPanelState sim;
   ExplainPanelState explain;
+  LivePanelState live_panel;
   WhatIfPanelState whatif;
   CachePanelState cache;
   // Mutable like a cache: the state exporter (const) loads the default board and plans on demand,
@@ -464,6 +486,10 @@ void report_copy(AppState& s, bool copied, const std::string& what);
 // battery. Input and every edit above redraw by themselves; a panel that animates or measures
 // frame rate calls this on each frame it needs the next one.
 void request_redraw(AppState& s, int frames = 3);
+
+// The lowest-peak order of the current graph when it is small enough to list every order
+// (BestOrder), computed once per graph.
+const BestOrder& best_order(AppState& s);
 
 // The state as JSON for tests and the JS API: graph, order, peak_bytes, step, error, frame,
 // analysis, ui rects, and every registered exporter under its key.

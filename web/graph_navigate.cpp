@@ -170,7 +170,7 @@ void draw_toolbar(AppState& s) {
   GraphCanvasState& v = s.graph_canvas;
   const DagLayout& d = drawing_of(s).layout;
   const ImVec2 canvas = v.canvas_size;
-  if (ImGui::SmallButton("Fit")) fit_view(v, d, canvas);
+  if (ImGui::SmallButton("Fit")) fit_view(v, d, canvas, /*whole=*/true);
   record_item_rect(s, "graph.fit");
   ImGui::SameLine();
   if (ImGui::SmallButton("-")) zoom_at(v, 1 / 1.25f, ImVec2(canvas.x / 2, canvas.y / 2));

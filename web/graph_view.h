@@ -28,6 +28,9 @@ inline constexpr float kSlotPx = 165.0f;
 inline constexpr float kBoxPx = 140.0f;  // ~19 characters: most imported op names fit
 inline constexpr float kLayerPx = 86.0f;
 inline constexpr float kMinZoom = 0.08f, kMaxZoom = 2.5f;  // at 0.08 a box still fits its layer row
+// Fit may go further so a deep model (hundreds of layers) is framed whole: boxes then shrink with
+// their rows instead of keeping a readable height.
+inline constexpr float kFitMinZoom = 0.01f;
 
 struct Frame {  // world -> screen for this frame
   ImVec2 origin;  // screen position of world (0, 0)
@@ -36,7 +39,9 @@ struct Frame {  // world -> screen for this frame
   float layer_h() const { return kLayerPx * zoom; }
   // Text is drawn at its native size (crisp), so boxes keep three lines down to zoom ~0.7 and
   // lose lines (then text) below.
-  float box_h() const { return std::max(6.0f, (ImGui::GetTextLineHeight() * 3 + 8) * std::min(1.0f, zoom * 1.45f)); }
+  float box_h() const {
+    return std::max(std::min(6.0f, layer_h() * 0.7f), (ImGui::GetTextLineHeight() * 3 + 8) * std::min(1.0f, zoom * 1.45f));
+  }
   float box_w() const { return kBoxPx * zoom; }
   float x(double slots) const { return origin.x + float(slots) * slot(); }
   float top(int layer) const { return origin.y + float(layer) * layer_h(); }
@@ -71,7 +76,9 @@ void clear_selection(AppState& s);
 void keep_selection(AppState& s);
 
 // The view (canvas coordinates: (0, 0) is the canvas corner).
-void fit_view(GraphCanvasState& v, const DagLayout& d, ImVec2 canvas);
+// `whole`: the whole graph in view at any zoom (the Fit button); else the opening view, which
+// keeps labels readable and shows the top of a deep graph.
+void fit_view(GraphCanvasState& v, const DagLayout& d, ImVec2 canvas, bool whole = false);
 void center_on(GraphCanvasState& v, const DagNode& n, ImVec2 canvas);
 void center_on_world(GraphCanvasState& v, ImVec2 world, ImVec2 canvas);  // world in pixels at zoom 1
 void zoom_at(GraphCanvasState& v, float factor, ImVec2 pivot_in_canvas);

@@ -16,6 +16,7 @@
 #include "core/layout/planner.h"
 #include "imgui.h"
 #include "web/app.h"
+#include "web/panel_exercise.h"
 #include "web/panel_common.h"
 #include "web/rect_renderer.h"
 #include "web/ui_style.h"
@@ -232,7 +233,7 @@ void draw_arena(AppState& s) {
     ImGui::TextColored(kColorError, "Cannot plan: %s", t.error.c_str());
     return;
   }
-  if (t.rows.empty()) return;
+  if (t.rows.empty() || draw_exam_lock(s, ExamTool::kArenaPlanners)) return;
   draw_planner_table(s, t);
   draw_exact_controls(s, t);
   const ArenaPlan& plan = t.rows[v.shown].plan;

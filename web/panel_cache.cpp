@@ -8,9 +8,12 @@
 #include <vector>
 
 #include "core/teach/cachelab.h"
+#include "core/teach/exercise.h"
 #include "core/graph/graph.h"
 #include "imgui.h"
+#include "imgui_stdlib.h"
 #include "web/app.h"
+#include "web/panel_cache.h"
 #include "web/panel_common.h"
 #include "web/ui_style.h"
 
@@ -26,7 +29,7 @@ const char* const kPolicyLabels[kPolicies] = {"LRU", "FIFO", "OPT (Belady)"};
 void rebuild(CachePanelState& v) {
   try {
     CacheConfig c{v.capacity, v.ways, static_cast<ReplacementPolicy>(v.policy)};
-    v.lab = CacheLab(c, RequestStream::strided(v.stride));
+    v.lab = CacheLab(c, v.blocks.empty() ? RequestStream::strided(v.stride) : RequestStream::list(v.blocks));
     v.error.clear();
   } catch (const std::exception& e) {
     v.error = e.what();  // keep the previous lab
@@ -59,10 +62,30 @@ float labelled_width(float field, const char* label) {
   return field + ImGui::GetStyle().ItemInnerSpacing.x + ImGui::CalcTextSize(label).x;
 }
 
+// The requests as a typed list; empty goes back to the stride stream. A list core refuses
+// leaves the lab as it was and says which entry.
+bool draw_block_list(AppState& s, CachePanelState& v) {
+  ImGui::SetNextItemWidth(-ImGui::CalcTextSize("requests (list)").x - ImGui::GetStyle().ItemInnerSpacing.x);
+  const bool enter = ImGui::InputTextWithHint("requests (list)", "blocks, like 0 1 2 0 1 3 (empty: block k mod s)",
+                                              &v.blocks_draft, ImGuiInputTextFlags_EnterReturnsTrue);
+  record_item_rect(s, "cache.blocks");
+  if (!enter && !ImGui::IsItemDeactivatedAfterEdit()) return false;
+  try {
+    v.blocks = parse_block_list(v.blocks_draft, kMaxExerciseRequests);
+    v.question.clear();
+    return true;
+  } catch (const std::exception& e) {
+    v.error = e.what();
+    return false;
+  }
+}
+
 void draw_settings(AppState& s, CachePanelState& v) {
-  bool changed = stepper(s, "capacity", "C (lines)", v.capacity, 1, 64);
-  same_line_if_fits(stepper_width("s (stride)"), 24);
-  changed |= stepper(s, "stride", "s (stride)", v.stride, 1, 64);
+  bool changed = stepper(s, "capacity", "C (lines)", v.capacity, 1, kMaxExerciseCacheLines);
+  if (v.blocks.empty()) {
+    same_line_if_fits(stepper_width("s (stride)"), 24);
+    changed |= stepper(s, "stride", "s (stride)", v.stride, 1, 64);
+  }
   const float policy_w = ImGui::CalcTextSize("OPT (Belady)").x + 40;
   same_line_if_fits(labelled_width(policy_w, "policy"), 24);
   ImGui::SetNextItemWidth(policy_w);
@@ -73,20 +96,44 @@ void draw_settings(AppState& s, CachePanelState& v) {
     v.ways = std::clamp(v.ways, 0, v.capacity);
     changed = true;
   }
+  changed |= draw_block_list(s, v);
   if (changed) rebuild(v);
   if (!v.error.empty()) ImGui::TextColored(kColorError, "Refused: %s", v.error.c_str());
 }
 
+bool hidden(const CachePanelState& v, int64_t k) { return v.predicting && !v.revealed && k < v.predict_n; }
+
+// What a run did, for the aria-live region; outcomes still to be predicted stay unsaid.
+std::string cache_announcement(const CachePanelState& v) {
+  const auto& h = v.lab.history();
+  if (h.empty()) return "Cache lab: no requests yet.";
+  const CacheAccess& a = h.back();
+  if (hidden(v, a.k)) return "Cache lab: " + std::to_string(h.size()) + " requests run; outcomes hidden until you reveal them.";
+  return "Cache lab: request " + std::to_string(a.k) + " (block " + std::to_string(a.block) + ") " +
+         (a.hit ? "hit" : "missed") + (a.evicted ? ", evicting block " + std::to_string(*a.evicted) : std::string()) + "; " +
+         std::to_string(h.size()) + " requests, " + std::to_string(v.lab.hits()) + " hits, " +
+         std::to_string(v.lab.misses()) + " misses.";
+}
+
 void draw_controls(AppState& s, CachePanelState& v) {
-  if (ImGui::Button("Reset")) rebuild(v);
+  if (ImGui::Button("Reset")) {
+    rebuild(v);
+    s.announcement = cache_announcement(v);
+  }
   record_item_rect(s, "cache.reset");
   ImGui::SameLine();
-  if (ImGui::Button("Step")) v.lab.step();
+  if (ImGui::Button("Step")) {
+    v.lab.step();
+    s.announcement = cache_announcement(v);
+  }
   record_item_rect(s, "cache.step");
   ImGui::SameLine();
   char label[32];
   std::snprintf(label, sizeof label, "Run %d", v.run_count);
-  if (ImGui::Button(label)) v.lab.run(v.run_count);
+  if (ImGui::Button(label)) {
+    v.lab.run(v.run_count);
+    s.announcement = cache_announcement(v);
+  }
   record_item_rect(s, "cache.run");
   ImGui::SameLine();
   ImGui::SetNextItemWidth(ImGui::GetFontSize() * 6);
@@ -97,8 +144,6 @@ void draw_controls(AppState& s, CachePanelState& v) {
   ImGui::Text("requests %lld   hits %lld   misses %lld   hit rate %.0f %%", n, (long long)v.lab.hits(),
               (long long)v.lab.misses(), n ? 100.0 * double(v.lab.hits()) / double(n) : 0.0);
 }
-
-bool hidden(const CachePanelState& v, int64_t k) { return v.predicting && !v.revealed && k < v.predict_n; }
 
 // The cache lines after the last request, most recent first, one row per set.
 void draw_lines(const CachePanelState& v) {
@@ -203,7 +248,8 @@ void draw_cache_lab(AppState& s) {
   ImGui::TextWrapped(
       "A cache is not an arena: there is no tensor graph, no offsets, no scratch and no "
       "asynchronous consumer here. A block is in one of C lines or not, and the replacement "
-      "policy decides which block leaves. Request k touches block k mod s.");
+      "policy decides which block leaves. Request k touches block k mod s, or the k-th block of a typed list.");
+  if (!v.question.empty()) ImGui::TextWrapped("Loaded from the question \"%s\": its cache and its requests.", v.question.c_str());
   ImGui::Separator();
   draw_settings(s, v);
   draw_controls(s, v);
@@ -220,6 +266,8 @@ JsonOut export_cache_lab(const AppState& s) {
   JsonOut out = cache_report_json(v.lab);
   out.erase("trace");  // the tape is long; tests read the counters and the last contents
   out["stride"] = v.stride;
+  out["blocks"] = v.blocks;
+  out["question"] = v.question;
   out["contents"] = v.lab.history().empty() ? JsonOut::array() : JsonOut(v.lab.history().back().contents);
   out["predicting"] = v.predicting;
   out["revealed"] = v.revealed;
@@ -234,8 +282,10 @@ JsonOut export_cache_lab(const AppState& s) {
 // The lab's settings and how many requests ran: the history is rebuilt from them on load.
 JsonOut save_cache_lab(const AppState& s) {
   const CachePanelState& v = s.cache;
-  return {{"capacity", v.capacity}, {"stride", v.stride}, {"ways", v.ways}, {"policy", policy_name(ReplacementPolicy(v.policy))},
-          {"requests", static_cast<int64_t>(v.lab.history().size())}, {"run_count", v.run_count}};
+  JsonOut out = {{"capacity", v.capacity}, {"stride", v.stride}, {"ways", v.ways}, {"policy", policy_name(ReplacementPolicy(v.policy))},
+                 {"requests", static_cast<int64_t>(v.lab.history().size())}, {"run_count", v.run_count}};
+  if (!v.blocks.empty()) out["blocks"] = block_list_text(v.blocks);
+  return out;
 }
 
 void load_cache_lab(AppState& s, const JsonOut& j) {
@@ -247,13 +297,22 @@ void load_cache_lab(AppState& s, const JsonOut& j) {
     return j[key].get<int>();
   };
   CachePanelState v;
-  v.capacity = get("capacity", 1, 64, 4);
+  v.capacity = get("capacity", 1, kMaxExerciseCacheLines, 4);
   v.stride = get("stride", 1, 64, 4);
   v.ways = get("ways", 0, v.capacity, 0);
   v.run_count = get("run_count", 1, 100000, 16);
   if (j.contains("policy")) {
     if (!j["policy"].is_string()) throw InputError("share link /panels/cache/policy", "expected lru, fifo or opt");
     v.policy = int(policy_from_name(j["policy"].get<std::string>(), "share link /panels/cache/policy"));
+  }
+  if (j.contains("blocks")) {
+    if (!j["blocks"].is_string()) throw InputError("share link /panels/cache/blocks", "expected a list of blocks as text, like \"0 1 2 0\"");
+    try {
+      v.blocks = parse_block_list(j["blocks"].get<std::string>(), kMaxExerciseRequests);
+    } catch (const InputError& e) {
+      throw InputError("share link /panels/cache/blocks", e.what());
+    }
+    v.blocks_draft = block_list_text(v.blocks);
   }
   const int requests = get("requests", 0, 100000, 0);
   rebuild(v);
@@ -263,6 +322,28 @@ void load_cache_lab(AppState& s, const JsonOut& j) {
 }
 
 }  // namespace
+
+void load_cache_question(AppState& s, const Exercise& ex) {
+  CachePanelState v;
+  v.capacity = ex.cache.lines;
+  v.ways = ex.cache.ways;
+  v.policy = static_cast<int>(ex.cache.policy);
+  if (ex.stride > 0) {
+    v.stride = static_cast<int>(ex.stride);
+  } else {
+    v.blocks = ex.blocks;
+    v.blocks_draft = block_list_text(ex.blocks);
+  }
+  v.run_count = static_cast<int>(std::min<int64_t>(ex.requests, 100000));
+  v.question = ex.title;
+  rebuild(v);
+  if (!v.error.empty()) {
+    s.cache.error = "The question's cache could not be loaded: " + v.error;
+    return;
+  }
+  s.cache = std::move(v);
+  s.requested_panel = "Cache lab";
+}
 
 ARENAPLAN_SHARE_SECTION("cache", save_cache_lab, load_cache_lab);
 ARENAPLAN_PANEL_AT(PanelArea::kMain, 900, "Cache lab", draw_cache_lab);

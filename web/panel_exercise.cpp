@@ -12,11 +12,14 @@
 
 #include "core/teach/assignment.h"
 #include "core/teach/exercise.h"
+#include "core/teach/saved_work.h"
 #include "core/graph/graph.h"
 #include "imgui.h"
 #include "imgui_stdlib.h"
 #include "web/app.h"
+#include "web/browser_storage.h"
 #include "web/js_api.h"
+#include "web/panel_cache.h"
 #include "web/panel_exercise.h"
 #include "web/ui_style.h"
 
@@ -113,6 +116,106 @@ void resolve_assignment(ExercisePanelState& v) {
   if (!find_exercise(v, v.open)) v.open.clear();
 }
 
+// ---- Saved work: the student's answers kept in the browser (core/teach/saved_work.h) ----
+
+SavedWork work_of(const ExercisePanelState& v) {
+  SavedWork w;
+  w.student = v.student;
+  w.open = v.open;
+  for (const Exercise& ex : shown(v)) {
+    const ExerciseProgress& p = progress_of(v, ex.name);
+    if (p.attempts > 0 || p.hints_shown > 0) w.progress[ex.name] = p;
+  }
+  return w;
+}
+
+// The sessions become `w`'s progress; each last answer is checked again by core, so its feedback
+// is shown as it was and never read from storage.
+void apply_work(AppState& s, ExercisePanelState& v, const SavedWork& w) {
+  std::map<std::string, ExerciseSession> sessions;
+  for (const auto& [name, p] : w.progress) {
+    const Exercise* ex = find_exercise(v, name);
+    if (!ex) continue;
+    ExerciseSession& session = sessions[name];
+    session.progress = p;
+    if (!p.last_answer.empty()) {
+      session.draft = p.last_answer;
+      session.last = check_answer(*ex, session.draft);
+      session.checked = true;
+    }
+  }
+  v.sessions = std::move(sessions);
+  if (w.open != v.open) {
+    if (const Exercise* ex = find_exercise(v, w.open)) open_exercise(s, v, *ex);
+  }
+}
+
+std::string who(const std::string& student) {
+  return normalize_student(student).empty() ? "no name" : "\"" + student + "\"";
+}
+
+// The copy kept for `student`, empty when there is none. One that cannot be read is moved aside
+// (key + ".unreadable", so the next save does not destroy it) and the panel says why.
+SavedWork kept_work(ExercisePanelState& v, const std::string& student) {
+  const std::string key = saved_work_key(*v.assignment, student);
+  const std::optional<std::string> text = storage_read(key);
+  if (!text) return {};
+  try {
+    return parse_saved_work(*text, *v.assignment, v.questions);
+  } catch (const std::exception& e) {
+    storage_write(key + ".unreadable", *text);
+    v.work_error = "The work saved in this browser for " + who(student) + " could not be read (" + e.what() +
+                   "); it was put aside and your answers start afresh.";
+    return {};
+  }
+}
+
+void save_work(ExercisePanelState& v) {
+  if (!v.assignment) return;
+  const Assignment& a = *v.assignment;
+  v.work_saved = storage_write(saved_work_key(a, v.student), saved_work_json(a, work_of(v)).dump()) &&
+                 storage_write(saved_student_key(a), v.student);
+}
+
+// Answered questions a change of name to `student` would leave behind (another name gets other
+// questions in a per-student set); they stay saved under the old name.
+int left_behind(const ExercisePanelState& v, const std::string& student) {
+  if (!v.assignment->per_student) return 0;
+  const std::vector<Exercise> next = assignment_exercises(*v.assignment, student);
+  int n = 0;
+  for (const auto& entry : work_of(v).progress)
+    n += std::none_of(next.begin(), next.end(), [&](const Exercise& ex) { return ex.name == entry.first; });
+  return n;
+}
+
+// The answers of the questions the new name still has go with it, merged with what that name
+// saved before; the old name's copy stays where it is.
+void switch_student(AppState& s, ExercisePanelState& v, const std::string& student) {
+  SavedWork carried = work_of(v);
+  v.student = v.student_draft = student;
+  v.pending_student.clear();
+  v.work_error.clear();
+  if (v.assignment->per_student) resolve_assignment(v);
+  for (auto it = carried.progress.begin(); it != carried.progress.end();)
+    it = find_exercise(v, it->first) ? std::next(it) : carried.progress.erase(it);
+  carried.student = student;
+  if (!find_exercise(v, carried.open)) carried.open.clear();
+  apply_work(s, v, merge_saved_work(v.questions, kept_work(v, student), carried));
+  save_work(v);
+}
+
+void commit_student(AppState& s, ExercisePanelState& v, const std::string& student) {
+  if (normalize_student(student) == normalize_student(v.student)) {
+    v.student = student;
+    v.pending_student.clear();
+    save_work(v);
+  } else if (left_behind(v, student) > 0) {
+    v.pending_student = student;
+  } else {
+    switch_student(s, v, student);
+  }
+}
+
 std::string result_file_name(const std::string& student) {
   std::string name;
   for (char c : normalize_student(student)) name += (std::isalnum(static_cast<unsigned char>(c)) ? c : '-');
@@ -129,13 +232,28 @@ JsonOut result_of(ExercisePanelState& v) {
 void draw_assignment_header(AppState& s, ExercisePanelState& v) {
   ImGui::TextWrapped("%s", v.assignment->title.empty() ? "Assignment" : v.assignment->title.c_str());
   ImGui::SetNextItemWidth(-1);
-  ImGui::InputTextWithHint("##student", "your name or number", &v.student_draft);
+  const bool enter = ImGui::InputTextWithHint("##student", "your name or number", &v.student_draft,
+                                              ImGuiInputTextFlags_EnterReturnsTrue);
   record_item_rect(s, "exercise.student");
-  if (ImGui::IsItemDeactivatedAfterEdit() || (ImGui::IsItemActive() && v.student_draft != v.student)) {
-    v.student = v.student_draft;
-    if (v.assignment->per_student) resolve_assignment(v);
+  // Taken when the field is left (Enter, a click elsewhere), not per key: each name is a place
+  // the work is saved under, and in a per-student set another set of questions.
+  if ((enter || ImGui::IsItemDeactivatedAfterEdit()) && v.student_draft != v.student) commit_student(s, v, v.student_draft);
+  if (!v.pending_student.empty()) {
+    const int n = left_behind(v, v.pending_student);
+    ImGui::TextWrapped("Your questions depend on your name: as %s you get other questions. The %d you answered as %s "
+                       "stay saved in this browser under that name (type it again to get back to them).",
+                       who(v.pending_student).c_str(), n, who(v.student).c_str());
+    if (ImGui::Button("Use the new name")) switch_student(s, v, v.pending_student);
+    record_item_rect(s, "exercise.student.confirm");
+    ImGui::SameLine();
+    if (ImGui::Button(("Keep " + who(v.student)).c_str())) {
+      v.pending_student.clear();
+      v.student_draft = v.student;
+    }
+    record_item_rect(s, "exercise.student.keep");
   }
-  ImGui::BeginDisabled(normalize_student(v.student).empty());
+  if (!v.work_error.empty()) ImGui::TextColored(kColorError, "%s", v.work_error.c_str());
+  ImGui::BeginDisabled(normalize_student(v.student).empty() || !v.pending_student.empty());
   if (ImGui::Button("Export result")) offer_download(result_file_name(v.student), result_of(v).dump(2));
   ImGui::EndDisabled();
   record_item_rect(s, "exercise.export");
@@ -147,7 +265,10 @@ void draw_list(AppState& s, ExercisePanelState& v) {
   ImGui::TextUnformatted("Exercises");
   ImGui::Separator();
   for (const Exercise& ex : shown(v)) {
-    if (ImGui::Selectable((list_label(v, ex) + "##" + ex.name).c_str(), v.open == ex.name)) open_exercise(s, v, ex);
+    if (ImGui::Selectable((list_label(v, ex) + "##" + ex.name).c_str(), v.open == ex.name)) {
+      open_exercise(s, v, ex);
+      save_work(v);
+    }
     record_item_rect(s, "exercise.select." + ex.name);
   }
   ImGui::Separator();
@@ -183,7 +304,7 @@ void draw_buffer_table(const char* id, const char* first_header, const JsonOut& 
 }
 
 // What the student is given besides the question: the graph and order, the fixed buffers, the cache.
-void draw_given(const Exercise& ex) {
+void draw_given(AppState& s, const Exercise& ex) {
   const JsonOut j = exercise_json(ex);
   switch (ex.kind) {
     case ExerciseKind::kPredictPeak:
@@ -195,19 +316,21 @@ void draw_given(const Exercise& ex) {
                   ex.limit_inclusive ? "at most" : "below", format_bytes(ex.limit_bytes).c_str());
       break;
     case ExerciseKind::kPlaceTensor: {
-      ImGui::TextWrapped("Graph %s, order %s. Place %s: %s, live at steps %d..%d, offsets multiples of %lld B; arena at most %s.",
+      ImGui::TextWrapped("Graph %s, order %s. Place %s: %s B, live at steps %d..%d, offsets multiples of %lld B; arena at most %s B.",
                   j["graph"].get<std::string>().c_str(), order_names(ex.graph.graph, ex.order).c_str(), ex.tensor.c_str(),
-                  format_bytes(j["tensor_bytes"].get<Bytes>()).c_str(), j["tensor_first"].get<int>(),
-                  j["tensor_last"].get<int>(), (long long)j["alignment"].get<Bytes>(), format_bytes(ex.limit_bytes).c_str());
+                  with_commas(j["tensor_bytes"].get<Bytes>()).c_str(), j["tensor_first"].get<int>(),
+                  j["tensor_last"].get<int>(), (long long)j["alignment"].get<Bytes>(), with_commas(ex.limit_bytes).c_str());
       draw_buffer_table("fixed", "buffer (fixed)", j["fixed"]);
       break;
     }
     case ExerciseKind::kCacheMisses:
-      ImGui::TextWrapped("Cache: C = %d lines, %s, %s; %s; %lld requests (try it in the Cache lab tab)", ex.cache.lines,
+      ImGui::TextWrapped("Cache: C = %d lines, %s, %s; %s; %lld requests", ex.cache.lines,
                   ex.cache.ways ? (std::to_string(ex.cache.ways) + " ways").c_str() : "fully associative",
                   policy_name(ex.cache.policy),
-                  ex.stride ? ("stride s = " + std::to_string(ex.stride)).c_str() : "a list of blocks",
+                  ex.stride ? ("stride s = " + std::to_string(ex.stride)).c_str() : ("blocks " + block_list_text(ex.blocks)).c_str(),
                   (long long)ex.requests);
+      if (ImGui::Button("Try it in the Cache lab")) load_cache_question(s, ex);
+      record_item_rect(s, "exercise.try_cache");
       break;
     case ExerciseKind::kFitBudget:
       if (ex.planner.empty())
@@ -219,9 +342,9 @@ void draw_given(const Exercise& ex) {
                            j["graph"].get<std::string>().c_str(), ex.planner.c_str(), format_bytes(ex.limit_bytes).c_str());
       break;
     case ExerciseKind::kBrokenRule:
-      ImGui::TextWrapped("Graph %s, order %s. The plan: arena %s, offsets multiples of %lld B; live steps as the plan "
+      ImGui::TextWrapped("Graph %s, order %s. The plan: arena %s B, offsets multiples of %lld B; live steps as the plan "
                          "assumed them.", j["graph"].get<std::string>().c_str(), order_names(ex.graph.graph, ex.order).c_str(),
-                         format_bytes(ex.plan.arena_bytes).c_str(), (long long)j["plan"]["alignment"].get<Bytes>());
+                         with_commas(ex.plan.arena_bytes).c_str(), (long long)j["plan"]["alignment"].get<Bytes>());
       draw_buffer_table("plan", "buffer", j["plan"]["buffers"]);
       break;
   }
@@ -238,14 +361,18 @@ void draw_answer(AppState& s, ExerciseSession& session, const Exercise& ex) {
   const bool clicked = ImGui::Button("Check");
   ImGui::EndDisabled();
   record_item_rect(s, "exercise.check");
-  if ((enter || clicked) && !empty) check(session, ex);
+  if ((enter || clicked) && !empty) {
+    check(session, ex);
+    save_work(s.exercise);
+    s.announcement = ex.title + ": " + (session.last.correct ? "Correct. " : "Not yet. ") + session.last.feedback;
+  }
 
   ImGui::SameLine();
   const int left = static_cast<int>(ex.hints.size()) - session.progress.hints_shown;
   const std::string hint_label = session.progress.solved ? "Hint" : "Hint (" + std::to_string(left) + " left, -" +
                                                                         std::to_string(kHintCost) + " points)";
   ImGui::BeginDisabled(session.progress.solved || left <= 0);
-  if (ImGui::Button((hint_label + "##hint").c_str())) take_hint(ex, session.progress);
+  if (ImGui::Button((hint_label + "##hint").c_str()) && take_hint(ex, session.progress)) save_work(s.exercise);
   ImGui::EndDisabled();
   record_item_rect(s, "exercise.hint");
 }
@@ -282,7 +409,7 @@ void draw_exercise(AppState& s, ExercisePanelState& v, const Exercise& ex) {
   ImGui::Text("%s", ex.title.c_str());
   ImGui::TextWrapped("%s", ex.question.c_str());
   ImGui::Spacing();
-  draw_given(ex);
+  draw_given(s, ex);
   ImGui::Separator();
   draw_answer(s, session, ex);
   draw_feedback(session);
@@ -323,9 +450,22 @@ JsonOut export_exercises(const AppState& s) {
   if (v.assignment) {
     JsonOut questions = JsonOut::array();
     for (const Exercise& q : shown(v)) questions.push_back({{"name", q.name}, {"question", q.question}});
+    JsonOut answers = JsonOut::array();
+    for (const Exercise& q : shown(v)) {
+      const ExerciseProgress& p = progress_of(v, q.name);
+      answers.push_back({{"name", q.name}, {"log", p.log}, {"attempts", p.attempts}, {"wrong", p.wrong},
+                         {"hints_shown", p.hints_shown}, {"solved", p.solved}, {"score", exercise_score(q, p)}});
+    }
     out["assignment"] = {{"title", v.assignment->title}, {"set_hash", assignment_hash(*v.assignment)},
-                         {"student", v.student}, {"questions", std::move(questions)}};
+                         {"student", v.student}, {"student_draft", v.student_draft},
+                         {"pending_student", v.pending_student}, {"questions", std::move(questions)},
+                         {"answers", std::move(answers)}, {"work_key", saved_work_key(*v.assignment, v.student)},
+                         {"work_saved", v.work_saved}, {"work_error", v.work_error}};
   }
+  JsonOut locked = JsonOut::array();
+  for (ExamTool t : kExamTools)
+    if (const std::string note = exam_lock_note(s, t); !note.empty()) locked.push_back({{"tool", exam_tool_name(t)}, {"note", note}});
+  out["locked"] = std::move(locked);
   out["teacher"] = teacher_json(s);
   const Exercise* ex = find_exercise(v, v.open);
   if (!ex) return out;
@@ -408,6 +548,40 @@ void open_assignment(AppState& s, const JsonOut& set) {
   }
   v.sessions.clear();
   v.open.clear();
+}
+
+std::string exam_lock_note(const AppState& s, ExamTool tool) {
+  const ExercisePanelState& v = s.exercise;
+  if (!v.assignment) return "";
+  const Exercise* ex = find_exercise(v, v.open);
+  // A solved question has nothing left to give away.
+  if (!ex || progress_of(v, ex->name).solved) return "";
+  for (const ExamLock& lock : exam_locks(*v.assignment, *ex))
+    if (lock.tool == tool) return lock.note;
+  return "";
+}
+
+bool draw_exam_lock(AppState& s, ExamTool tool) {
+  const std::string note = exam_lock_note(s, tool);
+  if (note.empty()) return false;
+  ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+  ImGui::TextWrapped("%s", note.c_str());
+  ImGui::PopStyleColor();
+  record_item_rect(s, std::string("exam.") + exam_tool_name(tool));
+  return true;
+}
+
+void restore_saved_work(AppState& s) {
+  ExercisePanelState& v = s.exercise;
+  if (!v.assignment) return;
+  v.work_error.clear();
+  const std::optional<std::string> last = storage_read(saved_student_key(*v.assignment));
+  if (last && normalize_student(v.student).empty() && !normalize_student(*last).empty()) {
+    v.student = v.student_draft = *last;
+    if (v.assignment->per_student) resolve_assignment(v);
+  }
+  apply_work(s, v, merge_saved_work(v.questions, kept_work(v, v.student), work_of(v)));
+  save_work(v);
 }
 
 void open_exercise_by_name(AppState& s, const std::string& name) {

@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include "core/graph/report.h"
+#include "core/teach/assignment.h"
 #include "web/app.h"
 
 namespace arenaplan::web {
@@ -15,6 +16,16 @@ namespace arenaplan::web {
 // Opens the set (an arenaplan-assignment object) in the Exercises panel; null goes back to the
 // built-in exercises. Throws InputError for a set core refuses (the link is then refused).
 void open_assignment(AppState& s, const JsonOut& set);
+// The work this browser kept for the open set (the last student's name, answers, attempt logs),
+// merged with what the page holds (a link's progress): called once a link is applied. Nothing
+// is dropped: every attempt of either copy stays (core/teach/saved_work.h).
+void restore_saved_work(AppState& s);
+// Exam mode: while a question of an assignment is open, the note for a tool that would answer it
+// (core's exam_locks), "" when the tool is free.
+std::string exam_lock_note(const AppState& s, ExamTool tool);
+// Draws that note (wrapped, muted) when `tool` is locked and returns true: the caller then leaves
+// the tool out or disabled. Recorded as "exam.<tool>" for tests.
+bool draw_exam_lock(AppState& s, ExamTool tool);
 // The open set, null when the panel shows the built-in exercises.
 JsonOut current_assignment(const AppState& s);
 // Opens an exercise of the current list (an embed "exercise:NAME"); throws InputError when absent.

@@ -58,6 +58,11 @@ struct ExercisePanelState {
   std::optional<Assignment> assignment;             // the set a link opened, if any
   std::string student;                              // the student's name or number (per-student variants)
   std::string student_draft;                        // the name field
+  // A name typed after answering that would leave answered questions behind (a per-student set
+  // gives another name other questions): it waits for the student's yes.
+  std::string pending_student;
+  std::string work_error;   // the work saved in this browser could not be read (why, in words)
+  bool work_saved = false;  // the last answer reached the browser's storage
   bool teacher = false;                             // the teacher tools are shown
   AssignmentBuilder builder;
   ClassGrading grading;

@@ -201,7 +201,7 @@ const ClassReport& class_report(const ExercisePanelState& v) {
                               [&](ClassReport& out) { out = grade_results(v.grading.files, set); });
 }
 
-void draw_report(const ClassReport& r) {
+void draw_report(AppState& s, const ClassReport& r) {
   const ImGuiTableFlags flags = ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingFixedFit;
   ImGui::Text("%s (set %s)", r.title.empty() ? "Assignment" : r.title.c_str(), r.set_hash.c_str());
   const int columns = 3 + static_cast<int>(r.exercises.size());
@@ -226,13 +226,21 @@ void draw_report(const ClassReport& r) {
       }
     }
     ImGui::EndTable();
+    record_item_rect(s, "teacher.grades");
   }
   if (r.rejected() == 0) return;
   ImGui::TextColored(kColorError, "%d rejected:", r.rejected());
   for (const GradedStudent& st : r.students)
     if (!st.accepted) {
       ImGui::Bullet();
-      ImGui::TextWrapped("%s: %s", st.file.c_str(), st.reason.c_str());
+      ImGui::TextWrapped("%s: %s", st.file.c_str(), st.reason_words.c_str());
+      record_item_rect(s, "teacher.reason." + st.file);
+      // The place as a JSON pointer, for whoever opens the file to look.
+      if (!st.where.empty()) {
+        ImGui::Indent();
+        ImGui::TextDisabled("at %s", st.where.c_str());
+        ImGui::Unindent();
+      }
     }
 }
 
@@ -254,7 +262,7 @@ void draw_grading(AppState& s) {
   ImGui::TextWrapped("or drop students' result files on the page. Graded against %s; nothing leaves this machine.",
                      grading_set(v) ? "the set above" : "the set each file carries (one class, one set)");
   if (v.grading.files.empty()) return;
-  draw_report(class_report(v));
+  draw_report(s, class_report(v));
 }
 
 }  // namespace
@@ -266,9 +274,18 @@ void draw_teacher_toggle(AppState& s) {
 
 void draw_teacher_tools(AppState& s) {
   ImGui::BeginChild("teacher", ImVec2(0, 0), false);
-  draw_builder(s);
-  ImGui::Spacing();
-  draw_grading(s);
+  // Once result files arrive the grading comes first, so its table is in view at 1280x720
+  // instead of below the builder.
+  if (s.exercise.grading.files.empty()) {
+    draw_builder(s);
+    ImGui::Spacing();
+    draw_grading(s);
+  } else {
+    draw_grading(s);
+    ImGui::Spacing();
+    ImGui::Separator();
+    draw_builder(s);
+  }
   ImGui::EndChild();
 }
 

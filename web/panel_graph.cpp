@@ -78,13 +78,18 @@ void keep_selection(AppState& s) {
   else e.selected_name.clear();
 }
 
-void fit_view(GraphCanvasState& v, const DagLayout& d, ImVec2 canvas) {
+void fit_view(GraphCanvasState& v, const DagLayout& d, ImVec2 canvas, bool whole) {
   const float world_w = std::max(1.0, d.width) * kSlotPx;
   const float world_h = std::max<size_t>(1, d.layers.size()) * kLayerPx;
+  if (whole) {
+    v.zoom = std::clamp(std::min((canvas.x - 16) / world_w, (canvas.y - 16) / world_h), kFitMinZoom, 1.0f);
+    v.pan = ImVec2((canvas.x - world_w * v.zoom) / 2, std::max(8.0f, (canvas.y - world_h * v.zoom) / 2));
+    return;
+  }
   // The whole graph when that stays readable; otherwise (deep imported networks) fit the width,
   // never below 0.45, and show the top: the user scrolls down the layers (or uses the overview).
-  const float whole = std::min(canvas.x / world_w, (canvas.y - 12) / world_h);
-  const float z = whole >= 0.6f ? std::min(whole, 1.0f) : std::clamp(canvas.x / world_w, 0.45f, 1.0f);
+  const float all = std::min(canvas.x / world_w, (canvas.y - 12) / world_h);
+  const float z = all >= 0.6f ? std::min(all, 1.0f) : std::clamp(canvas.x / world_w, 0.45f, 1.0f);
   v.zoom = z;
   v.pan = ImVec2(std::max(8.0f, (canvas.x - world_w * z) / 2), 8.0f);
 }
@@ -104,7 +109,7 @@ void center_on_op(AppState& s, OpId op) {
 }
 
 void zoom_at(GraphCanvasState& v, float factor, ImVec2 pivot_in_canvas) {
-  const float z = std::clamp(v.zoom * factor, kMinZoom, kMaxZoom);
+  const float z = std::clamp(v.zoom * factor, std::min(kMinZoom, v.zoom), kMaxZoom);  // no jump after a deep Fit
   const float k = z / v.zoom;
   v.pan = ImVec2(pivot_in_canvas.x - (pivot_in_canvas.x - v.pan.x) * k, pivot_in_canvas.y - (pivot_in_canvas.y - v.pan.y) * k);
   v.zoom = z;

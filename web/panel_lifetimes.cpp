@@ -67,8 +67,12 @@ void draw_lifetimes_panel(AppState& s) {
     fps_shown = ImGui::GetIO().Framerate;
     fps_sampled_at = float(ImGui::GetTime());
   }
-  ImGui::TextDisabled("%.0f fps, one draw call%s", fps_shown,
-                      s.stress_rects ? ", +10,000 stress rectangles (Debug menu)" : "");
+  if (s.debug_figures || s.stress_rects)
+    ImGui::TextDisabled("%.0f fps, one draw call%s", fps_shown,
+                        s.stress_rects ? ", +10,000 stress rectangles (Debug menu)" : "");
+  else
+    ImGui::TextDisabled("%s over %s", plural(rows, "arena buffer", "arena buffers").c_str(),
+                        plural(steps, "step", "steps").c_str());
   if (steps == 0 || rows == 0) {
     ImGui::TextDisabled("No arena buffers.");
     return;

@@ -5,13 +5,59 @@
 #include <cstdio>
 #include <string>
 
+#include "core/graph/names.h"
+#include "core/schedule/schedule.h"
 #include "imgui.h"
 #include "web/app.h"
 #include "web/panel_common.h"
+#include "web/panel_exercise.h"
 #include "web/ui_style.h"
 
 namespace arenaplan::web {
+
+// Listing every order is instant for classroom graphs and pointless for real models, whose order
+// count explodes; the bound keeps a big model's first frame free of it.
+constexpr size_t kBestOrderMaxOps = 16;
+constexpr int64_t kBestOrderList = 5000;
+
+const BestOrder& best_order(AppState& s) {
+  return s.live_panel.best.get(s.graph_revision, [&](BestOrder& out) {
+    if (s.graph.ops.size() > kBestOrderMaxOps) return;
+    try {
+      const OrderCount count = count_orders(s.graph, kBestOrderList);
+      if (!count.exact() || count.value > static_cast<unsigned __int128>(kBestOrderList)) return;
+      const Enumeration e = enumerate_orders(s.graph, kBestOrderList, kBestOrderList);
+      if (!e.scanned_all || e.orders.empty()) return;
+      const auto best = std::min_element(e.orders.begin(), e.orders.end(),
+                                         [](const OrderPeak& a, const OrderPeak& b) { return a.peak_bytes < b.peak_bytes; });
+      out = {true, best->order, best->peak_bytes};
+    } catch (const std::exception&) {
+      out = BestOrder();  // an order count core cannot give: nothing to claim
+    }
+  });
+}
+
 namespace {
+
+// "The best order peaks at 136 KiB (A, B, C, D, E, F)" with one click to show it, or that this
+// order is already the best: the story of the two-branch graph told where the peak is drawn.
+void draw_best_order(AppState& s) {
+  // Under an exam lock on the optimiser the best order is an answer, not a hint.
+  if (!exam_lock_note(s, ExamTool::kOptimiseOrder).empty()) return;
+  const BestOrder& best = best_order(s);
+  if (!best.known) return;
+  if (best.peak_bytes >= s.live.peak_bytes) {
+    ImGui::TextWrapped("This order is the best possible: no order of these ops peaks below %s.",
+                       kib_text(best.peak_bytes).c_str());
+    record_item_rect(s, "live.best_text");
+    return;
+  }
+  ImGui::TextWrapped("The best order peaks at %s (%s), %s less than this one.", kib_text(best.peak_bytes).c_str(),
+                     order_names(s.graph, best.order).c_str(), kib_text(s.live.peak_bytes - best.peak_bytes).c_str());
+  record_item_rect(s, "live.best_text");
+  if (ImGui::Button("Show the best order")) set_order(s, best.order);
+  record_item_rect(s, "live.show_best");
+}
 
 void draw_step_controls(AppState& s) {
   const Step n = Step(s.live.steps.size());
@@ -58,13 +104,40 @@ void draw_bar_chart(AppState& s, float height) {
   const float bar_w = std::max(4.0f, slot * 0.62f);
   auto y_of = [&](Bytes b) { return bottom - (bottom - top) * float(double(b) / double(a.peak_bytes)); };
 
+  // Every label goes through draw_label: one that would overlap another is left out, so with
+  // hundreds of steps the chart thins its labels instead of smearing them. The current step's and
+  // the peak's labels are placed first so they are the ones kept.
+  std::vector<ImVec4> taken;
+  const ImVec4 box(origin.x, origin.y, origin.x + width, origin.y + height);
+  const std::string& prefix = s.live_panel.op_prefix.get(s.graph_revision, [&](std::string& out) {
+    std::vector<std::string> names;
+    for (const Op& op : s.graph.ops) names.push_back(op.name);
+    out = common_name_prefix(names);
+  });
+  auto short_name = [&](OpId op) { return s.graph.ops[op].name.substr(prefix.size()); };
+  auto labels_of = [&](Step t) {
+    const StepLive& st = a.steps[t];
+    const float cx = left + slot * (float(t) + 0.5f);
+    const float y = y_of(st.live_bytes);
+    const std::string value = kib_text(st.live_bytes);
+    draw_label(s, dl, "live.value", ImVec2(cx - ImGui::CalcTextSize(value.c_str()).x * 0.5f, y - line - 2), kTextColor,
+               value, box, taken);
+    if (st.live_bytes == a.peak_bytes)
+      draw_label(s, dl, "live.peak", ImVec2(cx - ImGui::CalcTextSize("PEAK").x * 0.5f, y - line * 2 - 2), kPeakColor,
+                 "PEAK", box, taken);
+    const std::string name = (t == s.step ? "^ " : "") + short_name(st.op);  // current step marked in text too
+    draw_label(s, dl, "live.op", ImVec2(cx - ImGui::CalcTextSize(name.c_str()).x * 0.5f, bottom + 3), kTextColor, name,
+               box, taken);
+  };
+  if (s.step < n) labels_of(s.step);
+  if (a.peak_step != s.step && a.peak_step < n) labels_of(a.peak_step);
+
   // Grid lines at quarters of the peak, labelled in KiB.
   for (int q = 0; q <= 4; ++q) {
     const Bytes b = a.peak_bytes * q / 4;
     const float y = y_of(b);
     dl->AddLine(ImVec2(left, y), ImVec2(origin.x + width, y), kGridColor);
-    const std::string label = kib_text(b);
-    dl->AddText(ImVec2(origin.x, y - line * 0.5f), kTextColor, label.c_str());
+    draw_label(s, dl, "live.axis", ImVec2(origin.x, y - line * 0.5f), kTextColor, kib_text(b), box, taken);
   }
 
   for (Step t = 0; t < n; ++t) {
@@ -76,17 +149,9 @@ void draw_bar_chart(AppState& s, float height) {
     dl->AddRectFilled(p0, p1, is_peak ? kPeakColor : kBarColor);
     if (t == s.step) dl->AddRect(ImVec2(p0.x - 2, p0.y - 2), ImVec2(p1.x + 2, p1.y + 2), kCurrentColor, 0, 0, 2.0f);
 
-    const std::string value = kib_text(st.live_bytes);
-    const float vw = ImGui::CalcTextSize(value.c_str()).x;
-    dl->AddText(ImVec2(cx - vw * 0.5f, p0.y - line - 2), kTextColor, value.c_str());
-    if (is_peak) {
-      const float pw = ImGui::CalcTextSize("PEAK").x;
-      dl->AddText(ImVec2(cx - pw * 0.5f, p0.y - line * 2 - 2), kPeakColor, "PEAK");
-    }
-    std::string name = s.graph.ops[st.op].name;
-    if (t == s.step) name = "^ " + name;  // current step marked in text, not only by the outline
-    const float nw = ImGui::CalcTextSize(name.c_str()).x;
-    dl->AddText(ImVec2(cx - nw * 0.5f, bottom + 3), kTextColor, name.c_str());
+    if (t != s.step && t != a.peak_step) labels_of(t);
+    if (ImGui::IsItemHovered() && mouse.x >= cx - slot * 0.5f && mouse.x < cx + slot * 0.5f)
+      ImGui::SetTooltip("step %d: %s, %s live", t, s.graph.ops[st.op].name.c_str(), kib_text(st.live_bytes).c_str());
 
     // Exported so tests can click a bar by step without knowing the layout.
     s.ui_rects_building["live.bar." + std::to_string(t)] = {cx - slot * 0.5f, top, cx + slot * 0.5f, bottom};
@@ -132,6 +197,7 @@ void draw_live_panel(AppState& s) {
     ImGui::Text("Peak %s (%lld bytes) at step %d (%s); order %s", kib_text(a.peak_bytes).c_str(),
                 (long long)a.peak_bytes, a.peak_step, s.graph.ops[a.steps[a.peak_step].op].name.c_str(),
                 order_names(s.graph, s.order).c_str());
+  draw_best_order(s);
   draw_step_controls(s);
   const float chart_h = std::clamp(ImGui::GetContentRegionAvail().y * 0.55f, 160.0f, 420.0f);
   draw_bar_chart(s, chart_h);
@@ -140,11 +206,19 @@ void draw_live_panel(AppState& s) {
 }
 
 void draw_timeline_panel(AppState& s) {
-  ImGui::TextDisabled("core timeline_text(): one row per step, live buffers as bars");
+  if (s.debug_figures) ImGui::TextDisabled("core timeline_text(): one row per step, live buffers as bars");
   ImGui::TextUnformatted(s.timeline.c_str());
 }
 
+JsonOut export_best_order(const AppState& s) {
+  const BestOrder& best = s.live_panel.best.value();  // as last drawn
+  if (!best.known) return {{"known", false}};
+  return {{"known", true}, {"order", order_json(s.graph, best.order)}, {"peak_bytes", best.peak_bytes}};
+}
+
 }  // namespace
+
+ARENAPLAN_STATE_EXPORT("best_order", export_best_order);
 
 ARENAPLAN_PANEL_AT(PanelArea::kMain, 10, "Live bytes", draw_live_panel);
 ARENAPLAN_PANEL_AT(PanelArea::kBottom, 10, "Timeline (text)", draw_timeline_panel);

@@ -6,6 +6,7 @@
 #include "imgui.h"
 #include "imgui_internal.h"  // NavMoveRequestCancel: the arrow keys must move the op, not the focus
 #include "web/app.h"
+#include "web/panel_exercise.h"
 #include "web/panel_common.h"
 #include "web/ui_style.h"
 
@@ -43,7 +44,7 @@ void handle_move_keys(AppState& s) {
   int delta = 0;
   if (key_pressed(ImGuiKey_UpArrow)) delta = -1;
   if (key_pressed(ImGuiKey_DownArrow)) delta = +1;
-  if (delta != 0) move_op(s, step_of(s, s.selected_op), delta);
+  if (delta != 0 && exam_lock_note(s, ExamTool::kReorder).empty()) move_op(s, step_of(s, s.selected_op), delta);
 }
 
 void draw_graph_summary(const AppState& s) {
@@ -103,6 +104,7 @@ void draw_order_editor(AppState& s) {
     ImGui::EndTable();
   }
 
+  if (draw_exam_lock(s, ExamTool::kReorder)) return;
   const Step sel = step_of(s, s.selected_op);
   ImGui::BeginDisabled(sel < 0 || sel == 0);
   if (ImGui::Button("Move up")) move_op(s, sel, -1);

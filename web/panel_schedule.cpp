@@ -13,6 +13,7 @@
 #include "core/schedule/schedule_json.h"
 #include "imgui.h"
 #include "web/app.h"
+#include "web/panel_exercise.h"
 #include "web/panel_common.h"
 
 namespace arenaplan::web {
@@ -110,6 +111,7 @@ void draw_histogram(AppState& s) {
 }
 
 void draw_orders(AppState& s) {
+  if (draw_exam_lock(s, ExamTool::kOrderList)) return;
   const ScheduleOrders& o = s.schedule.orders.value();
   ImGui::Text("Orders: %s%s", o.count.text().c_str(), o.count.exact() ? "" : " (not exact)");
   if (o.orders.empty()) {
@@ -185,6 +187,10 @@ void finish_search(AppState& s) {
 }
 
 void draw_optimiser(AppState& s) {
+  if (draw_exam_lock(s, ExamTool::kOptimiseOrder)) {
+    s.schedule.search.reset();  // a search started before the question opened stops with it
+    return;
+  }
   if (!s.schedule.search) {
     if (ImGui::Button("Optimise order")) {
       s.schedule.search = std::make_unique<SearchJob>(search_request(s, "schedule"));

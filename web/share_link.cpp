@@ -51,6 +51,7 @@ void apply(AppState& s, const ShareState& st) {
   if (st.embed.rfind("exercise:", 0) == 0) open_exercise_by_name(s, st.embed.substr(9));
   for (const ShareSection& sec : share_section_registry())
     if (st.panels.contains(sec.key)) sec.load(s, st.panels[sec.key]);
+  restore_saved_work(s);
   s.requested_panel = st.panel;
 }
 

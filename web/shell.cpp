@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <optional>
 #include <string>
 #include <tuple>
 #include <utility>
@@ -11,6 +12,8 @@
 #include <nlohmann/json.hpp>
 
 #include "core/graph/examples.h"
+#include "core/graph/lifetime.h"
+#include "core/schedule/schedule.h"
 #include "imgui.h"
 #include "web/app.h"
 #include "imgui_internal.h"  // window list for the text-overflow check
@@ -202,6 +205,9 @@ void draw_menu_bar(AppState& s) {
       if (s.stress_rects) s.requested_panel = "Lifetimes";
     }
     record_item_rect(s, "menu.debug.stress");
+    if (ImGui::MenuItem("Show frame figures (fps, draw calls, core calls)", nullptr, s.debug_figures))
+      s.debug_figures = !s.debug_figures;
+    record_item_rect(s, "menu.debug.figures");
     ImGui::EndMenu();
   }
   record_item_rect(s, "menu.debug");
@@ -285,6 +291,56 @@ void draw_status_line(AppState& s, ImVec2 pos, ImVec2 size) {
   ImGui::PopStyleVar();
 }
 
+// The card's first suggestion reads the state the page opened with (a shared link's graph and
+// order): an order above the best gets the better one; the best order gets a worse one to compare;
+// a graph too big to list every order gets a step through its peak. The step a link brought is
+// kept unless the order changes.
+void draw_welcome_order(AppState& s) {
+  const BestOrder& best = best_order(s);
+  const std::string peak = kib_text(s.live.peak_bytes);
+  if (best.known && best.peak_bytes < s.live.peak_bytes) {
+    if (ImGui::Button("1. Try the better order")) {
+      set_order(s, best.order);
+      s.requested_panel = "Live bytes";
+      s.welcome_open = false;
+    }
+    record_item_rect(s, "welcome.try_order");
+    ImGui::SameLine();
+    text_wrapped("This order of " + human_model_title(s.graph.name) + " peaks at " + peak + "; " +
+                 order_names(s.graph, best.order) + " peaks at " + kib_text(best.peak_bytes) + ".");
+    return;
+  }
+  std::optional<Bytes> worse;
+  if (s.example_name == "two_branch" && s.order == s.graph.file_order()) {
+    try {
+      worse = order_peak(s.graph, parse_order(s.graph, "A,B,D,C,E,F"));
+    } catch (const InputError&) {
+      // an edited two-branch graph without those ops: the generic suggestion below
+    }
+  }
+  if (worse) {
+    if (ImGui::Button("1. Move C after D")) {
+      set_order_csv(s, "A,B,D,C,E,F");
+      s.requested_panel = "Live bytes";
+      s.welcome_open = false;
+    }
+    record_item_rect(s, "welcome.try_order");
+    ImGui::SameLine();
+    text_wrapped("in the two-branch graph and watch the peak rise from " + peak + " to " +
+                 kib_text(*worse) + ".");
+    return;
+  }
+  if (ImGui::Button("1. Step to the peak")) {
+    set_step(s, s.live.peak_step);
+    s.requested_panel = "Live bytes";
+    s.welcome_open = false;
+  }
+  record_item_rect(s, "welcome.try_order");
+  ImGui::SameLine();
+  text_wrapped("of " + human_model_title(s.graph.name) + ": " + peak + " live at step " + std::to_string(s.live.peak_step) +
+               (best.known ? ", already the best any order reaches." : "."));
+}
+
 // The first-visit card: what the tool answers and three things to try. Dismissed for good (the
 // page remembers it in local storage); Help > Tour opens it again.
 void draw_welcome(AppState& s) {
@@ -311,15 +367,7 @@ void draw_welcome(AppState& s) {
                  "whether the whole firmware fits the board. Everything runs in this page; nothing is uploaded.");
     ImGui::Spacing();
     ImGui::TextUnformatted("Three things to try:");
-    if (ImGui::Button("1. Move C after D")) {
-      load_example(s, "two_branch");
-      set_order_csv(s, "A,B,D,C,E,F");
-      s.requested_panel = "Live bytes";
-      s.welcome_open = false;
-    }
-    record_item_rect(s, "welcome.try_order");
-    ImGui::SameLine();
-    text_wrapped("in the two-branch graph and watch the peak rise from 136 KiB to 192 KiB.");
+    draw_welcome_order(s);
     if (ImGui::Button("2. Open your own .tflite")) {
       request_open_graph_file();
       s.welcome_open = false;

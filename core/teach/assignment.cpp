@@ -1,7 +1,9 @@
 #include "core/teach/assignment.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
+#include <iterator>
 #include <stdexcept>
 
 #include "core/graph/examples.h"
@@ -76,11 +78,71 @@ Exercise resolve(const Assignment& a, const AssignmentEntry& e, std::string_view
 
 }  // namespace
 
+namespace {
+
+std::string exam_tool_names() {
+  std::string out;
+  for (ExamTool t : kExamTools) out += std::string(out.empty() ? "" : ", ") + "\"" + exam_tool_name(t) + "\"";
+  return out;
+}
+
+std::vector<ExamTool> read_allow(const Json& j) {
+  if (!j.is_array()) throw InputError("/allow", "expected an array of tool names (" + exam_tool_names() + "), found " + kind_of(j));
+  std::vector<ExamTool> out;
+  for (size_t i = 0; i < j.size(); ++i) {
+    const std::string name = get_string(j[i], ptr("/allow", i));
+    const auto* found = std::find_if(std::begin(kExamTools), std::end(kExamTools),
+                                     [&](ExamTool t) { return name == exam_tool_name(t); });
+    if (found == std::end(kExamTools))
+      throw InputError(ptr("/allow", i), "unknown tool \"" + name + "\" (expected one of " + exam_tool_names() + ")");
+    if (std::find(out.begin(), out.end(), *found) != out.end())
+      throw InputError(ptr("/allow", i), "\"" + name + "\" is listed twice");
+    out.push_back(*found);
+  }
+  return out;
+}
+
+}  // namespace
+
+const char* exam_tool_name(ExamTool tool) {
+  switch (tool) {
+    case ExamTool::kOptimiseOrder: return "optimise-order";
+    case ExamTool::kOrderList: return "order-list";
+    case ExamTool::kReorder: return "reorder";
+    case ExamTool::kArenaPlanners: return "arena-planners";
+  }
+  return "?";
+}
+
+std::vector<ExamLock> exam_locks(const Assignment& a, const Exercise& open) {
+  std::vector<ExamTool> tools;
+  switch (open.kind) {
+    case ExerciseKind::kPredictPeak:
+      tools = {ExamTool::kOptimiseOrder, ExamTool::kOrderList, ExamTool::kReorder};
+      break;
+    case ExerciseKind::kFindOrder: tools = {ExamTool::kOptimiseOrder, ExamTool::kOrderList}; break;
+    case ExerciseKind::kPlaceTensor: tools = {ExamTool::kArenaPlanners}; break;
+    case ExerciseKind::kFitBudget:
+      tools = {ExamTool::kArenaPlanners};
+      if (open.answer_is_order()) tools.insert(tools.begin(), {ExamTool::kOptimiseOrder, ExamTool::kOrderList});
+      break;
+    case ExerciseKind::kCacheMisses:
+    case ExerciseKind::kBrokenRule: break;
+  }
+  std::vector<ExamLock> out;
+  for (ExamTool t : kExamTools) {
+    if (std::find(tools.begin(), tools.end(), t) == tools.end()) continue;
+    if (std::find(a.allow.begin(), a.allow.end(), t) != a.allow.end()) continue;
+    out.push_back({t, "Locked while you answer \"" + open.title + "\": it would give the answer away."});
+  }
+  return out;
+}
+
 Assignment parse_assignment_json(std::string_view text) {
   if (text.size() > kMaxExerciseJsonBytes) throw InputError("/", "the set is larger than 16 MiB");
   const Json doc = parse_document(text);
   if (!doc.is_object()) throw InputError("/", "expected an assignment object, found " + kind_of(doc));
-  expect_keys(doc, "", {"format", "version", "title", "per_student", "exercises"});
+  expect_keys(doc, "", {"format", "version", "title", "per_student", "allow", "exercises"});
   if (get_string(require(doc, "format", ""), "/format") != kSetFormat)
     throw InputError("/format", std::string("expected \"") + kSetFormat + "\"");
   if (doc.contains("version") && get_int(doc["version"], "/version") != 1)
@@ -88,6 +150,7 @@ Assignment parse_assignment_json(std::string_view text) {
   Assignment a;
   if (doc.contains("title")) a.title = get_string(doc["title"], "/title");
   if (doc.contains("per_student")) a.per_student = get_bool(doc["per_student"], "/per_student");
+  if (doc.contains("allow")) a.allow = read_allow(doc["allow"]);
   const Json& list = require(doc, "exercises", "");
   if (!list.is_array() || list.empty()) throw InputError("/exercises", "expected a non-empty array");
   if (list.size() > kMaxAssignmentExercises)
@@ -108,8 +171,14 @@ JsonOut assignment_json(const Assignment& a) {
         break;
     }
   }
-  return {{"format", kSetFormat}, {"version", 1},          {"title", a.title},
-          {"per_student", a.per_student}, {"exercises", std::move(list)}};
+  JsonOut out = {{"format", kSetFormat}, {"version", 1}, {"title", a.title}, {"per_student", a.per_student}};
+  // Only when given, so the hash of every set written before "allow" existed stays the same.
+  if (!a.allow.empty()) {
+    out["allow"] = JsonOut::array();
+    for (ExamTool t : a.allow) out["allow"].push_back(exam_tool_name(t));
+  }
+  out["exercises"] = std::move(list);
+  return out;
 }
 
 std::string assignment_hash(const Assignment& a) { return hash_hex(stable_hash(assignment_json(a).dump())); }
@@ -260,6 +329,8 @@ ClassReport grade_results(const std::vector<std::pair<std::string, std::string>>
     } catch (const InputError& e) {
       row.accepted = false;
       row.reason = e.what();
+      row.where = e.where();
+      row.reason_words = exercise_detail::message_of(e);
       row.score = 0;
       row.scores.clear();
     }
@@ -270,13 +341,62 @@ ClassReport grade_results(const std::vector<std::pair<std::string, std::string>>
     report.set_hash = assignment_hash(*class_set);
     for (const Exercise& ex : assignment_exercises(*class_set, "")) report.exercises.push_back(ex.name);
   }
+  for (GradedStudent& row : report.students) {
+    if (row.accepted) continue;
+    std::string place = result_place_in_words(row.where, report.exercises);
+    place[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(place[0])));
+    row.reason_words = place + ": " + row.reason_words;
+  }
   return report;
+}
+
+namespace {
+
+// Result-file keys in words (result_place_in_words).
+constexpr std::pair<const char*, const char*> kTop[] = {
+    {"/format", "the file's format"},   {"/version", "the file's version"}, {"/student", "the student's name"},
+    {"/set_hash", "the set's fingerprint"}, {"/set", "the set in the file"},  {"/score", "the total score"},
+    {"/max_score", "the maximum score"},   {"/answers", "the answers"}};
+constexpr std::pair<const char*, const char*> kAnswer[] = {
+    {"exercise", "its exercise name"}, {"answer", "its last answer"}, {"attempts", "its attempt count"},
+    {"wrong", "its count of wrong answers"}, {"hints_shown", "its hint count"}, {"solved", "its solved mark"},
+    {"score", "its score"}, {"log", "its attempt log"}};
+
+}  // namespace
+
+std::string result_place_in_words(const std::string& where, const std::vector<std::string>& exercises) {
+  if (where.empty() || where == "/") return "the file";
+  if (where.rfind("line ", 0) == 0) return "the file's JSON (" + where + ")";
+  if (where.rfind("/answers/", 0) == 0) {
+    const size_t slash = where.find('/', 9);
+    const std::string index = where.substr(9, slash == std::string::npos ? std::string::npos : slash - 9);
+    if (!index.empty() && index.size() < 4 && index.find_first_not_of("0123456789") == std::string::npos) {
+      const size_t i = std::stoul(index);
+      std::string out = "answer " + std::to_string(i + 1) + (i < exercises.size() ? " (" + exercises[i] + ")" : "");
+      if (slash == std::string::npos) return out;
+      const std::string rest = where.substr(slash + 1);
+      for (const auto& [key, words] : kAnswer) {
+        if (rest == key) return out + ", " + words;
+        if (rest.rfind(std::string(key) + "/", 0) == 0) {
+          const std::string sub = rest.substr(std::string(key).size() + 1);
+          if (std::string(key) == "log" && !sub.empty() && sub.size() < 6 && sub.find_first_not_of("0123456789") == std::string::npos)
+            return out + ", attempt " + std::to_string(std::stoul(sub) + 1) + " of its log";
+          return out + ", " + words;
+        }
+      }
+      return out;
+    }
+  }
+  for (const auto& [key, words] : kTop)
+    if (where == key || where.rfind(std::string(key) + "/", 0) == 0) return words;
+  return "the file";
 }
 
 JsonOut class_report_json(const ClassReport& r) {
   JsonOut students = JsonOut::array();
   for (const GradedStudent& s : r.students)
     students.push_back({{"file", s.file},   {"student", s.student},     {"accepted", s.accepted}, {"reason", s.reason},
+                        {"where", s.where}, {"reason_words", s.reason_words},
                         {"score", s.score}, {"max_score", s.max_score}, {"scores", s.scores}});
   return {{"title", r.title},     {"set_hash", r.set_hash}, {"exercises", r.exercises},
           {"students", students}, {"rejected", r.rejected()}};

@@ -9,6 +9,7 @@
 // Set file (`arenaplan exercise grade --set FILE`, or the "assignment" of a share link):
 //   { "format": "arenaplan-assignment", "version": 1, "title": "Week 3: schedules",
 //     "per_student": false,   // true: generated entries get a seed derived from the student
+//     "allow": ["optimise-order"],   // optional: tools left unlocked while a question is open (exam_locks)
 //     "exercises": [ "exercise_predict_peak",                                  // a built-in
 //                    {"generate": {"kind": "find-order", "difficulty": 3, "seed": 7}},
 //                    {"exercise": { ...an arenaplan-exercise object... }} ] }
@@ -46,11 +47,37 @@ struct AssignmentEntry {
   std::string json;      // kInline: the exercise file's text
 };
 
+// Playground tools that give away the answer of some kinds of question (exam_locks).
+enum class ExamTool {
+  kOptimiseOrder,  // Schedule > Optimise order: the best order, its peak
+  kOrderList,      // Schedule's list of every order with its peak
+  kReorder,        // moving ops in the order (Graph & order): any order's peak on the other panels
+  kArenaPlanners,  // the Arena tab: the planners' offsets and arenas
+};
+inline constexpr ExamTool kExamTools[] = {ExamTool::kOptimiseOrder, ExamTool::kOrderList, ExamTool::kReorder,
+                                          ExamTool::kArenaPlanners};
+// "optimise-order", "order-list", "reorder", "arena-planners": the spelling in a set's "allow".
+const char* exam_tool_name(ExamTool tool);
+
 struct Assignment {
   std::string title;
   bool per_student = false;
   std::vector<AssignmentEntry> entries;
+  std::vector<ExamTool> allow;  // tools the teacher leaves unlocked during the set
 };
+
+// Exam mode: the tools locked while `open` (a question of the set) is open, each with a one-line
+// note saying why, in the order of kExamTools; the set's "allow" removes tools from it.
+//   predict_peak  reordering, the order list and the optimiser (each shows an order's peak)
+//   find_order    the order list and the optimiser (each gives a good order)
+//   place_tensor  the Arena planners (they place every buffer)
+//   fit_budget    the Arena planners, and the optimiser and order list when the answer is an order
+//   cache_misses, broken_rule: nothing
+struct ExamLock {
+  ExamTool tool;
+  std::string note;  // "Locked while you answer "Find an order": it would give the answer."
+};
+std::vector<ExamLock> exam_locks(const Assignment& a, const Exercise& open);
 
 constexpr size_t kMaxAssignmentExercises = 100;
 
@@ -86,7 +113,9 @@ struct GradedStudent {
   std::string file;      // where the result came from (for the teacher's table)
   std::string student;
   bool accepted = false;
-  std::string reason;    // why a result was rejected, naming the place
+  std::string reason;    // why a result was rejected, naming the place ("/answers/1/attempts: ...")
+  std::string where;     // that place, a JSON pointer into the result file ("" for the whole file)
+  std::string reason_words;  // the same for people: "Answer 2 (gen_find_order_d3_s7): ..." (rejection_in_words)
   int score = 0;         // recomputed by core (0 when rejected)
   int max_score = 0;
   std::vector<int> scores;  // per exercise, recomputed
@@ -105,7 +134,11 @@ struct ClassReport {
 // the first accepted one's are rejected (one class, one set).
 ClassReport grade_results(const std::vector<std::pair<std::string, std::string>>& results, const Assignment* set);
 
-// {"title", "set_hash", "exercises", "students": [{"file", "student", "accepted", "reason",
+// A place in a result file in words: "/answers/1/log/0" -> "answer 2 (NAME), attempt 1 of its log",
+// "/set_hash" -> "the set's fingerprint"; `exercises` are the set's question names, in order.
+std::string result_place_in_words(const std::string& where, const std::vector<std::string>& exercises);
+
+// {"title", "set_hash", "exercises", "students": [{"file", "student", "accepted", "reason", "where", "reason_words",
 // "score", "max_score", "scores"}], "rejected"}: `arenaplan exercise grade --json`.
 JsonOut class_report_json(const ClassReport& report);
 // A table, one row per student, then the rejected results with their reasons.

@@ -1,6 +1,7 @@
 #include "core/teach/cachelab.h"
 
 #include <algorithm>
+#include <string_view>
 
 #include "core/graph/graph.h"  // InputError
 
@@ -20,6 +21,35 @@ ReplacementPolicy policy_from_name(const std::string& name, const std::string& w
   if (name == "fifo") return ReplacementPolicy::kFifo;
   if (name == "opt") return ReplacementPolicy::kOpt;
   throw InputError(where, "unknown policy \"" + name + "\"; expected lru, fifo or opt");
+}
+
+std::vector<Block> parse_block_list(const std::string& text, size_t max_blocks) {
+  std::vector<Block> out;
+  size_t i = 0;
+  while (i < text.size()) {
+    const char c = text[i];
+    if (c == ' ' || c == ',' || c == ';' || c == '\t' || c == '\n' || c == '\r') {
+      ++i;
+      continue;
+    }
+    size_t end = i;
+    while (end < text.size() && std::string_view(" ,;\t\n\r").find(text[end]) == std::string_view::npos) ++end;
+    const std::string word = text.substr(i, end - i);
+    const std::string which = "entry " + std::to_string(out.size() + 1);
+    if (word.size() > 15 || word.find_first_not_of("0123456789") != std::string::npos)
+      throw InputError("blocks", which + ": \"" + word.substr(0, 20) + "\" is not a whole number >= 0");
+    if (out.size() == max_blocks)
+      throw InputError("blocks", "more than " + std::to_string(max_blocks) + " requests");
+    out.push_back(std::stoll(word));
+    i = end;
+  }
+  return out;
+}
+
+std::string block_list_text(const std::vector<Block>& blocks) {
+  std::string out;
+  for (Block b : blocks) out += (out.empty() ? "" : " ") + std::to_string(b);
+  return out;
 }
 
 RequestStream RequestStream::strided(int64_t stride) {

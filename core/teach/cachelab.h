@@ -87,6 +87,13 @@ class CacheLab {
   int64_t hits_ = 0;
 };
 
+// A typed list of blocks ("3 1 4 1 5", "3,1,4", "3, 1; 4"): whole numbers >= 0 separated by
+// spaces, commas or semicolons, at most `max_blocks`. Throws InputError("blocks", ...) naming the
+// entry ("entry 3: \"x\" is not a whole number >= 0").
+std::vector<Block> parse_block_list(const std::string& text, size_t max_blocks);
+// "3 1 4 1 5": the list as parse_block_list reads it back.
+std::string block_list_text(const std::vector<Block>& blocks);
+
 // Hit rate after each request (hits so far / requests so far).
 std::vector<double> hit_rate_series(const std::vector<CacheAccess>& history);
 

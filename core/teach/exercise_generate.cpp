@@ -177,9 +177,10 @@ std::optional<Draft> draft_place_tensor(const Graph& g, int difficulty, SeededRn
   for (size_t i = 0; i < p.problem.buffers.size(); ++i)
     if (static_cast<int>(i) != p.placed) fixed[p.problem.buffers[i].name] = p.offsets[i];
   d.params["fixed"] = std::move(fixed);
+  // Every size in bytes, as the table of fixed buffers prints them: one unit for all.
   d.question = "Every other buffer already has its offset. At which offset can " + b.name + " (" +
-               format_bytes(b.size) + ") go so that no two buffers live at the same step share a byte and the arena "
-               "stays within " + format_bytes(limit) + "?";
+               with_commas(b.size) + " B) go so that no two buffers live at the same step share a byte and the arena "
+               "stays within " + with_commas(limit) + " B?";
   d.hints = {"Only the buffers live at some step where " + b.name + " is live matter.",
              "List their offset ranges during " + b.name + "'s steps and look for a gap of " + format_bytes(b.size) +
                  ".",

@@ -3,6 +3,7 @@
 // takes a verified plan and injects exactly one violation, proved unique by the verifier.
 #include <algorithm>
 
+#include "core/graph/report.h"
 #include "core/layout/pipeline.h"
 #include "core/teach/detail/exercise_draft.h"
 #include "core/teach/detail/exercise_internal.h"
@@ -264,7 +265,7 @@ std::optional<Draft> draft_broken_rule(const Graph& g, int difficulty, SeededRng
   d.reference_answer = std::string(broken_rule_name(rule)) + " " + broken->problem.buffers[diagnosis.buffers[0]].name;
   if (rule == BrokenRule::kOverlap) d.reference_answer += " " + broken->problem.buffers[diagnosis.buffers[1]].name;
   d.question = "This plan places the tensors for the order " + order_names(g, order) + " in an arena of " +
-               format_bytes(broken->arena_bytes) + " (offsets must be multiples of " + std::to_string(g.alignment) +
+               with_commas(broken->arena_bytes) + " B (offsets must be multiples of " + std::to_string(g.alignment) +
                " B, each buffer live from step first to step last as the plan assumed). It breaks exactly one rule: "
                "overlap (two buffers live at the same step share a byte), freed-early (the plan ends a tensor's life "
                "before its last reader runs), alignment or arena-end (a buffer ends past the arena). Which rule, and "

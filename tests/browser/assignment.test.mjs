@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import zlib from 'node:zlib';
-import { click, clickField, launch, openAt, state, test, typeText, waitFrames } from './harness.mjs';
+import { chord, click, clickField, launch, openAt, state, test, typeText, waitFrames } from './harness.mjs';
 
 const repo = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const cliPath = process.env.ARENAPLAN_CLI || join(repo, 'build/native/arenaplan');
@@ -68,6 +68,7 @@ test('a result file exported by the page is graded by the CLI; a tampered copy i
   assert.equal(s.exercise.correct, true, s.exercise.feedback);
   await clickField(page, 'exercise.student');
   await typeText(page, 'Ada');
+  await chord(page, 'Enter');  // the name is taken when the field is left
   await waitFrames(page, 2);
   assert.equal((await state(page)).exercise.assignment.student, 'Ada');
   await click(page, 'exercise.export');

@@ -139,6 +139,12 @@ test('result files dropped on the page give the table `exercise grade` prints, r
     assert.deepEqual(s.exercise.teacher.grading, expected);
     assert.equal(s.exercise.teacher.grading_text, cli('exercise', 'grade', ...files).stdout);
     assert.ok((await screenshot(page, t.artifactDir, 'teacher-grading')).distinct > 8, 'the table is drawn');
+    // At 1280x720 the table and the rejection are in view, the reason in words first.
+    assert.ok(s.ui['teacher.grades'] && s.ui['teacher.grades'][3] <= 720, `grading table at ${s.ui['teacher.grades']}`);
+    const rejected = s.ui[`teacher.reason.${files[2]}`] ?? s.ui['teacher.reason.eve.json'];
+    assert.ok(rejected && rejected[3] <= 720, 'the rejection is in view');
+    assert.match(expected.students[2].reason_words, /^Answer 1 \(exercise_predict_peak\), its (attempt count|count of wrong answers): /);
+    assert.match(expected.students[2].where, /^\/answers\/0\/(attempts|wrong)$/);
     assert.deepEqual(errors, []);
   } finally {
     rmSync(dir, { recursive: true, force: true });

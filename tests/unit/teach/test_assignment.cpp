@@ -158,3 +158,22 @@ TEST_CASE("a share link's embed names one view; anything else is refused naming 
   s.embed = "exercise:";
   CHECK_THROWS_WITH_AS(decode_share_fragment(encode_share_fragment(s)), doctest::Contains("/embed"), InputError);
 }
+
+TEST_CASE("a rejection reads in words, with the JSON pointer kept as the detail") {
+  const Assignment a = set_with(false);
+  JsonOut lowered = JsonOut::parse(ada_result(a));
+  lowered["answers"][0]["attempts"] = 1;
+  lowered["answers"][0]["wrong"] = 0;
+  const GradedStudent s = grade_results({{"x.json", lowered.dump()}}, &a).students.at(0);
+  REQUIRE_FALSE(s.accepted);
+  CHECK(s.where == "/answers/0/attempts");
+  CHECK(s.reason_words.find("Answer 1 (exercise_predict_peak), its attempt count: ") == 0);
+  CHECK(s.reason_words.find("/answers") == std::string::npos);
+  const std::vector<std::string> names = {"q1", "q2"};
+  CHECK(result_place_in_words("/answers/1/log/2", names) == "answer 2 (q2), attempt 3 of its log");
+  CHECK(result_place_in_words("/set_hash", names) == "the set's fingerprint");
+  CHECK(result_place_in_words("/set/exercises/0", names) == "the set in the file");
+  CHECK(result_place_in_words("", names) == "the file");
+  CHECK(result_place_in_words("/answers/7", names) == "answer 8");
+  CHECK(result_place_in_words("line 3, column 4", names) == "the file's JSON (line 3, column 4)");
+}

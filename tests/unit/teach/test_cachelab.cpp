@@ -172,3 +172,45 @@ TEST_CASE("the JSON report follows the CLI contract") {
   CHECK(j["trace"][0]["contents"] == JsonOut::array({0}));
   CHECK(j["trace"][4]["contents"] == JsonOut::array({0, 3, 2, 1}));
 }
+
+TEST_CASE("a typed block list: separators, limits and the entry a refusal names") {
+  CHECK(parse_block_list("3 1 4 1 5", 10) == std::vector<Block>{3, 1, 4, 1, 5});
+  CHECK(parse_block_list(" 3,1;4\n1  ", 10) == std::vector<Block>{3, 1, 4, 1});
+  CHECK(parse_block_list("", 10).empty());
+  CHECK(block_list_text({3, 1, 4}) == "3 1 4");
+  CHECK(parse_block_list(block_list_text({0, 12, 7}), 3) == std::vector<Block>{0, 12, 7});
+  auto refusal = [](const std::string& text, size_t max) {
+    try {
+      parse_block_list(text, max);
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  CHECK(refusal("3 x 4", 10) == "blocks: entry 2: \"x\" is not a whole number >= 0");
+  CHECK(refusal("3 -1", 10).find("entry 2") != std::string::npos);
+  CHECK(refusal("1 2 3", 2) == "blocks: more than 2 requests");
+  CHECK(refusal("99999999999999999999", 10).find("entry 1") != std::string::npos);
+}
+
+// Worked by hand: C = 4 lines in 2 ways (2 sets: even blocks in set 0, odd in set 1), the list
+// 0 1 2 3 0 1 4 5 0 1. Each set sees a, b, a, c, a.
+//   FIFO: a, b miss; a hits; c evicts a (inserted first) although a was just used; a misses: 8 misses.
+//   LRU:  c evicts b (least recently used); a hits: 6 misses.   OPT: b is never used again: 6 misses.
+TEST_CASE("a list trace in a 2-way cache, worked by hand for FIFO, LRU and OPT") {
+  const std::vector<Block> trace = parse_block_list("0 1 2 3 0 1 4 5 0 1", 100);
+  auto run = [&](ReplacementPolicy p) {
+    CacheLab lab({4, 2, p}, RequestStream::list(trace));
+    lab.run(100);
+    return lab;
+  };
+  const CacheLab fifo = run(ReplacementPolicy::kFifo);
+  CHECK(fifo.sets() == 2);
+  CHECK(fifo.misses() == 8);
+  CHECK(hits_of(fifo) == std::vector<bool>{false, false, false, false, true, true, false, false, false, false});
+  CHECK(fifo.history()[6].evicted == std::optional<Block>(0));
+  const CacheLab lru = run(ReplacementPolicy::kLru);
+  CHECK(lru.misses() == 6);
+  CHECK(lru.history()[6].evicted == std::optional<Block>(2));
+  CHECK(run(ReplacementPolicy::kOpt).misses() == 6);
+}
