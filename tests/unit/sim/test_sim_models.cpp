@@ -74,7 +74,17 @@ struct OneOp {
 struct MeasuredOutputs {
   const char* model;
   std::vector<uint64_t> fnv_per_run;
+  // The float kernels call the C library's tanhf/expf as TFLM's do, so their last bits are those
+  // of the libm the program links: the figures were measured with x86-64 glibc, and Emscripten's
+  // musl (like a device's newlib) rounds some values differently. Such a model is held to its
+  // figures only under glibc; elsewhere its planned run must still equal its reference run.
+  bool bits_follow_libm = false;
 };
+#ifdef __GLIBC__
+constexpr bool kMeasuredLibm = true;
+#else
+constexpr bool kMeasuredLibm = false;
+#endif
 const MeasuredOutputs kTflmOutputs[] = {
     {"int8_branches_small", {0xb9418f8ea89f1bbdull}},
     {"int8_inception", {0xe07c7cbcd603ccb0ull}},
@@ -84,7 +94,7 @@ const MeasuredOutputs kTflmOutputs[] = {
     // Two LSTMs: hidden and cell states carry over.
     {"lstm_int8", {0x2ec1d5b99780558cull, 0xb98464bfe94bf9a3ull, 0xbff5d9b62d147235ull}},
     {"lstm_int16", {0x46be4a3426669380ull, 0x24f25ed6db04b0e5ull, 0x6ee537b98c716cbfull}},
-    {"lstm_float", {0x6a8a560caf18ac24ull, 0x247819910cd2ed25ull, 0x7cc56776775e9ac4ull}},
+    {"lstm_float", {0x6a8a560caf18ac24ull, 0x247819910cd2ed25ull, 0x7cc56776775e9ac4ull}, true},  // tanhf, expf
     {"int16_conv_fc", {0xb48bb2bf7d459733ull}},  // the logits, then the softmax
 };
 
@@ -124,6 +134,7 @@ TEST_CASE("the fixtures fed their inputs give the output bytes TFLM's reference 
       req.runs = static_cast<int>(m.fnv_per_run.size());
       req.input_bytes[g.tensors[g.inputs[0]].name] = std::vector<uint8_t>(input.begin(), input.end());
       const auto got = outputs_per_run(g, req);
+      if (m.bits_follow_libm && !kMeasuredLibm) continue;
       for (size_t run = 0; run < got.size(); ++run) {
         CAPTURE(run);
         CHECK(fnv1a64(got[run]) == m.fnv_per_run[run]);
