@@ -397,10 +397,11 @@ void draw_board_picker(AppState& s) {
   const float want = ImGui::CalcTextSize(current.c_str()).x + ImGui::GetFrameHeight() + st.FramePadding.x * 2;
   const float room = avail - open_w - ImGui::CalcTextSize("Board").x - st.ItemInnerSpacing.x - 2 * st.ItemSpacing.x;
   ImGui::SetNextItemWidth(std::max(120.0f, std::min(room, want)));
-  if (ImGui::BeginCombo("Board", current.c_str())) {
+  // The library has dozens of boards: the list takes the window's height rather than eight rows.
+  if (ImGui::BeginCombo("Board", current.c_str(), ImGuiComboFlags_HeightLargest)) {
     for (const std::string& b : builtin_board_names()) {
       if (ImGui::Selectable(board_label(b).c_str(), b == v.board_name)) load_board(v, b);
-      record_item_rect(s, "budget.board." + b);
+      if (ImGui::IsItemVisible()) record_item_rect(s, "budget.board." + b);  // only what a click can reach
       for (const LibraryBoard& lb : board_library())
         if (lb.name == b && ImGui::IsItemHovered())
           ImGui::SetTooltip("%s: %s RAM in %s", lb.name.c_str(), kib_text(lb.total_bytes).c_str(),
