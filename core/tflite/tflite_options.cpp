@@ -319,8 +319,14 @@ std::optional<Quantization> read_quantization(const tfl::Tensor* t, const std::s
     if (q->zero_point()->size() != n && q->zero_point()->size() != 1)
       throw InputError(where, std::to_string(q->scale()->size()) + " quantization scales but " +
                                   std::to_string(q->zero_point()->size()) + " zero points");
-    for (size_t i = 0; i < n; ++i)
-      out.zero_point.push_back(q->zero_point()->Get(static_cast<flatbuffers::uoffset_t>(q->zero_point()->size() == 1 ? 0 : i)));
+    // Copied byte by byte: a file may place the int64 vector 4 bytes off an 8-byte boundary
+    // (flatbuffers aligns to the buffer's start, not to the address it was loaded at).
+    const uint8_t* raw = q->zero_point()->Data();
+    for (size_t i = 0; i < n; ++i) {
+      int64_t zp = 0;
+      std::memcpy(&zp, raw + sizeof(int64_t) * (q->zero_point()->size() == 1 ? 0 : i), sizeof zp);
+      out.zero_point.push_back(flatbuffers::EndianScalar(zp));
+    }
   } else {
     out.zero_point.assign(n, 0);
   }
