@@ -26,11 +26,6 @@ namespace {
 
 bool is_pad_kind(const std::string& kind) { return kind == "pad" || kind == "padv2"; }
 
-bool same_quantization(const Tensor& a, const Tensor& b) {
-  if (!a.quant || !b.quant) return !a.quant && !b.quant;
-  return a.quant->scale == b.quant->scale && a.quant->zero_point == b.quant->zero_point;
-}
-
 // The pad value as an int8 or as a float's bit pattern, and whether it equals "nothing" for a
 // conv (the zero point, or 0.0f).
 struct PadValue {

@@ -20,10 +20,9 @@ using namespace transform_detail;
 
 namespace {
 
-bool same_quantization(const Tensor& a, const Tensor& b) {
-  if (!a.quant || !b.quant) return !a.quant && !b.quant;
-  return a.quant->scale == b.quant->scale && a.quant->zero_point == b.quant->zero_point &&
-         (a.quant->scale.size() <= 1 || a.quant->axis == b.quant->axis);
+// Per-channel parameters must also run along the same dimension.
+bool same_quantization_and_axis(const Tensor& a, const Tensor& b) {
+  return same_quantization(a, b) && (!a.quant || a.quant->scale.size() <= 1 || a.quant->axis == b.quant->axis);
 }
 
 // The op's tensor inputs that are not constants (operands such as an axis or paddings are).
@@ -85,7 +84,7 @@ Rewrite view_of_input(const Graph& g, const std::string& op_name) {
   const TensorId x = ins[0], y = op.outputs[0];
   const Tensor& X = g.tensors[x];
   const Tensor& Y = g.tensors[y];
-  if (X.bytes != Y.bytes || X.dtype != Y.dtype || dims_of(X) != dims_of(Y) || !same_quantization(X, Y))
+  if (X.bytes != Y.bytes || X.dtype != Y.dtype || dims_of(X) != dims_of(Y) || !same_quantization_and_axis(X, Y))
     refuse(where, "op " + op.name + "'s output " + Y.name + " differs from its input " + X.name +
                       " in size, shape, type or quantization, so its bytes are not the input's");
   if (const std::string why = why_not_identity(g, op, where); !why.empty())

@@ -49,6 +49,12 @@ inline std::vector<int64_t> dims_of(const Tensor& t) {
   return d;
 }
 
+// Same scales and zero points (or both unquantized): one tensor's bytes read as the other's.
+inline bool same_quantization(const Tensor& a, const Tensor& b) {
+  if (!a.quant || !b.quant) return !a.quant && !b.quant;
+  return a.quant->scale == b.quant->scale && a.quant->zero_point == b.quant->zero_point;
+}
+
 // An op's integer attr, or `fallback` when absent.
 inline int64_t attr_of(const Op& op, const char* name, int64_t fallback) {
   auto it = op.attrs.find(name);
