@@ -5,7 +5,6 @@
 #include <cstdio>
 #include <string>
 
-#include "core/graph/names.h"
 #include "core/schedule/schedule.h"
 #include "imgui.h"
 #include "web/app.h"
@@ -109,12 +108,8 @@ void draw_bar_chart(AppState& s, float height) {
   // the peak's labels are placed first so they are the ones kept.
   std::vector<ImVec4> taken;
   const ImVec4 box(origin.x, origin.y, origin.x + width, origin.y + height);
-  const std::string& prefix = s.live_panel.op_prefix.get(s.graph_revision, [&](std::string& out) {
-    std::vector<std::string> names;
-    for (const Op& op : s.graph.ops) names.push_back(op.name);
-    out = common_name_prefix(names);
-  });
-  auto short_name = [&](OpId op) { return s.graph.ops[op].name.substr(prefix.size()); };
+  const std::string& scope = name_scopes(s).ops;
+  auto short_name = [&](OpId op) { return without_scope(s.graph.ops[op].name, scope); };
   auto labels_of = [&](Step t) {
     const StepLive& st = a.steps[t];
     const float cx = left + slot * (float(t) + 0.5f);
