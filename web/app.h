@@ -212,14 +212,19 @@ struct SimSettings {
   bool operator==(const SimSettings&) const = default;
 };
 // One simulation of the current graph and order with the settings: the whole run's report, and a
-// stepper over the same setup that shares the whole run's reference (nothing runs twice).
+// stepper over the same setup that shares the whole run's reference (nothing runs twice). A big
+// model's runs take seconds: the reference and the planned run advance a slice per frame, with a
+// progress bar, until `ready`.
 struct SimRun {
   uint64_t revision = ~uint64_t{0};
   Graph graph;                         // copy the simulators refer to
   std::vector<std::string> shiftable;  // tensors with an arena buffer
+  sim::SimSetup setup;                 // the plan and faults both runs use
+  bool ready = false;                  // both runs finished: report, json and stepper are set
+  int slices = 0;                      // frames that advanced the runs so far
   sim::SimReport report;               // the whole run, as the CLI reports it
   JsonOut json;                        // simulation_json(report)
-  std::unique_ptr<sim::ArenaSimulator> reference, stepper;
+  std::unique_ptr<sim::ArenaSimulator> reference, planned, stepper;  // planned: the whole run, until ready
   sim::StepRecord last;                // the step just executed (valid when steps_done > 0)
   int64_t steps_done = 0;
   int64_t cycles_so_far = 0;
@@ -328,8 +333,12 @@ struct BestOrder {
   Bytes peak_bytes = 0;
 };
 struct LivePanelState {
-  Derived<BestOrder> best;         // by graph_revision
-  Derived<std::string> op_prefix;  // common_name_prefix of the op names, by graph_revision
+  Derived<BestOrder> best;  // by graph_revision
+};
+
+// The scopes every op name and every tensor name share (web/panel_common.h's name_scopes).
+struct NameScopes {
+  std::string ops, tensors;
 };
 
 // -- Step reasons tab (web/panel_explain.cpp) --
@@ -413,6 +422,7 @@ struct AppState {
   SimPanelState sim;
   ExplainPanelState explain;
   LivePanelState live_panel;
+  Derived<NameScopes> name_scopes;  // by graph_revision (web/panel_common.h)
   WhatIfPanelState whatif;
   CachePanelState cache;
   // Mutable like a cache: the state exporter (const) loads the default board and plans on demand,

@@ -14,6 +14,7 @@
 #include "imgui_stdlib.h"
 #include "web/app.h"
 #include "web/graph_view.h"
+#include "web/panel_common.h"
 #include "web/ui_style.h"
 
 namespace arenaplan::web::graph_tab {
@@ -119,7 +120,9 @@ void draw_history_buttons(AppState& s) {
 
 // Lets keyboard users (and big graphs) pick the op from a list in schedule order.
 void draw_op_picker(AppState& s) {
-  const std::string preview = s.selected_op >= 0 ? s.graph.ops[s.selected_op].name : "(click an op or pick one)";
+  const std::string& scope = name_scopes(s).ops;  // the list reads names without the shared scope
+  const std::string preview =
+      s.selected_op >= 0 ? without_scope(s.graph.ops[s.selected_op].name, scope) : "(click an op or pick one)";
   ImGui::SetNextItemWidth(-FLT_MIN);
   const bool open = ImGui::BeginCombo("##pick_op", preview.c_str(), ImGuiComboFlags_HeightLarge);
   record_item_rect(s, "graph.pick_op");
@@ -129,7 +132,7 @@ void draw_op_picker(AppState& s) {
   while (clip.Step())
     for (int i = clip.DisplayStart; i < clip.DisplayEnd; ++i) {
       const Op& op = s.graph.ops[s.order[i]];
-      const std::string label = std::to_string(i) + ": " + op.name + " (" + op.kind + ")";
+      const std::string label = std::to_string(i) + ": " + without_scope(op.name, scope) + " (" + op.kind + ")";
       if (ImGui::Selectable(label.c_str(), s.order[i] == s.selected_op)) {
         select_op(s, s.order[i]);
         center_on_op(s, s.order[i]);
@@ -259,10 +262,19 @@ void draw_tensor_row(AppState& s, TensorId t, const std::vector<bool>& live) {
   ImGui::PushID(x.name.c_str());
   ImGui::TableNextRow();
   ImGui::TableNextColumn();
+  // The field holds the name without the graph's shared scope (a converter's "model_1/tf.math."
+  // would fill it); a rename keeps the scope. The full name is on hover.
+  const std::string& scope = name_scopes(s).tensors;
+  const std::string shown = without_scope(x.name, scope);
+  const std::string kept_scope = shown.size() == x.name.size() ? "" : scope;
   std::string typed;
-  if (commit_field(s, "##name", x.name, typed, key + ".name", -FLT_MIN))
-    edit_graph(s, key + ".name", "rename tensor " + x.name + " to " + typed,
-               [&](const Graph& g) { return rename_tensor(g, x.name, typed); });
+  if (commit_field(s, "##name", shown, typed, key + ".name", -FLT_MIN)) {
+    const std::string renamed = kept_scope + typed;
+    edit_graph(s, key + ".name", "rename tensor " + x.name + " to " + renamed,
+               [&](const Graph& g) { return rename_tensor(g, x.name, renamed); });
+  } else if (!kept_scope.empty() && ImGui::IsItemHovered()) {
+    full_text_tooltip(x.name);
+  }
   ImGui::TableNextColumn();
   if (commit_field(s, "##bytes", format_bytes(x.bytes), typed, key + ".bytes", -FLT_MIN))
     edit_graph(s, key + ".bytes", "resize " + x.name + " to " + typed,
@@ -301,6 +313,8 @@ void draw_tensor_tab(AppState& s) {
   ImGui::SetNextItemWidth(-FLT_MIN);
   ImGui::InputTextWithHint("##tensor_filter", "filter tensors by name", &s.graph_editor.tensor_filter);
   record_item_rect(s, "graph.tensor_filter");
+  if (const std::string& scope = name_scopes(s).tensors; !scope.empty())
+    text_wrapped("Names without their shared scope \"" + scope + "\" (kept by a rename; the full name on hover).");
   std::vector<TensorId> rows;
   for (size_t t = 0; t < s.graph.tensors.size(); ++t)
     if (s.graph_editor.tensor_filter.empty() || contains_ci(s.graph.tensors[t].name, s.graph_editor.tensor_filter))

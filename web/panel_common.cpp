@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "core/graph/names.h"
 #include "imgui.h"
 #include "imgui_internal.h"  // NavMoveRequestCancel
 
@@ -41,34 +42,53 @@ std::string human_model_title(const std::string& name) {
   return t.empty() ? "graph" : t;
 }
 
-bool text_elided(const std::string& text, ImU32 color) {
-  const float avail = std::max(ImGui::GetContentRegionAvail().x, 10.0f);
-  const ImVec2 size = ImGui::CalcTextSize(text.c_str());
-  const bool elide = size.x > avail;
-  std::string shown = text;
-  if (elide) {
-    const float dots = ImGui::CalcTextSize("...").x;
-    // Binary search for the longest prefix that fits with the dots.
-    size_t lo = 0, hi = text.size();
-    while (lo < hi) {
-      const size_t mid = (lo + hi + 1) / 2;
-      if (ImGui::CalcTextSize(text.c_str(), text.c_str() + mid).x + dots <= avail) lo = mid;
-      else hi = mid - 1;
-    }
-    while (lo > 0 && (static_cast<unsigned char>(text[lo]) & 0xC0) == 0x80) --lo;  // whole UTF-8 characters
-    shown = text.substr(0, lo) + "...";
+std::string elide_to_width(const std::string& text, float width) {
+  if (ImGui::CalcTextSize(text.c_str()).x <= width) return text;
+  const float dots = ImGui::CalcTextSize("...").x;
+  // Binary search for the longest prefix that fits with the dots.
+  size_t lo = 0, hi = text.size();
+  while (lo < hi) {
+    const size_t mid = (lo + hi + 1) / 2;
+    if (ImGui::CalcTextSize(text.c_str(), text.c_str() + mid).x + dots <= width) lo = mid;
+    else hi = mid - 1;
   }
+  while (lo > 0 && (static_cast<unsigned char>(text[lo]) & 0xC0) == 0x80) --lo;  // whole UTF-8 characters
+  return text.substr(0, lo) + "...";
+}
+
+void full_text_tooltip(const std::string& text) {
+  ImGui::BeginTooltip();
+  ImGui::PushTextWrapPos(ImGui::GetFontSize() * 40.0f);
+  ImGui::TextUnformatted(text.c_str());
+  ImGui::PopTextWrapPos();
+  ImGui::EndTooltip();
+}
+
+bool text_elided(const std::string& text, ImU32 color) {
+  const std::string shown = elide_to_width(text, std::max(ImGui::GetContentRegionAvail().x, 10.0f));
+  const bool elide = shown.size() != text.size() || shown != text;
   if (color) ImGui::PushStyleColor(ImGuiCol_Text, color);
   ImGui::TextUnformatted(shown.c_str());
   if (color) ImGui::PopStyleColor();
-  if (elide && ImGui::IsItemHovered()) {
-    ImGui::BeginTooltip();
-    ImGui::PushTextWrapPos(ImGui::GetFontSize() * 40.0f);
-    ImGui::TextUnformatted(text.c_str());
-    ImGui::PopTextWrapPos();
-    ImGui::EndTooltip();
-  }
+  if (elide && ImGui::IsItemHovered()) full_text_tooltip(text);
   return elide;
+}
+
+const NameScopes& name_scopes(AppState& s) {
+  return s.name_scopes.get(s.graph_revision, [&](NameScopes& out) {
+    std::vector<std::string> names;
+    for (const Op& op : s.graph.ops) names.push_back(op.name);
+    out.ops = common_name_prefix(names);
+    names.clear();
+    for (const Tensor& t : s.graph.tensors) names.push_back(t.name);
+    out.tensors = common_name_prefix(names);
+  });
+}
+
+std::string without_scope(const std::string& name, const std::string& scope) {
+  return !scope.empty() && name.size() > scope.size() && name.compare(0, scope.size(), scope) == 0
+             ? name.substr(scope.size())
+             : name;
 }
 
 void text_wrapped(const std::string& text, const ImVec4* color) {

@@ -27,6 +27,17 @@ std::string plural(int64_t n, const char* one, const char* many);
 // and converter prefixes ("keras2tflite_") dropped, long names shortened in the middle.
 std::string human_model_title(const std::string& name);
 
+// `text` cut to fit `width` pixels, ending in "..." when cut (whole UTF-8 characters).
+std::string elide_to_width(const std::string& text, float width);
+// A tooltip with the whole of a text shown shortened (elided, or without its scope).
+void full_text_tooltip(const std::string& text);
+
+// The scopes the graph's op names and tensor names share (core's common_name_prefix, by
+// graph_revision): a converted model's "model_1/tf.math." would fill every label. Views show
+// names without_scope, with the full name on hover.
+const NameScopes& name_scopes(AppState& s);
+std::string without_scope(const std::string& name, const std::string& scope);
+
 // One line of text that fits the space left on the line: elided with "..." when it would run
 // past the panel, the full text then shown on hover. Returns true when it was elided.
 bool text_elided(const std::string& text, ImU32 color = 0);

@@ -4,7 +4,7 @@
 // (bench/page_bench.mjs measures the frame rate).
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
+#include <string>
 #include <vector>
 
 #include "imgui.h"
@@ -92,14 +92,19 @@ void draw_lifetimes_panel(AppState& s) {
   // Column labels: op names while they fit, else step numbers every few columns, never overlapping.
   const bool names_fit = col_w >= ImGui::CalcTextSize("000 MMMMMM").x;
   const int every = names_fit ? 1 : std::max(1, int(std::ceil(ImGui::CalcTextSize("00000").x / col_w)));
+  const NameScopes& scopes = name_scopes(s);
+  // Labels go through draw_label (recorded for the overprint checks), each elided to its column.
+  std::vector<ImVec4> taken;
+  const ImVec4 header(plot_min.x, origin.y, plot_max.x, plot_min.y);
   for (int t = 0; t < steps; t += every) {
-    char label[48];
-    if (names_fit) std::snprintf(label, sizeof label, "%d %s", t, s.graph.ops[a.steps[t].op].name.c_str());
-    else std::snprintf(label, sizeof label, "%d", t);
-    dl->PushClipRect(ImVec2(plot_min.x + col_w * float(t), origin.y), ImVec2(plot_min.x + col_w * float(t + every), plot_min.y), true);
-    dl->AddText(ImVec2(plot_min.x + col_w * float(t) + 3, origin.y), kTextColor, label);
-    dl->PopClipRect();
+    const std::string label = names_fit ? std::to_string(t) + " " + without_scope(s.graph.ops[a.steps[t].op].name, scopes.ops)
+                                        : std::to_string(t);
+    const float x = plot_min.x + col_w * float(t) + 3;
+    draw_label(s, dl, "lifetimes.step", ImVec2(x, origin.y), kTextColor,
+               elide_to_width(label, std::min(col_w * float(every), plot_max.x - x + 3) - 6), header, taken);
   }
+  const ImVec4 label_column(origin.x, plot_min.y, plot_min.x - 4, plot_max.y);
+  const float visible_top = dl->GetClipRectMin().y, visible_bottom = dl->GetClipRectMax().y;
 
   std::vector<RectInstance> rects;
   rects.reserve(size_t(rows) + 1 + (s.stress_rects ? 10000 : 0));
@@ -109,17 +114,21 @@ void draw_lifetimes_panel(AppState& s) {
   for (int b = 0; b < rows; ++b) {
     const LiveBuffer& buf = a.buffers[b];
     const bool at_peak = std::binary_search(peak_live.begin(), peak_live.end(), b);
-    char label[64];
     // "*" marks buffers live at the peak step (a text mark, not only a colour). The size is the
     // tensor's data size, as the Graph and Tensors views give it (the arena slot rounds it up to
-    // the graph's alignment: the Arena view shows slots).
-    std::snprintf(label, sizeof label, "%s%s %s", at_peak ? "*" : " ", buf.name.c_str(),
-                  kib_text(data_bytes(s.graph, buf)).c_str());
-    // Clipped to the label column: long tensor names never run into the bars.
+    // the graph's alignment: the Arena view shows slots). The name goes without the graph's
+    // shared scope and is elided to the label column (the full name on hover), so long tensor
+    // names never run into the bars nor hide the size.
+    const std::string size = " " + kib_text(data_bytes(s.graph, buf));
+    const std::string mark = at_peak ? "*" : " ";
+    const float name_w = plot_min.x - 4 - origin.x - ImGui::CalcTextSize((mark + size).c_str()).x;
+    const std::string label = mark + elide_to_width(without_scope(buf.name, scopes.tensors), name_w) + size;
     const ImVec2 row(origin.x, plot_min.y + line * float(b));
-    dl->PushClipRect(row, ImVec2(plot_min.x - 4, row.y + line), true);
-    dl->AddText(row, kTextColor, label);
-    dl->PopClipRect();
+    if (row.y + line >= visible_top && row.y <= visible_bottom) {  // rows scrolled out of view: no label
+      draw_label(s, dl, "lifetimes.buffer", row, kTextColor, label, label_column, taken);
+      if (ImGui::IsMouseHoveringRect(row, ImVec2(plot_min.x - 4, row.y + line)) && ImGui::IsWindowHovered())
+        full_text_tooltip(buf.name + size);
+    }
     rects.push_back({float(buf.first), float(b) + 0.15f, float(buf.last + 1), float(b) + 0.85f, color_of(buf.category)});
   }
   if (s.stress_rects) {

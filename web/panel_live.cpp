@@ -5,7 +5,6 @@
 #include <cstdio>
 #include <string>
 
-#include "core/graph/names.h"
 #include "core/schedule/schedule.h"
 #include "imgui.h"
 #include "web/app.h"
@@ -73,8 +72,9 @@ void draw_step_controls(AppState& s) {
   ImGui::SameLine();
   if (n > 0) {
     const StepLive& cur = s.live.steps[s.step];
-    ImGui::Text("Step %d (0..%d): op %s, %s live   (Alt+Left / Alt+Right)", s.step, n - 1,
-                s.graph.ops[cur.op].name.c_str(), kib_text(cur.live_bytes).c_str());
+    text_elided("Step " + std::to_string(s.step) + " (0.." + std::to_string(n - 1) + "): op " +
+                without_scope(s.graph.ops[cur.op].name, name_scopes(s).ops) + ", " + kib_text(cur.live_bytes) +
+                " live   (Alt+Left / Alt+Right)");
   }
 }
 
@@ -109,12 +109,8 @@ void draw_bar_chart(AppState& s, float height) {
   // the peak's labels are placed first so they are the ones kept.
   std::vector<ImVec4> taken;
   const ImVec4 box(origin.x, origin.y, origin.x + width, origin.y + height);
-  const std::string& prefix = s.live_panel.op_prefix.get(s.graph_revision, [&](std::string& out) {
-    std::vector<std::string> names;
-    for (const Op& op : s.graph.ops) names.push_back(op.name);
-    out = common_name_prefix(names);
-  });
-  auto short_name = [&](OpId op) { return s.graph.ops[op].name.substr(prefix.size()); };
+  const std::string& scope = name_scopes(s).ops;
+  auto short_name = [&](OpId op) { return without_scope(s.graph.ops[op].name, scope); };
   auto labels_of = [&](Step t) {
     const StepLive& st = a.steps[t];
     const float cx = left + slot * (float(t) + 0.5f);
@@ -159,10 +155,11 @@ void draw_bar_chart(AppState& s, float height) {
   }
 }
 
-void draw_live_set(const AppState& s) {
+void draw_live_set(AppState& s) {
   if (s.live.steps.empty()) return;
   const StepLive& cur = s.live.steps[s.step];
-  ImGui::Text("Live during step %d (%s): %s", s.step, s.graph.ops[cur.op].name.c_str(),
+  const NameScopes& scopes = name_scopes(s);
+  ImGui::Text("Live during step %d (%s): %s", s.step, without_scope(s.graph.ops[cur.op].name, scopes.ops).c_str(),
               kib_text(cur.live_bytes).c_str());
   const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_SizingFixedFit;
   if (ImGui::BeginTable("liveset", 4, flags)) {
@@ -175,7 +172,8 @@ void draw_live_set(const AppState& s) {
       const LiveBuffer& buf = s.live.buffers[b];
       ImGui::TableNextRow();
       ImGui::TableNextColumn();
-      ImGui::TextUnformatted(buf.name.c_str());
+      ImGui::TextUnformatted(without_scope(buf.name, scopes.tensors).c_str());
+      if (ImGui::IsItemHovered() && !scopes.tensors.empty()) full_text_tooltip(buf.name);
       ImGui::TableNextColumn();
       ImGui::TextUnformatted(kib_text(buf.size).c_str());
       ImGui::TableNextColumn();
@@ -193,10 +191,11 @@ void draw_live_set(const AppState& s) {
 void draw_live_panel(AppState& s) {
   handle_step_keys(s);
   const LiveAnalysis& a = s.live;
+  // One line: a long order (hundreds of ops) is elided, the whole of it on hover.
   if (!a.steps.empty())
-    ImGui::Text("Peak %s (%lld bytes) at step %d (%s); order %s", kib_text(a.peak_bytes).c_str(),
-                (long long)a.peak_bytes, a.peak_step, s.graph.ops[a.steps[a.peak_step].op].name.c_str(),
-                order_names(s.graph, s.order).c_str());
+    text_elided("Peak " + kib_text(a.peak_bytes) + " (" + std::to_string(a.peak_bytes) + " bytes) at step " +
+                std::to_string(a.peak_step) + " (" + without_scope(s.graph.ops[a.steps[a.peak_step].op].name, name_scopes(s).ops) +
+                "); order " + order_names(s.graph, s.order));
   draw_best_order(s);
   draw_step_controls(s);
   const float chart_h = std::clamp(ImGui::GetContentRegionAvail().y * 0.55f, 160.0f, 420.0f);
@@ -207,7 +206,10 @@ void draw_live_panel(AppState& s) {
 
 void draw_timeline_panel(AppState& s) {
   if (s.debug_figures) ImGui::TextDisabled("core timeline_text(): one row per step, live buffers as bars");
+  // A text dump whose rows grow with the graph: it scrolls sideways rather than run past the panel.
+  ImGui::BeginChild("timeline", ImVec2(0, 0), false, ImGuiWindowFlags_HorizontalScrollbar);
   ImGui::TextUnformatted(s.timeline.c_str());
+  ImGui::EndChild();
 }
 
 JsonOut export_best_order(const AppState& s) {

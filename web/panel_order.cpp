@@ -13,10 +13,22 @@
 namespace arenaplan::web {
 namespace {
 
-std::string tensor_list(const Graph& g, const std::vector<TensorId>& ts) {
+std::string tensor_list(const Graph& g, const std::vector<TensorId>& ts, const std::string& scope = "") {
   std::string out;
-  for (TensorId t : ts) out += (out.empty() ? "" : ", ") + g.tensors[t].name;
+  for (TensorId t : ts) out += (out.empty() ? "" : ", ") + without_scope(g.tensors[t].name, scope);
   return out.empty() ? "-" : out;
+}
+
+// A table cell showing `shown`, a name (or names) without the graph's shared scope: the full
+// text on hover when they differ.
+void scoped_cell(const std::string& shown, const std::string& full) {
+  ImGui::TextUnformatted(shown.c_str());
+  if (shown != full && ImGui::IsItemHovered()) full_text_tooltip(full);
+}
+
+// Says which scope the tables leave out, once above them (nothing for hand-written graphs).
+void scope_note(const std::string& scope) {
+  if (!scope.empty()) text_wrapped("Names shown without their shared scope \"" + scope + "\" (the full name on hover).");
 }
 
 Step step_of(const AppState& s, OpId op) {
@@ -63,6 +75,8 @@ void draw_graph_summary(const AppState& s) {
 
 void draw_order_editor(AppState& s) {
   ImGui::TextUnformatted("Order (select an op, then move it)");
+  const NameScopes& scopes = name_scopes(s);
+  scope_note(scopes.ops);
   const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_SizingFixedFit;
   if (ImGui::BeginTable("order", 4, flags)) {
     ImGui::TableSetupColumn("Step");
@@ -94,11 +108,11 @@ void draw_order_editor(AppState& s) {
       }
       record_item_rect(s, "order.row." + o.name);
       ImGui::TableNextColumn();
-      ImGui::Text("%s (%s)", o.name.c_str(), o.kind.c_str());
+      scoped_cell(without_scope(o.name, scopes.ops) + " (" + o.kind + ")", o.name + " (" + o.kind + ")");
       ImGui::TableNextColumn();
-      ImGui::TextUnformatted(tensor_list(s.graph, o.inputs).c_str());
+      scoped_cell(tensor_list(s.graph, o.inputs, scopes.tensors), tensor_list(s.graph, o.inputs));
       ImGui::TableNextColumn();
-      ImGui::TextUnformatted(tensor_list(s.graph, o.outputs).c_str());
+      scoped_cell(tensor_list(s.graph, o.outputs, scopes.tensors), tensor_list(s.graph, o.outputs));
       ImGui::PopID();
     }
     ImGui::EndTable();
@@ -127,9 +141,11 @@ void draw_order_editor(AppState& s) {
   }
 }
 
-void draw_tensor_table(const AppState& s) {
+void draw_tensor_table(AppState& s) {
   const Graph& g = s.graph;
   ImGui::TextUnformatted("Tensors");
+  const std::string& scope = name_scopes(s).tensors;
+  scope_note(scope);
   const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_SizingFixedFit;
   if (ImGui::BeginTable("tensors", 5, flags)) {
     ImGui::TableSetupColumn("Tensor");
@@ -142,7 +158,7 @@ void draw_tensor_table(const AppState& s) {
       const Tensor& x = g.tensors[t];
       ImGui::TableNextRow();
       ImGui::TableNextColumn();
-      ImGui::TextUnformatted(x.name.c_str());
+      scoped_cell(without_scope(x.name, scope), x.name);
       ImGui::TableNextColumn();
       ImGui::TextUnformatted(format_bytes(x.bytes).c_str());
       ImGui::TableNextColumn();

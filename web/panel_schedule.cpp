@@ -255,6 +255,8 @@ void draw_side_by_side(AppState& s) {
   for (const char* h : {"step", "current", "live (current | compared)", "compared", "live set (current / compared)"})
     ImGui::TableSetupColumn(h);
   ImGui::TableHeadersRow();
+  // Cells hold names without the graph's shared scope, elided to their column (full text on hover).
+  const NameScopes& scopes = name_scopes(s);
   LiveSweep a_sweep(a), b_sweep(b);
   for (size_t i = 0; i < a.steps.size(); ++i) {
     ImGui::TableNextRow();
@@ -265,7 +267,7 @@ void draw_side_by_side(AppState& s) {
       set_step(s, static_cast<Step>(i));
     ImGui::PopID();
     ImGui::TableNextColumn();
-    ImGui::TextUnformatted(s.graph.ops[a.steps[i].op].name.c_str());
+    text_elided(without_scope(s.graph.ops[a.steps[i].op].name, scopes.ops));
     ImGui::TableNextColumn();
     ImVec2 p = ImGui::GetCursorScreenPos();
     const float w = ImGui::GetContentRegionAvail().x, h = ImGui::GetTextLineHeight();
@@ -279,13 +281,13 @@ void draw_side_by_side(AppState& s) {
     bar(h / 2, h - 1, b.steps[i].live_bytes, static_cast<Step>(i) == b.peak_step);
     ImGui::Text("%s | %s", kib_text(a.steps[i].live_bytes).c_str(), kib_text(b.steps[i].live_bytes).c_str());
     ImGui::TableNextColumn();
-    ImGui::TextUnformatted(s.graph.ops[b.steps[i].op].name.c_str());
+    text_elided(without_scope(s.graph.ops[b.steps[i].op].name, scopes.ops));
     ImGui::TableNextColumn();
     std::string live;
-    for (int x : a_sweep.at(static_cast<Step>(i))) live += a.buffers[x].name + " ";
+    for (int x : a_sweep.at(static_cast<Step>(i))) live += without_scope(a.buffers[x].name, scopes.tensors) + " ";
     live += "/ ";
-    for (int x : b_sweep.at(static_cast<Step>(i))) live += b.buffers[x].name + " ";
-    ImGui::TextUnformatted(live.c_str());
+    for (int x : b_sweep.at(static_cast<Step>(i))) live += without_scope(b.buffers[x].name, scopes.tensors) + " ";
+    text_elided(live);
   }
   ImGui::EndTable();
 }

@@ -5,6 +5,7 @@
 // from core (sim::simulate_setup / sim::ArenaSimulator), the same calls behind `arenaplan simulate`.
 // Its state is AppState::sim: the settings, and the run derived from them once per change.
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <exception>
 #include <memory>
@@ -19,6 +20,8 @@
 
 namespace arenaplan::web {
 namespace {
+
+constexpr const char* kSimPlanner = "best";  // as `arenaplan simulate` plans by default
 
 // The Budget tab's board gives the core, kernel library and clock when it names a core (as
 // `simulate --board` does); a teaching board names none and runs the default profile.
@@ -37,9 +40,51 @@ bool has_async(const Graph& g) {
   return false;
 }
 
-// The simulation of the current graph and order with the current settings: computed once per
-// change of either (Derived), never per frame. One reference run serves both the whole-run report
-// and the stepper.
+void fail(SimRun& r, const std::exception& e) {
+  r.error = e.what();
+  r.json = JsonOut();
+  r.reference.reset(), r.planned.reset(), r.stepper.reset();
+}
+
+// Runs the reference, then the planned run, for about `budget_ms`; once both are done, the
+// report, its JSON and the stepper (which replays the same setup against the same reference, one
+// op per Step) are made.
+void advance_whole_run(SimRun& r, int budget_ms) {
+  using Clock = std::chrono::steady_clock;
+  const Clock::time_point end = Clock::now() + std::chrono::milliseconds(budget_ms);
+  ++r.slices;
+  auto run_until_end = [&](sim::ArenaSimulator& sim) {
+    while (!sim.done() && Clock::now() < end) sim.step();
+    return sim.done();
+  };
+  try {
+    if (!run_until_end(*r.reference) || !run_until_end(*r.planned)) return;
+    r.report = sim::planned_run_report(r.graph, r.setup, *r.planned);
+    r.report.planner = kSimPlanner;
+    r.json = sim::simulation_json(r.graph, r.report);
+    r.planned.reset();
+    r.stepper = std::make_unique<sim::ArenaSimulator>(r.graph, r.setup.live, r.setup.layout, r.setup.options);
+    r.stepper->compare_with(r.reference.get());
+    r.ready = true;
+  } catch (const std::exception& e) {
+    fail(r, e);
+  }
+}
+
+// How far the whole run is, 0..1, and in words.
+std::pair<float, std::string> whole_run_progress(const SimRun& r) {
+  const sim::ArenaSimulator& ref = *r.reference;
+  const bool in_reference = !ref.done();
+  const sim::ArenaSimulator& sim = in_reference ? ref : *r.planned;
+  const int64_t total = std::max<int64_t>(1, ref.steps_total());
+  const float done = float(double(ref.steps_taken() + (in_reference ? 0 : sim.steps_taken())) / double(2 * total));
+  return {done, std::string(in_reference ? "Reference run" : "Planned run, oracles on") + ": step " +
+                    std::to_string(sim.steps_taken()) + " of " + std::to_string(sim.steps_total())};
+}
+
+// The simulation of the current graph and order with the current settings: set up once per
+// change of either (Derived), never per frame, then run a slice per frame. One reference run
+// serves both the whole-run report and the stepper.
 void recompute(AppState& s) {
   SimPanelState& v = s.sim;
   if (v.run.value().revision != s.revision) {
@@ -62,27 +107,23 @@ void recompute(AppState& s) {
     try {
       sim::SimRequest req;
       req.order = s.order;
-      req.planner = "best";
+      req.planner = kSimPlanner;
       apply_profile(s, v.settings, req);
       if (v.settings.shared) req.sessions = 2, req.shared_arena = true;
       if (v.settings.shift && v.settings.shift_tensor < static_cast<int>(r.shiftable.size()))
         req.inject.push_back("shift:" + r.shiftable[v.settings.shift_tensor]);
       if (v.settings.ignore_async) req.inject.push_back("ignore-async");
-      const sim::SimSetup setup = sim::prepare_simulation(r.graph, req);
-      r.reference = sim::reference_simulator(r.graph, setup.live, setup.options);
-      r.reference->run_all();
-      r.report = sim::simulate_setup(r.graph, setup, *r.reference);
-      r.report.planner = req.planner;
-      r.json = sim::simulation_json(r.graph, r.report);
-      // The stepper replays the same setup against the same reference, one op per Step.
-      r.stepper = std::make_unique<sim::ArenaSimulator>(r.graph, setup.live, setup.layout, setup.options);
-      r.stepper->compare_with(r.reference.get());
+      r.setup = sim::prepare_simulation(r.graph, req);
+      r.reference = sim::reference_simulator(r.graph, r.setup.live, r.setup.options);
+      r.planned = std::make_unique<sim::ArenaSimulator>(r.graph, r.setup.live, r.setup.layout, r.setup.options);
+      r.planned->compare_with(r.reference.get());
     } catch (const std::exception& e) {
-      r.error = e.what();
-      r.json = JsonOut();
-      r.stepper.reset();
+      fail(r, e);
     }
   });
+  // The first slice is longer, so a small graph is done in the frame that asked and never shows a bar.
+  SimRun& r = v.run.value();
+  if (!r.ready && r.error.empty()) advance_whole_run(r, r.slices == 0 ? 150 : 40);
 }
 
 void step_once(SimPanelState& v) {
@@ -331,7 +372,15 @@ void draw_sim(AppState& s) {
     ImGui::PopTextWrapPos();
     return;
   }
-  if (run.stepper) draw_stepper(s);
+  if (!run.ready) {
+    const auto [fraction, words] = whole_run_progress(run);
+    ImGui::TextUnformatted("Simulating the whole run...");
+    ImGui::ProgressBar(fraction, ImVec2(-FLT_MIN, 0), words.c_str());
+    record_item_rect(s, "sim.progress");
+    request_redraw(s);  // the next slice runs in the next frame
+    return;
+  }
+  draw_stepper(s);
   draw_summary(s);
 }
 
@@ -342,6 +391,8 @@ JsonOut export_sim(const AppState& s) {
   j["steps_done"] = run.steps_done;
   j["cycles_so_far"] = run.cycles_so_far;
   j["playing"] = s.sim.playing;
+  j["ready"] = run.ready;
+  j["progress"] = !run.ready && run.reference ? whole_run_progress(run).second : "";
   j["done"] = run.stepper ? run.stepper->done() : false;
   j["violations_so_far"] = run.stepper ? run.stepper->violation_count() : 0;
   j["last_op"] = run.steps_done > 0 ? run.graph.ops[run.last.op].name : "";

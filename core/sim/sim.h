@@ -135,6 +135,10 @@ class ArenaSimulator {
   bool done() const { return run_ >= options_.runs || steps_ == 0; }  // a graph without ops has nothing to run
   const StepRecord& step();  // one op of one session; sessions interleave, runs follow each other
   void run_all();
+  // Progress: steps taken over every run and session so far, and how many there are in all (a
+  // caller that runs a big model a slice at a time shows these).
+  int64_t steps_taken() const { return (int64_t(run_) * options_.sessions) * steps_ + cursor_; }
+  int64_t steps_total() const { return (int64_t(options_.runs) * options_.sessions) * steps_; }
   // After each run, outputs are compared with this (finished) simulator's run of the same inputs.
   void compare_with(const ArenaSimulator* reference) { reference_ = reference; }
 
@@ -327,6 +331,9 @@ std::unique_ptr<ArenaSimulator> reference_simulator(const Graph& g, const LiveAn
 // The planned run of `setup` compared with `reference` (finished: run_all() done), reported like
 // simulate() (planner left empty).
 SimReport simulate_setup(const Graph& g, const SimSetup& setup, const ArenaSimulator& reference);
+// The report of `planned`, a simulator of `setup` compared with a reference, once it has finished
+// (done()): what simulate_setup returns, for a caller that ran it a slice at a time.
+SimReport planned_run_report(const Graph& g, const SimSetup& setup, const ArenaSimulator& planned);
 // Lifetimes, plan (verified), faults, simulation. Throws InputError for bad requests.
 SimReport simulate(const Graph& g, const SimRequest& request);
 

@@ -102,12 +102,11 @@ std::unique_ptr<ArenaSimulator> reference_simulator(const Graph& g, const LiveAn
 
 namespace {
 
-SimReport run_planned(const Graph& g, const LiveAnalysis& live, const ArenaLayout& layout, const SimOptions& options,
-                      const ArenaSimulator& reference) {
-  ArenaSimulator planned(g, live, layout, options);
-  planned.compare_with(&reference);
-  planned.run_all();
-
+// The report of a finished planned run.
+SimReport report_of(const Graph& g, const ArenaSimulator& planned) {
+  const LiveAnalysis& live = planned.live();
+  const ArenaLayout& layout = planned.layout();
+  const SimOptions& options = planned.options();
   SimReport r;
   r.graph = g.name;
   r.profile = options.profile;
@@ -145,6 +144,14 @@ SimReport run_planned(const Graph& g, const LiveAnalysis& live, const ArenaLayou
   return r;
 }
 
+SimReport run_planned(const Graph& g, const LiveAnalysis& live, const ArenaLayout& layout, const SimOptions& options,
+                      const ArenaSimulator& reference) {
+  ArenaSimulator planned(g, live, layout, options);
+  planned.compare_with(&reference);
+  planned.run_all();
+  return report_of(g, planned);
+}
+
 }  // namespace
 
 std::vector<std::vector<uint8_t>> input_buffers(const Graph& g, const std::map<std::string, std::vector<uint8_t>>& by_name) {
@@ -174,6 +181,13 @@ SimReport simulate_layout(const Graph& g, const LiveAnalysis& live, const ArenaL
 
 SimReport simulate_setup(const Graph& g, const SimSetup& setup, const ArenaSimulator& reference) {
   SimReport r = run_planned(g, setup.live, setup.layout, setup.options, reference);
+  r.injected = setup.injected;
+  return r;
+}
+
+SimReport planned_run_report(const Graph& g, const SimSetup& setup, const ArenaSimulator& planned) {
+  if (!planned.done()) throw std::logic_error("planned_run_report before the planned run finished");
+  SimReport r = report_of(g, planned);
   r.injected = setup.injected;
   return r;
 }

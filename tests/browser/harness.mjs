@@ -245,3 +245,19 @@ export function cliJson(...args) {
   if (r.status !== 0) throw new Error(`arenaplan ${args.join(' ')} exited ${r.status}: ${r.stderr}`);
   return JSON.parse(r.stdout);
 }
+
+// The overprint check of drawn labels (state().page.labels): each label inside its clip
+// horizontally, no two overlapping. Returns the problems found, in words.
+export function labelProblems(s, where) {
+  const labels = s.page.labels;
+  const problems = [];
+  for (const l of labels)
+    if (!(l.rect[0] >= l.clip[0] - 0.5 && l.rect[2] <= l.clip[2] + 0.5)) problems.push(`${where}: label "${l.text}" leaves its clip`);
+  for (let i = 0; i < labels.length; i++)
+    for (let j = i + 1; j < labels.length; j++) {
+      const a = labels[i].rect, b = labels[j].rect;
+      if (a[0] < b[2] && b[0] < a[2] && a[1] < b[3] && b[1] < a[3])
+        problems.push(`${where}: "${labels[i].text}" overprints "${labels[j].text}"`);
+    }
+  return problems;
+}

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { chord, click, clickField, launch, openApp, screenshot, sleep, state, test, typeText, waitFrames } from './harness.mjs';
+import { chord, click, clickField, labelProblems, launch, openApp, screenshot, sleep, state, test, typeText, waitFrames } from './harness.mjs';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const selfie = path.join(repo, '.cache/models/selfie_segmentation.tflite');
@@ -15,16 +15,7 @@ const SIZES = [[1024, 576], [1280, 720], [1920, 1080], [2560, 1440]];
 
 // Labels drawn into draw lists must stay inside their clip and never overlap each other.
 function checkLabels(s, where) {
-  const labels = s.page.labels;
-  for (const l of labels) {
-    assert.ok(l.rect[0] >= l.clip[0] - 0.5 && l.rect[2] <= l.clip[2] + 0.5, `${where}: label "${l.text}" leaves its clip`);
-  }
-  for (let i = 0; i < labels.length; i++)
-    for (let j = i + 1; j < labels.length; j++) {
-      const a = labels[i].rect, b = labels[j].rect;
-      const overlap = a[0] < b[2] && b[0] < a[2] && a[1] < b[3] && b[1] < a[3];
-      assert.ok(!overlap, `${where}: "${labels[i].text}" overprints "${labels[j].text}"`);
-    }
+  assert.deepEqual(labelProblems(s, where), []);
 }
 
 async function openModel(page, file) {
@@ -131,7 +122,7 @@ for (const [width, height] of SIZES) {
         const where = `${width}x${height} ${tab}`;
         for (const o of s.page.text_overflows)
           problems.push(`${where}: ${o.window} reaches x=${o.content_right}, past its edge at ${o.right}`);
-        try { checkLabels(s, where); } catch (e) { problems.push(e.message); }
+        problems.push(...labelProblems(s, where));
         // Every tile lies inside the window.
         for (const [k, r] of Object.entries(s.ui).filter(([k]) => k.startsWith('tile.')))
           if (!(r[0] >= 0 && r[1] >= 0 && r[2] <= width + 0.5 && r[3] <= height + 0.5)) problems.push(`${where}: ${k} ${r}`);

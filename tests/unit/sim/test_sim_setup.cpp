@@ -35,3 +35,34 @@ TEST_CASE("one shared reference gives the same report as simulate(), faults incl
   CHECK(report_via_setup(g, req) == faulty);
   CHECK(faulty.find("\"violations\":[]") == std::string::npos);  // the fault was caught, so the check compares something
 }
+
+TEST_CASE("a whole run stepped a slice at a time reports what simulate() does, with its progress counted") {
+  const Graph g = example_graph("tiny_cnn");
+  sim::SimRequest req;
+  req.order = g.file_order();
+  req.runs = 2;
+  req.sessions = 2;
+  const sim::SimSetup setup = sim::prepare_simulation(g, req);
+  const auto reference = sim::reference_simulator(g, setup.live, setup.options);
+  sim::ArenaSimulator planned(g, setup.live, setup.layout, setup.options);
+  planned.compare_with(reference.get());
+  const int64_t total = int64_t(req.runs) * req.sessions * int64_t(g.ops.size());
+  CHECK(reference->steps_total() == total);
+  CHECK(planned.steps_total() == total);
+  int64_t taken = 0;
+  for (sim::ArenaSimulator* sim : {reference.get(), &planned})
+    for (taken = 0; !sim->done(); ++taken) {
+      CHECK(sim->steps_taken() == taken);
+      sim->step();
+    }
+  CHECK(taken == total);
+  CHECK(planned.steps_taken() == total);
+  sim::SimReport r = sim::planned_run_report(g, setup, planned);
+  r.planner = req.planner;
+  CHECK(sim::simulation_json(g, r).dump() == sim::simulation_json(g, sim::simulate(g, req)).dump());
+
+  sim::ArenaSimulator unfinished(g, setup.live, setup.layout, setup.options);
+  unfinished.compare_with(reference.get());
+  unfinished.step();
+  CHECK_THROWS_AS(sim::planned_run_report(g, setup, unfinished), std::logic_error);
+}
