@@ -104,7 +104,7 @@ export const tests = [
     assert.equal(r.status, 2);
     assert.match(r.stderr, /--board: no library board "no_such_board" \(see `arenaplan budget --list-boards`\)/);
   }],
-  ['flash: a .tflite's model + TFLM runtime + kernels against the board's flash, --kernels and --opt', (cli) => {
+  ['flash: a .tflite model + TFLM runtime + kernels against the board flash, --kernels and --opt', (cli) => {
     const model = 'tests/unit/data/tflm/int8_inception.tflite';
     let r = cli('budget', model, '--board', 'stm32h743', '--kernels', 'cmsis-nn', '--opt', 'O2', '--json');
     assert.equal(r.status, 0, r.stderr);
