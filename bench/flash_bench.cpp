@@ -29,6 +29,8 @@ struct MeasuredBuild {
 const MeasuredBuild kMeasured[] = {
     {"m4f-ref-Os", {TflmKernels::kReference, FlashOpt::kOs, "cortex-m4"}},
     {"m4f-cmsis-Os", {TflmKernels::kCmsisNn, FlashOpt::kOs, "cortex-m4"}},
+    {"m4f-ref-O2", {TflmKernels::kReference, FlashOpt::kO2, "cortex-m4"}},
+    {"m4f-cmsis-O2", {TflmKernels::kCmsisNn, FlashOpt::kO2, "cortex-m4"}},
 };
 
 }  // namespace
