@@ -66,7 +66,9 @@ struct FlashEstimate {
 
 // The estimate for the distinct op kinds of a model whose file is model_bytes long.
 FlashEstimate flash_estimate_kinds(const std::vector<std::string>& kinds, Bytes model_bytes, const FlashBuild& build);
-// The same for a graph's ops (an imported .tflite names them by builtin).
+// The same for a graph's ops (an imported .tflite names them by builtin). TFLM runs every operator,
+// so the kernels of ops an import folded away (all-constant ops, fold_constant_ops) are linked
+// too: import with folding off when a model has folded_ops.
 FlashEstimate flash_estimate(const Graph& g, Bytes model_bytes, const FlashBuild& build);
 
 // The kinds the table has a measurement for (TFLite builtin names), sorted.
