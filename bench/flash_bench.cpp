@@ -70,7 +70,7 @@ int main(int argc, char** argv) {
         std::printf("%-32s refused: %s\n", path.filename().string().c_str(), e.what());
         continue;
       }
-      const FlashEstimate e = flash_estimate(model.graph, static_cast<Bytes>(bytes.size()), m.build);
+      const FlashEstimate e = flash_estimate_kinds(tflm_kernel_kinds(bytes), static_cast<Bytes>(bytes.size()), m.build);
       const nlohmann::json* measured = nullptr;
       for (const nlohmann::json& fw : fixture.at("firmwares"))
         if (fw.at("model") == path.filename().string() && fw.value("model_sha256", "") == model.sha256) measured = &fw;

@@ -44,7 +44,8 @@ int run_budget(const Args& args) {
       tflm = tflm_arena_comparison(bytes, target, options.plan.planner, options.plan.time_limit_seconds);
       const TflmArena& a = tflm->offline;
       replaced = use_model_persistent(board, tflm_persistent_bytes(a), kTflmPersistentOwner);
-      flash = flash_estimate(g, static_cast<Bytes>(bytes.size()), {target.kernels, opt, target.core.empty() ? board.core : target.core});
+      flash = flash_estimate_kinds(tflm_kernel_kinds(bytes), static_cast<Bytes>(bytes.size()),
+                                   {target.kernels, opt, target.core.empty() ? board.core : target.core});
       flash_check = check_flash(*flash, board.flash_bytes);
     }
   }

@@ -285,6 +285,7 @@ struct OpenedModel {
   std::string bytes;            // the file
   Graph graph;                  // import_tflite's graph: the same ops and tensors, with model data
   uint64_t graph_revision = 0;  // AppState::graph_revision right after the import
+  std::vector<std::string> kernel_kinds;  // what TFLM links for it (tflm_kernel_kinds): the flash line
 };
 
 // -- Budget tab (web/panel_budget.cpp) --

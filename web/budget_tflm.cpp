@@ -99,7 +99,7 @@ struct FlashLine {
 FlashLine flash_line(const AppState& s, const OpenedModel& model) {
   const TflmTarget t = budget_target(s);
   const std::string core = t.core.empty() && s.budget.loaded ? s.budget.board.core : t.core;
-  FlashLine f{flash_estimate(model.graph, static_cast<Bytes>(model.bytes.size()), {t.kernels, s.flash_opt, core}), {}};
+  FlashLine f{flash_estimate_kinds(model.kernel_kinds, static_cast<Bytes>(model.bytes.size()), {t.kernels, s.flash_opt, core}), {}};
   f.check = check_flash(f.estimate, s.budget.loaded ? s.budget.board.flash_bytes : 0);
   return f;
 }

@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "core/budget/flash_internal.h"
+#include "core/tflite/tflite_import.h"
 
 namespace arenaplan {
 
@@ -106,10 +107,12 @@ FlashEstimate flash_estimate_kinds(const std::vector<std::string>& kinds, Bytes 
   return e;
 }
 
-FlashEstimate flash_estimate(const Graph& g, Bytes model_bytes, const FlashBuild& build) {
+std::vector<std::string> tflm_kernel_kinds(std::string_view tflite_bytes) {
+  TfliteImportOptions options;
+  options.fold_constant_ops = false;
   std::vector<std::string> kinds;
-  for (const Op& op : g.ops) kinds.push_back(op.kind);
-  return flash_estimate_kinds(kinds, model_bytes, build);
+  for (const Op& op : import_tflite(tflite_bytes, options).graph.ops) kinds.push_back(op.kind);
+  return kinds;
 }
 
 FlashCheck check_flash(const FlashEstimate& f, Bytes flash_bytes) {

@@ -6,7 +6,7 @@
 //
 // Usage:
 //   FlashBuild build{TflmKernels::kCmsisNn, FlashOpt::kOs, "cortex-m4"};
-//   FlashEstimate f = flash_estimate(graph, model_file_bytes, build);
+//   FlashEstimate f = flash_estimate_kinds(tflm_kernel_kinds(tflite), tflite.size(), build);
 //   // f.total_bytes = f.model_bytes + f.runtime_bytes + f.kernel_bytes; f.estimated names kernels
 //   // with no measurement (charged the largest measured kernel, never 0)
 //   FlashCheck c = check_flash(f, board.flash_bytes);   // c.fits, c.free_bytes
@@ -19,6 +19,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/graph/graph.h"
@@ -66,10 +67,11 @@ struct FlashEstimate {
 
 // The estimate for the distinct op kinds of a model whose file is model_bytes long.
 FlashEstimate flash_estimate_kinds(const std::vector<std::string>& kinds, Bytes model_bytes, const FlashBuild& build);
-// The same for a graph's ops (an imported .tflite names them by builtin). TFLM runs every operator,
-// so the kernels of ops an import folded away (all-constant ops, fold_constant_ops) are linked
-// too: import with folding off when a model has folded_ops.
-FlashEstimate flash_estimate(const Graph& g, Bytes model_bytes, const FlashBuild& build);
+
+// The kernels a .tflite makes TFLM link: every subgraph-0 operator's kind (TFLite builtin name or
+// custom code), all-constant ops too (TFLM runs every operator; arenaplan's import folds those
+// away by default). InputError for a file that is not a valid model.
+std::vector<std::string> tflm_kernel_kinds(std::string_view tflite_bytes);
 
 // The kinds the table has a measurement for (TFLite builtin names), sorted.
 std::vector<std::string> flash_measured_kinds();

@@ -2,6 +2,7 @@
 // exactly the kernels each project model uses (tests/unit/data/tflm_flash/, how: its README.md).
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -51,7 +52,7 @@ TEST_CASE("flash: every measured project model is predicted within 5 % of arm-no
       const std::string bytes = read_tflm_fixture(file);
       const TfliteModel model = import_tflite(bytes);
       REQUIRE(model.sha256 == fw.at("model_sha256").get<std::string>());  // the file that was measured
-      const FlashEstimate e = flash_estimate(model.graph, static_cast<Bytes>(bytes.size()), m.build);
+      const FlashEstimate e = flash_estimate_kinds(tflm_kernel_kinds(bytes), static_cast<Bytes>(bytes.size()), m.build);
       // The firmware registered exactly the kernels the estimate charges.
       std::set<std::string> kinds;
       for (const FlashKernel& k : e.kernels) kinds.insert(k.kind);
@@ -131,4 +132,16 @@ TEST_CASE("flash: -O2 and another core are other figures, said so") {
   CHECK(m7.note.find("measured for cortex-m4f") != std::string::npos);
   const FlashEstimate m4 = flash_estimate_kinds({"conv_2d"}, 0, {TflmKernels::kReference, FlashOpt::kOs, "cortex-m4"});
   CHECK(m4.note.empty());
+}
+
+TEST_CASE("flash: the kernels of ops the import folds (all-constant DEQUANTIZE) are linked all the same") {
+  const std::string bytes = arenaplan::test::read_model_fixture("hand_landmark_lite.tflite");
+  const TfliteModel folded = import_tflite(bytes);
+  REQUIRE_FALSE(folded.folded_ops.empty());
+  for (const Op& op : folded.graph.ops) CHECK(op.kind != "dequantize");
+  const std::vector<std::string> kinds = tflm_kernel_kinds(bytes);
+  CHECK(kinds.size() == folded.graph.ops.size() + folded.folded_ops.size());
+  const FlashEstimate e = flash_estimate_kinds(kinds, static_cast<Bytes>(bytes.size()), {});
+  CHECK(std::any_of(e.kernels.begin(), e.kernels.end(), [](const FlashKernel& k) { return k.kind == "dequantize"; }));
+  CHECK(std::find(e.estimated.begin(), e.estimated.end(), "dequantize") != e.estimated.end());  // not measured
 }
