@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """Writes arenaplan's flash table (core/budget/flash_figures.cpp) and the measured fixtures
 (tests/unit/data/tflm_flash/CFG.json) from attribute.py's table-CFG.json files.
-usage: gen_figures.py REPO CFG...   e.g. gen_figures.py /work/wt-27 m4f-ref-Os m4f-cmsis-Os"""
+usage: gen_figures.py REPO CFG...   e.g. gen_figures.py ~/arenaplan m4f-ref-Os m4f-cmsis-Os
+A measured model outside the repository (TFLM's own, for the bench) is identified by the sha256
+of the file in $TFLM_REFERENCE_DIR."""
 import hashlib, json, os, sys
 repo, cfgs = sys.argv[1], sys.argv[2:]
 LIB = {'ref': ('TflmKernels::kReference', 'reference kernels'), 'cmsis': ('TflmKernels::kCmsisNn', 'CMSIS-NN kernels')}
@@ -28,8 +30,9 @@ for cfg in cfgs:
             if os.path.exists(f'{repo}/{d}/{f["model"]}'): path = f'{repo}/{d}/{f["model"]}'
         if f['model'] == 'tiny.bin': f['model'] = '(16 zero bytes)'
         elif path: f['model_sha256'] = hashlib.sha256(open(path, 'rb').read()).hexdigest()
-        elif os.path.exists(f'/work/shared/data/tflm-reference/{f["model"]}'):
-            f['model_sha256'] = hashlib.sha256(open(f'/work/shared/data/tflm-reference/{f["model"]}', 'rb').read()).hexdigest()
+        elif os.path.exists(os.path.join(os.environ.get('TFLM_REFERENCE_DIR', '.'), f['model'])):
+            ref = os.path.join(os.environ.get('TFLM_REFERENCE_DIR', '.'), f['model'])
+            f['model_sha256'] = hashlib.sha256(open(ref, 'rb').read()).hexdigest()
         fixture['firmwares'].append(f)
     json.dump(fixture, open(f'{repo}/tests/unit/data/tflm_flash/{cfg}.json', 'w'), indent=1)
 out += ['  };', '  return figures;', '}', '', '}  // namespace arenaplan::flash_detail', '']

@@ -2,7 +2,9 @@
 """Links the measurement firmwares of one configuration and records arm-none-eabi-size of each.
 usage: measure.py CPU LIB OPT MODEL.tflite...   (run in fw/; the library from ../Makefile must exist)
 Cases: runtime (no kernel, a 16-byte dummy model), one firmware per kernel (runtime + that kernel),
-all (every kernel), and per model: its bytes + exactly the kernels it uses (from arenaplan import)."""
+all (every kernel), and per model: its bytes + exactly the kernels it uses, from graphs/NAME.json
+(`arenaplan import NAME.tflite -o graphs/NAME.json`; none of the measured models has an
+all-constant op the import folds, so these are every operator's kind, as tflm_kernel_kinds gives)."""
 import json, os, subprocess, sys
 cpu, lib, opt = sys.argv[1:4]
 models = sys.argv[4:]
