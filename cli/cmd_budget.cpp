@@ -7,6 +7,7 @@
 #include "core/budget/board_library.h"
 #include "core/budget/budget.h"
 #include "core/budget/budget_report.h"
+#include "core/budget/flash.h"
 #include "core/graph/lifetime.h"
 #include "core/tflite/tflite_import.h"
 #include "core/tflite/tflm_arena.h"
@@ -32,12 +33,20 @@ int run_budget(const Args& args) {
   // hand-typed reservation (everything TFLM needs beyond the planned head: tail + temporaries).
   std::optional<TflmArenaComparison> tflm;
   std::vector<std::string> replaced;
+  // And its flash: the model's bytes + TFLM's runtime + the kernels it registers, against the board's.
+  std::optional<FlashEstimate> flash;
+  FlashCheck flash_check;
+  const FlashOpt opt = parse_flash_opt(args.option("opt").value_or("Os"));
   if (path.rfind("example:", 0) != 0) {
     const std::string bytes = read_file(path);
     if (looks_like_tflite(bytes)) {
-      tflm = tflm_arena_comparison(bytes, tflm_target_from_args(args, &board.core), options.plan.planner, options.plan.time_limit_seconds);
+      const TflmTarget target = tflm_target_from_args(args, &board.core);
+      tflm = tflm_arena_comparison(bytes, target, options.plan.planner, options.plan.time_limit_seconds);
       const TflmArena& a = tflm->offline;
       replaced = use_model_persistent(board, tflm_persistent_bytes(a), kTflmPersistentOwner);
+      flash = flash_estimate_kinds(tflm_kernel_kinds(bytes), static_cast<Bytes>(bytes.size()),
+                                   {target.kernels, opt, target.core.empty() ? board.core : target.core});
+      flash_check = check_flash(*flash, board.flash_bytes);
     }
   }
   if (auto s = args.option("scratch")) {
@@ -55,6 +64,7 @@ int run_budget(const Args& args) {
       j["tflm_arena"] = tflm_comparison_json(*tflm);
       j["tflm_arena"]["replaced_reservations"] = replaced;
     }
+    if (flash) j["flash"] = flash_json(*flash, flash_check);
     std::cout << j.dump(2) << "\n";
   } else {
     if (tflm) {
@@ -68,17 +78,18 @@ int run_budget(const Args& args) {
       }
       std::cout << "\n";
     }
+    if (flash) std::cout << flash_text(*flash, flash_check);
     std::cout << budget_text(g, live, board, b);
   }
-  return b.fits ? 0 : 1;
+  return b.fits && flash_check.fits ? 0 : 1;
 }
 
 }  // namespace
 
 ARENAPLAN_COMMAND("budget",
                   "budget GRAPH --board NAME|BOARD.json [--order A,B,...] [--planner NAME] [--scratch in_arena|separate] "
-                  "[--time-limit S] " + std::string(kTflmTargetUsage) + " [--json]   |   budget --list-boards [--json]",
-                  {"json", "list-boards"}, with_tflm_target_options({"board", "order", "planner", "scratch", "time-limit"}),
+                  "[--time-limit S] " + std::string(kTflmTargetUsage) + " [--opt Os|O2] [--json]   |   budget --list-boards [--json]",
+                  {"json", "list-boards"}, with_tflm_target_options({"board", "order", "planner", "scratch", "time-limit", "opt"}),
                   run_budget,
                   "Does the plan fit the board? The arena, scratch, stacks, DMA buffers and persistent state placed in the board's memory regions.",
                   with_tflm_target_help({{"board", "a library board by name (see --list-boards) or a board JSON file (required)"},
@@ -86,6 +97,7 @@ ARENAPLAN_COMMAND("budget",
                    {"planner", "the arena planner (default: best)"},
                    {"scratch", "where per-op scratch goes: in_arena (default) or separate"},
                    {"time-limit", "seconds for the whole command, planning included (default: 5)"},
+                   {"opt", "for a .tflite, the flash line's optimisation level: Os (default) or O2 (TFLM's speed build: kernels -O2, runtime -Os)"},
                    {"json", "machine-readable output"},
                    {"list-boards", "list the library boards and exit"}}),
                   {"budget example:two_branch --board examples/two_branch_board.json", "budget --list-boards",

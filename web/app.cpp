@@ -185,6 +185,7 @@ bool load_tflite(AppState& s, std::string_view bytes, const std::string& name) {
     TfliteImportOptions options;
     options.name = name;
     model.graph = import_tflite(bytes, options).graph;
+    model.kernel_kinds = tflm_kernel_kinds(bytes);
     json = graph_to_json(model.graph);
   } catch (const std::exception& e) {
     s.error = std::string("Model refused: ") + e.what();

@@ -56,6 +56,7 @@
 #include "core/teach/dag_layout.h"
 #include "core/teach/explain.h"
 #include "core/tflite/tflm_arena.h"
+#include "core/budget/flash.h"
 #include "core/transform/transform_auto.h"
 #include "core/transform/whatif.h"
 #include "imgui.h"
@@ -289,6 +290,7 @@ struct OpenedModel {
   std::string bytes;            // the file
   Graph graph;                  // import_tflite's graph: the same ops and tensors, with model data
   uint64_t graph_revision = 0;  // AppState::graph_revision right after the import
+  std::vector<std::string> kernel_kinds;  // what TFLM links for it (tflm_kernel_kinds): the flash line
 };
 
 // -- Budget tab (web/panel_budget.cpp) --
@@ -434,6 +436,8 @@ struct AppState {
   // --kernels / --core give it; tflm_target_version counts its changes.
   TflmTarget tflm_target;
   uint64_t tflm_target_version = 0;
+  // The optimisation level of the Budget tab's flash line (the CLI's budget --opt).
+  FlashOpt flash_opt = FlashOpt::kOs;
   // By (graph_revision, tflm_target_version, budget board_version) (web/budget_tflm.cpp); a cache.
   mutable Derived<TflmArenaView, std::tuple<uint64_t, uint64_t, uint64_t>> tflm_arena;
 

@@ -8,6 +8,7 @@
 
 #include "imgui.h"
 #include "web/panel_common.h"
+#include "web/ui_style.h"
 
 namespace arenaplan::web {
 namespace {
@@ -89,6 +90,33 @@ void draw_target_choice(AppState& s) {
   set_tflm_target(s, t);
 }
 
+// The firmware's flash for the opened model: the same core call and line as `arenaplan budget
+// MODEL --board B [--kernels K --core C --opt O]` prints (cheap: a table lookup per op kind).
+struct FlashLine {
+  FlashEstimate estimate;
+  FlashCheck check;
+};
+FlashLine flash_line(const AppState& s, const OpenedModel& model) {
+  const TflmTarget t = budget_target(s);
+  const std::string core = t.core.empty() && s.budget.loaded ? s.budget.board.core : t.core;
+  FlashLine f{flash_estimate_kinds(model.kernel_kinds, static_cast<Bytes>(model.bytes.size()), {t.kernels, s.flash_opt, core}), {}};
+  f.check = check_flash(f.estimate, s.budget.loaded ? s.budget.board.flash_bytes : 0);
+  return f;
+}
+
+void draw_flash(AppState& s, const OpenedModel& model) {
+  int opt = s.flash_opt == FlashOpt::kO2 ? 1 : 0;
+  ImGui::SetNextItemWidth(ImGui::CalcTextSize("-O2").x + ImGui::GetFrameHeight() * 2);
+  if (ImGui::Combo("Optimisation (flash)", &opt, "-Os\0-O2\0")) {
+    s.flash_opt = opt == 1 ? FlashOpt::kO2 : FlashOpt::kOs;
+    request_redraw(s);
+  }
+  const FlashLine f = flash_line(s, model);
+  std::string line = flash_text(f.estimate, f.check);
+  while (!line.empty() && line.back() == '\n') line.pop_back();
+  text_wrapped(line, f.check.fits ? nullptr : &kColorError);
+}
+
 }  // namespace
 
 void set_tflm_target(AppState& s, const TflmTarget& t) {
@@ -109,6 +137,7 @@ void draw_tflm_arena(AppState& s) {
   ImGui::Separator();
   if (!ImGui::CollapsingHeader("TFLM: the whole tensor_arena_size", ImGuiTreeNodeFlags_DefaultOpen)) return;
   draw_target_choice(s);
+  draw_flash(s, *current_model(s));
   if (!v.comparison) {
     text_wrapped("TFLM cannot run this model: " + v.error);
     return;
@@ -129,6 +158,13 @@ void draw_tflm_arena(AppState& s) {
                      " ops, e.g. " + a.estimated_ops.front(),
                  &dim);
   }
+}
+
+JsonOut export_flash(const AppState& s) {
+  const OpenedModel* model = current_model(s);
+  if (!model) return nullptr;
+  const FlashLine f = flash_line(s, *model);
+  return flash_json(f.estimate, f.check);
 }
 
 JsonOut export_tflm_arena(const AppState& s) {

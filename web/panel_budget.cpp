@@ -490,6 +490,7 @@ JsonOut export_budget(const AppState& s) {
   out["error"] = budget_error(v);
   out["report"] = r.json;
   out["tflm_arena"] = export_tflm_arena(s);
+  out["flash"] = export_flash(s);
   return out;
 }
 

@@ -104,6 +104,42 @@ export const tests = [
     assert.equal(r.status, 2);
     assert.match(r.stderr, /--board: no library board "no_such_board" \(see `arenaplan budget --list-boards`\)/);
   }],
+  ['flash: a .tflite model + TFLM runtime + kernels against the board flash, --kernels and --opt', (cli) => {
+    const model = 'tests/unit/data/tflm/int8_inception.tflite';
+    let r = cli('budget', model, '--board', 'stm32h743', '--kernels', 'cmsis-nn', '--opt', 'O2', '--json');
+    assert.equal(r.status, 0, r.stderr);
+    const f = r.json.flash;
+    assert.equal(f.model_bytes, readFileSync(model).length);
+    assert.equal(f.total_bytes, f.model_bytes + f.runtime_bytes + f.kernel_bytes);
+    assert.equal(f.kernel_library, 'cmsis-nn');
+    assert.equal(f.opt, 'O2');
+    assert.equal(f.flash_bytes, 2 * 1024 * KiB);
+    assert.equal(f.fits, true);
+    assert.deepEqual(f.estimated, []);
+    assert.deepEqual(f.kernels.map((k) => k.kind).sort(),
+      ['add', 'concatenation', 'conv_2d', 'depthwise_conv_2d', 'fully_connected', 'max_pool_2d', 'mean', 'pad', 'softmax']);
+    r = cli('budget', model, '--board', 'stm32h743');
+    assert.equal(r.status, 0, r.stderr);
+    assert.match(r.stdout, /^flash: model 17,184 B \+ TFLM runtime [\d,]+ B \+ 9 kernels [\d,]+ B = [\d,]+ B of 2 MiB: fits \(free [\d.]+ MiB\) \(cortex-m4f, reference kernels, -Os\)$/m);
+    r = cli('budget', model, '--board', 'stm32h743', '--opt', 'O3');
+    assert.equal(r.status, 2);
+    assert.match(r.stderr, /--opt: expected Os or O2, found "O3"/);
+  }],
+  ['flash: a board with too little flash does not fit, exit 1, though its RAM holds the arena', (cli) => {
+    const board = JSON.parse(readFileSync('examples/two_branch_board.json', 'utf8'));
+    board.core = 'cortex-m4';
+    board.flash = { size: '48KiB', source: 'a made-up part for this test' };
+    const path = join(mkdtempSync(join(tmpdir(), 'arenaplan-flash-')), 'small_flash.json');
+    writeFileSync(path, JSON.stringify(board));
+    let r = cli('budget', 'tests/unit/data/tflm/int8_inception.tflite', '--board', path, '--json');
+    assert.equal(r.status, 1);
+    assert.equal(r.json.fits, true);  // the RAM budget
+    assert.equal(r.json.flash.fits, false);
+    assert.equal(r.json.flash.free_bytes, 48 * KiB - r.json.flash.total_bytes);
+    r = cli('budget', 'tests/unit/data/tflm/int8_inception.tflite', '--board', path);
+    assert.equal(r.status, 1);
+    assert.match(r.stdout, /^flash: .* of 48 KiB: DOES NOT FIT \(over by [\d.]+ KiB\)/m);
+  }],
   ['check-shape: N = 2 accepted, N = 9 rejected naming N <= 8', (cli) => {
     let r = cli('check-shape', 'examples/batch_contract.json', '--input', 'x=2x16x16x3', '--range', 'N=1..2', '--range', 'N=3..8', '--json');
     assert.equal(r.status, 0, r.stderr);
