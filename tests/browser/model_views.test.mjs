@@ -65,3 +65,26 @@ test('Simulator tab: an opened .tflite runs with its own kernels and weights, al
   assert.equal(sim.report.per_op.length, JSON.parse(r.stdout).per_op.length);
   assert.deepEqual(errors, []);
 });
+
+test('Budget tab: an opened .tflite\'s flash line is `arenaplan budget`\'s, at -Os and -O2', async (t) => {
+  const { page, errors } = await t.open();
+  const file = path.join(repo, 'tests/unit/data/tflm/int8_inception.tflite');
+  const bytes = Array.from(fs.readFileSync(file));
+  assert.equal(await page.evaluate((b) => window.arenaplan.loadTflite(new Uint8Array(b)), bytes), '');
+  await click(page, 'tab.Budget');
+  await waitFrames(page, 3);
+  let s = await state(page);
+  const board = path.join(repo, 'examples', `${s.budget.board}.json`);
+  assert.ok(fs.existsSync(board), `the page's default board ${s.budget.board} is an example file`);
+  const page_flash = s.budget.flash;
+  assert.ok(page_flash && page_flash.total_bytes > page_flash.model_bytes, JSON.stringify(page_flash));
+  assert.equal(page_flash.model_bytes, bytes.length);
+  const cli_flash = (opt) => {
+    const r = spawnSync(cli, ['budget', file, '--board', board, '--kernels', page_flash.kernel_library, '--opt', opt, '--json'],
+                        { encoding: 'utf8' });
+    assert.ok(r.status === 0 || r.status === 1, r.stderr);
+    return JSON.parse(r.stdout).flash;
+  };
+  assert.deepEqual(page_flash, cli_flash('Os'));
+  assert.deepEqual(errors, []);
+});
