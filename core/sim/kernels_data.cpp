@@ -1,6 +1,6 @@
 // Model kernels that build, pick or retype whole tensors without arithmetic on their values:
 // GATHER, CAST, FILL, SHAPE, PACK, UNPACK, ZEROS_LIKE, BROADCAST_TO, SELECT_V2, MIRROR_PAD,
-// SPACE_TO_BATCH_ND, BATCH_TO_SPACE_ND;
+// SPACE_TO_BATCH_ND, BATCH_TO_SPACE_ND, GATHER_ND;
 // the types are those TFLM's kernels accept, every other one refused by name.
 #include <algorithm>
 #include <cmath>
@@ -403,5 +403,43 @@ ModelKernel batch_grid_kernel(const KernelContext& c, bool to_batch) {
 
 ModelKernel prepare_space_to_batch_nd(const KernelContext& c) { return batch_grid_kernel(c, true); }
 ModelKernel prepare_batch_to_space_nd(const KernelContext& c) { return batch_grid_kernel(c, false); }
+
+// GATHER_ND: each row of the last indices dim picks a slice of params (its first `nd` dims
+// indexed, the rest copied). A slice outside params fails TFLM's Invoke; here it gives zeros.
+ModelKernel prepare_gather_nd(const KernelContext& c) {
+  c.require(c.inputs() == 2 && c.outputs() == 1, "gather_nd expects params, indices and one output");
+  const Tensor &pt = c.in(0), &it = c.in(1), &yt = c.out(0);
+  c.require((c.is(pt, DType::kInt8) || c.is(pt, DType::kFloat32)) && yt.dtype == pt.dtype,
+            "gather_nd runs int8 or float32 params (TFLM)");
+  c.require(c.is(it, DType::kInt32), "gather_nd takes int32 indices (TFLM)");
+  const auto p = c.dims(pt), idx = c.dims(it);
+  const int64_t nd = idx.back();
+  c.require(nd >= 1 && nd <= static_cast<int64_t>(p.size()) && nd <= 5, "gather_nd's index depth must be 1..min(rank, 5) (TFLM)");
+  std::vector<int64_t> expect(idx.begin(), idx.end() - 1);
+  expect.insert(expect.end(), p.begin() + nd, p.end());
+  if (expect.empty()) expect.push_back(1);  // a scalar output is stored as one element
+  auto y = c.dims(yt);
+  c.require(y == expect, "gather_nd's output shape is not indices' outer dims then params' inner dims");
+  int64_t slices = 1, slice = 1;
+  for (size_t d = 0; d + 1 < idx.size(); ++d) slices *= idx[d];
+  for (size_t d = static_cast<size_t>(nd); d < p.size(); ++d) slice *= p[d];
+  std::vector<int64_t> stride(static_cast<size_t>(nd));  // elements per step of each indexed dim
+  int64_t remaining = c.count(pt);
+  for (int64_t d = 0; d < nd; ++d) stride[d] = remaining /= p[d];
+  const int64_t total = c.count(pt), width = dtype_width(*pt.dtype);
+  ModelKernel k{c.is(pt, DType::kInt8) ? "gather_nd int8" : "gather_nd float32"};
+  k.work.alu_ops = slices * slice;
+  k.run = [=](const Operand* in, const Operand* out) {
+    const int32_t* index = as<int32_t>(in[1]);
+    for (int64_t s = 0; s < slices; ++s) {
+      int64_t from = 0;
+      for (int64_t d = 0; d < nd; ++d) from += int64_t{index[s * nd + d]} * stride[d];
+      uint8_t* to = out[0].data + s * slice * width;
+      if (from < 0 || from + slice > total) std::memset(to, 0, static_cast<size_t>(slice * width));
+      else std::memcpy(to, in[0].data + from * width, static_cast<size_t>(slice * width));
+    }
+  };
+  return k;
+}
 
 }  // namespace arenaplan::sim

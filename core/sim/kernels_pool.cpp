@@ -1,4 +1,4 @@
-// Model kernels that reduce windows or axes: AVERAGE_POOL_2D, MAX_POOL_2D, MEAN and SUM (int8 and
+// Model kernels that reduce windows or axes: AVERAGE_POOL_2D, MAX_POOL_2D (int8, int16, float32), MEAN and SUM (int8 and
 // int16 with TFLM's reference arithmetic, float32), REDUCE_MAX and REDUCE_MIN (int8, float32).
 #include <algorithm>
 #include <cstring>
@@ -60,6 +60,27 @@ void for_each_window(const PoolGeom& g, F&& f) {
       }
 }
 
+// TFLM's integer pooling over T (int8, int16: the same loops): the window's sum in int32 divided
+// rounding half away from zero, or its maximum from T's lowest; the activation clamp.
+template <class T>
+void quantized_pool_run(const PoolGeom& g, bool average, int32_t fold_value, int32_t lo, int32_t hi, const T* x, T* y) {
+  for_each_window(g, [&](int64_t b, int64_t at, int64_t y0, int64_t y1, int64_t x0, int64_t x1) {
+    for (int64_t ch = 0; ch < g.c; ++ch) {
+      int32_t acc = average ? 0 : std::numeric_limits<T>::lowest(), count = 0;
+      for (int64_t iy = y0; iy < y1; ++iy)
+        for (int64_t ix = x0; ix < x1; ++ix) {
+          const int64_t at_x = g.index(b, iy, ix, ch);
+          const int32_t v = at_x < 0 ? fold_value : x[at_x];
+          acc = average ? acc + v : std::max(acc, v);
+          ++count;
+        }
+      // TFLM: the mean rounds half away from zero; an empty window (only padding) gives 0.
+      if (average) acc = count == 0 ? 0 : acc > 0 ? (acc + count / 2) / count : (acc - count / 2) / count;
+      y[at + ch] = static_cast<T>(std::clamp(acc, lo, hi));
+    }
+  });
+}
+
 ModelKernel prepare_pool(const KernelContext& c, bool average) {
   const Tensor &xt = c.in(0), &yt = c.out(0);
   const PoolGeom g = pool_geometry(c);
@@ -74,27 +95,22 @@ ModelKernel prepare_pool(const KernelContext& c, bool average) {
     int32_t lo, hi;
     c.activation_range_int8(yt, lo, hi);
     k.run = [=](const Operand* in, const Operand* out) {
-      const int8_t* x = as<int8_t>(in[0]);
-      int8_t* y = as_mut<int8_t>(out[0]);
-      for_each_window(g, [&](int64_t b, int64_t at, int64_t y0, int64_t y1, int64_t x0, int64_t x1) {
-        for (int64_t ch = 0; ch < g.c; ++ch) {
-          int32_t acc = average ? 0 : -128, count = 0;
-          for (int64_t iy = y0; iy < y1; ++iy)
-            for (int64_t ix = x0; ix < x1; ++ix) {
-              const int64_t at_x = g.index(b, iy, ix, ch);
-              const int32_t v = at_x < 0 ? static_cast<int32_t>(fold_value) : x[at_x];
-              acc = average ? acc + v : std::max(acc, v);
-              ++count;
-            }
-          // TFLM: the mean rounds half away from zero; an empty window (only padding) gives 0.
-          if (average) acc = count == 0 ? 0 : acc > 0 ? (acc + count / 2) / count : (acc - count / 2) / count;
-          y[at + ch] = static_cast<int8_t>(std::clamp(acc, lo, hi));
-        }
-      });
+      quantized_pool_run(g, average, static_cast<int32_t>(fold_value), lo, hi, as<int8_t>(in[0]), as_mut<int8_t>(out[0]));
     };
     return k;
   }
-  c.require(c.is(xt, DType::kFloat32) && c.is(yt, DType::kFloat32), std::string(base) + " runs int8 or float32");
+  if (c.is(xt, DType::kInt16) && c.is(yt, DType::kInt16)) {
+    // The foldpad rewrite folds int8 pads only.
+    c.require(!g.folded, std::string(base) + " int16 with a folded pad is not supported");
+    k.name = average ? "average_pool_2d int16" : "max_pool_2d int16";
+    int32_t lo, hi;
+    c.activation_range_int16(yt, lo, hi);
+    k.run = [=](const Operand* in, const Operand* out) {
+      quantized_pool_run(g, average, 0, lo, hi, as<int16_t>(in[0]), as_mut<int16_t>(out[0]));
+    };
+    return k;
+  }
+  c.require(c.is(xt, DType::kFloat32) && c.is(yt, DType::kFloat32), std::string(base) + " runs int8, int16 or float32");
   k.name = average ? (g.folded ? "average_pool_2d float32 folded pad" : "average_pool_2d float32")
                    : (g.folded ? "max_pool_2d float32 folded pad" : "max_pool_2d float32");
   float fold_float;

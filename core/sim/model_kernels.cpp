@@ -54,6 +54,14 @@ constexpr Registration kModelKernels[] = {
     {"slice", prepare_slice},
     {"prelu", prepare_prelu},
     {"arg_max", prepare_arg_max},
+    {"arg_min", prepare_arg_min},
+    {"elu", prepare_elu},
+    {"add_n", prepare_add_n},
+    {"cumsum", prepare_cumsum},
+    {"reverse_v2", prepare_reverse_v2},
+    {"gather_nd", prepare_gather_nd},
+    {"l2_normalization", prepare_l2_normalization},
+    {"log_softmax", prepare_log_softmax},
     // Recurrent and int16-activation kernels.
     {"unidirectional_sequence_lstm", prepare_unidirectional_sequence_lstm},
     // Data movement, elementwise math, reductions, matrix products (kernels_data/_math/_pool/_matmul.cpp).

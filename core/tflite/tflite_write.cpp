@@ -107,7 +107,7 @@ enum OptionsType : uint8_t {
   kSoftmaxOptions = 9, kConcatenationOptions = 10, kAddOptions = 11, kResizeBilinearOptions = 15, kMulOptions = 21,
   kReducerOptions = 27, kSubOptions = 28, kDivOptions = 29, kStridedSliceOptions = 32, kSplitOptions = 35,
   kArgMaxOptions = 40, kResizeNearestNeighborOptions = 74, kLeakyReluOptions = 75, kSplitVOptions = 79,
-  kDepthToSpaceOptions = 94,
+  kDepthToSpaceOptions = 94, kL2NormOptions = 12, kArgMinOptions = 57, kCumsumOptions = 102,
   // Recurrent ops.
   kUnidirectionalSequenceLSTMOptions = 71
 };
@@ -160,6 +160,12 @@ Options write_options(fb::FlatBufferBuilder& b, const Graph& g, const Op& op, At
     return {kSplitVOptions, tfl::CreateSplitVOptions(b, static_cast<int32_t>(a.get("num_splits", 1))).Union()};
   if (k == "arg_max")
     return {kArgMaxOptions, tfl::CreateArgMaxOptions(b, static_cast<int8_t>(a.get("output_type", 2))).Union()};
+  if (k == "arg_min")
+    return {kArgMinOptions, tfl::CreateArgMinOptions(b, static_cast<int8_t>(a.get("output_type", 2))).Union()};
+  if (k == "cumsum")
+    return {kCumsumOptions, tfl::CreateCumsumOptions(b, a.get("exclusive", 0) != 0, a.get("reverse", 0) != 0).Union()};
+  if (k == "l2_normalization")
+    return {kL2NormOptions, tfl::CreateL2NormOptions(b, static_cast<int8_t>(a.get("activation", 0))).Union()};
   if (k == "depth_to_space")
     return {kDepthToSpaceOptions, tfl::CreateDepthToSpaceOptions(b, static_cast<int32_t>(a.get("block_size", 1))).Union()};
   if (k == "unidirectional_sequence_lstm")

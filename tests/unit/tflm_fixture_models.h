@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <cstring>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -445,6 +446,98 @@ class Int16Stack : public ModelBuilder {
     TensorId y = activation(name + ".out", {1, out}, output_scale(scale_of(x), sw, in) * 1000.f / 18918.f);
     op(name, "fully_connected", {x, w, b}, {y}, {{"activation", 0}, {"keep_num_dims", 0}});
     return y;
+  }
+};
+
+// The rest of TFLM's op resolver in one chain, int8, int16 or float32 (`resolver_int8`,
+// `resolver_int16`, `resolver_float`). int8 and float32: ELU, REVERSE_V2, ADD_N (three inputs), CUMSUM (reverse),
+// L2_NORMALIZATION, GATHER_ND, ARG_MIN, PRELU, LOG_SOFTMAX; int16: AVERAGE_POOL_2D,
+// MAX_POOL_2D, LEAKY_RELU, PRELU with int8 slopes. Several graph outputs, concatenated when
+// hashed.
+class ResolverOpsStack : public ModelBuilder {
+ public:
+  ResolverOpsStack(uint64_t seed, DType type) : draws_(seed), type_(type) {
+    g.name = type == DType::kInt8 ? "resolver_int8" : type == DType::kInt16 ? "resolver_int16" : "resolver_float";
+    if (type == DType::kInt16) {
+      build_int16();
+    } else {
+      build_int8_or_float();
+    }
+    link_tensors(g);
+    validate_graph(g);
+  }
+  std::vector<uint8_t> input_bytes(uint64_t seed) const { return drawn_input(g, seed, type_ == DType::kFloat32, 6.f); }
+
+ private:
+  PortableDraws draws_;
+  DType type_;
+
+  std::optional<Quantization> q(float scale, int64_t zero_point) const {
+    if (type_ == DType::kFloat32) return std::nullopt;
+    return quant(scale, zero_point);
+  }
+  TensorId act(const std::string& name, std::vector<int64_t> shape, float scale, int64_t zero_point) {
+    return tensor(name, shape, type_, q(scale, zero_point));
+  }
+  TensorId ints(const std::string& name, std::vector<int64_t> shape, std::vector<int32_t> v) {
+    return tensor(name, shape, DType::kInt32, {}, bytes_of(v));
+  }
+  std::vector<int8_t> slopes(size_t n) {
+    std::vector<int8_t> v(n);
+    for (int8_t& a : v) a = static_cast<int8_t>(draws_.between(-100, 100));
+    return v;
+  }
+  TensorId prelu(const std::string& name, TensorId x, float out_scale, int64_t out_zp) {
+    const auto d = dims(x);
+    TensorId alpha = type_ == DType::kFloat32
+                         ? tensor(name + ".alpha", {d.back()}, DType::kFloat32, {}, bytes_of(std::vector<float>{0.25f, -0.5f, 0.125f, 1.5f}))
+                         : tensor(name + ".alpha", {d.back()}, DType::kInt8, quant(0.01f, 4), bytes_of(slopes(static_cast<size_t>(d.back()))));
+    TensorId y = act(name + ".out", d, out_scale, out_zp);
+    op(name, "prelu", {x, alpha}, {y});
+    return y;
+  }
+
+  void build_int8_or_float() {
+    TensorId x = act("input", {1, 6, 6, 4}, 0.05f, -3);
+    TensorId e = act("elu.out", {1, 6, 6, 4}, 0.04f, -60);
+    op("elu", "elu", {x}, {e});
+    TensorId r = act("reverse.out", {1, 6, 6, 4}, 0.04f, -60);
+    op("reverse", "reverse_v2", {e, ints("reverse.axes", {2}, {1, 2})}, {r});
+    TensorId r2 = act("reverse_channels.out", {1, 6, 6, 4}, 0.04f, -60);
+    op("reverse_channels", "reverse_v2", {e, ints("reverse_channels.axes", {1}, {-1})}, {r2});
+    TensorId s = act("add_n.out", {1, 6, 6, 4}, 0.08f, 5);
+    op("add_n", "add_n", {e, r, r2}, {s});
+    TensorId c = act("cumsum.out", {1, 6, 6, 4}, 0.3f, -10);
+    op("cumsum", "cumsum", {s, ints("cumsum.axis", {1}, {2})}, {c}, {{"exclusive", 0}, {"reverse", 1}});
+    TensorId n = act("l2.out", {1, 6, 6, 4}, 1.f / 128, 0);
+    op("l2", "l2_normalization", {c}, {n}, {{"activation", 0}});
+    TensorId gnd = act("gather_nd.out", {3, 4}, 1.f / 128, 0);
+    op("gather_nd", "gather_nd", {n, ints("gather_nd.indices", {3, 3}, {0, 1, 2, 0, 5, 5, 0, 3, 0})}, {gnd});
+    TensorId am = tensor("arg_min.out", {1, 6, 6}, DType::kInt32);
+    op("arg_min", "arg_min", {c, ints("arg_min.axis", {1}, {3})}, {am}, {{"output_type", 2}});
+    TensorId p = prelu("prelu", x, 0.05f, -3);
+    g.inputs = {x};
+    TensorId lsm = act("log_softmax.out", {1, 6, 6, 4}, 16.f / 256, 127);  // TFLM's int8 output quantization
+    op("log_softmax", "log_softmax", {c}, {lsm});
+    g.outputs = {gnd, am, p, lsm};
+  }
+
+  void build_int16() {
+    TensorId x = act("input", {1, 6, 6, 4}, 1.f / 4096, 0);
+    TensorId a = act("avg_pool.out", {1, 4, 4, 4}, 1.f / 4096, 0);
+    op("avg_pool", "average_pool_2d", {x}, {a},
+       {{"kernel_h", 3}, {"kernel_w", 3}, {"stride_h", 1}, {"stride_w", 1}, {"pad_h", 0}, {"pad_w", 0}, {"activation", 0}});
+    TensorId m = act("max_pool.out", {1, 2, 2, 4}, 1.f / 4096, 0);
+    op("max_pool", "max_pool_2d", {a}, {m},
+       {{"kernel_h", 2}, {"kernel_w", 2}, {"stride_h", 2}, {"stride_w", 2}, {"pad_h", 0}, {"pad_w", 0}, {"activation", 0}});
+    TensorId l = act("leaky.out", {1, 2, 2, 4}, 1.f / 3000, 0);
+    uint32_t alpha_bits;
+    const float alpha = 0.2f;
+    std::memcpy(&alpha_bits, &alpha, 4);
+    op("leaky", "leaky_relu", {m}, {l}, {{"alpha_f32", alpha_bits}});
+    TensorId p = prelu("prelu", x, 1.f / 2048, 0);
+    g.inputs = {x};
+    g.outputs = {a, l, p};
   }
 };
 

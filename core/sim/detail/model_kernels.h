@@ -113,6 +113,14 @@ ModelKernel prepare_prelu(const KernelContext& c);  // kernels_select.cpp
 ModelKernel prepare_maximum(const KernelContext& c);
 ModelKernel prepare_minimum(const KernelContext& c);
 ModelKernel prepare_arg_max(const KernelContext& c);
+ModelKernel prepare_arg_min(const KernelContext& c);
+ModelKernel prepare_elu(const KernelContext& c);                // kernels_elementwise.cpp
+ModelKernel prepare_add_n(const KernelContext& c);              // kernels_accumulate.cpp
+ModelKernel prepare_cumsum(const KernelContext& c);
+ModelKernel prepare_reverse_v2(const KernelContext& c);         // kernels_shape.cpp
+ModelKernel prepare_gather_nd(const KernelContext& c);          // kernels_data.cpp
+ModelKernel prepare_l2_normalization(const KernelContext& c);   // kernels_softmax.cpp
+ModelKernel prepare_log_softmax(const KernelContext& c);
 ModelKernel prepare_split(const KernelContext& c);
 ModelKernel prepare_split_v(const KernelContext& c);
 ModelKernel prepare_slice(const KernelContext& c);

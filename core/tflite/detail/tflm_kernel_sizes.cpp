@@ -50,7 +50,7 @@ bool parses_without_data(int32_t code) {
                                   kQuantize, kHardSwish, kAbs, kNeg, kLog, kSqrt, kRsqrt, kSquare, kSin,
                                   kCos, kLogicalNot, kZerosLike, kFill, kBroadcastTo, kSquaredDifference,
                                   kEqual, kNotEqual, kGreater, kGreaterEqual, kLess, kLessEqual, kSelectV2,
-                                  kLogicalOr, kLogicalAnd, kCeil, kRound};
+                                  kLogicalOr, kLogicalAnd, kCeil, kRound, kReverseV2, kAddN, kGatherNd, kElu};
   return std::find(std::begin(codes), std::end(codes), code) != std::end(codes);
 }
 
@@ -85,6 +85,7 @@ bool op_data_of(int32_t code, const TflmTarget& target, bool* has_init, Bytes* b
       {kMirrorPad, {20, 20}},  // five ints
       {kBatchMatMul, {32, 16}},         // three pointers and three bools
       {kSquaredDifference, {112, 112}},  // a bool, then ArithmeticParams (int64 aligned)
+      {kElu, {256, 256}},               // the int8 lookup table
   };
   // Kernels without Init (RegisterOp(nullptr, ...)).
   static const int32_t no_init[] = {kReshape, kSqueeze, kExpandDims, kTranspose, kResizeNearestNeighbor,
@@ -92,7 +93,8 @@ bool op_data_of(int32_t code, const TflmTarget& target, bool* has_init, Bytes* b
                                     kUnpack, kShape, kFloor, kGather, kBatchToSpaceNd, kDepthToSpace,
                                     kSpaceToDepth, kCast, kArgMax, kArgMin, kNeg, kExp, kLog, kSqrt,
                                     kSquare, kSin, kCos, kLogicalNot, kZerosLike, kFill, kBroadcastTo,
-                                    kLogicalOr, kLogicalAnd, kCeil, kRound};
+                                    kLogicalOr, kLogicalAnd, kCeil, kRound, kReverseV2, kAddN, kGatherNd,
+                                    kCumsum, kLogSoftmax};
   auto it = table.find(code);
   if (it != table.end()) {
     *has_init = true;
@@ -205,8 +207,40 @@ bool known_prepare(const Operator& op, const Subgraph& g, int pointer_bytes, Rec
       r.in(2);
       return true;
     case kTranspose: case kMaximum: case kMinimum: case kPack: case kUnpack: case kFloor: case kShape: case kNeg:
-    case kLogicalOr: case kLogicalAnd:
+    case kLogicalOr: case kLogicalAnd: case kArgMax: case kArgMin:
       return true;  // no temporaries, no persistent buffers
+    case kPrelu: case kReverseV2:
+      r.in(0); r.in(1); r.outp(0);
+      return true;
+    case kElu: case kL2Normalization:
+      r.in(0); r.outp(0);
+      return true;
+    case kLogSoftmax:
+      r.in(0); r.outp(0);
+      // LogSoftmaxOpData: five int32s and two size_t.
+      if (in0 && in0->type == kInt8) r.persist(pointer_bytes == 8 ? 40 : 28);
+      return true;
+    case kCumsum: {
+      r.in(0); r.in(1); r.outp(0);
+      if (in0 && in0->type == kInt8) r.persist(36);  // OpData: nine int32s
+      return true;
+    }
+    case kAddN: {
+      // Input 0 and the output, then each other input in turn; a scratch array of one data
+      // pointer per input; int8 keeps its OpData (ten int32s) first.
+      r.in(0); r.outp(0);
+      for (size_t i = 1; i < op.inputs.size(); ++i) r.in(static_cast<int32_t>(i));
+      const Tensor* out0 = output_at(op, g, 0);
+      if (out0 && out0->type == kInt8) r.persist(40);
+      r.scratch(static_cast<Bytes>(pointer_bytes) * static_cast<Bytes>(op.inputs.size()));
+      return true;
+    }
+    case kGatherNd: {
+      r.in(0); r.in(1); r.outp(0);
+      const Tensor* out0 = output_at(op, g, 0);
+      r.persist(4 + 4 * static_cast<Bytes>(out0 ? out0->dims.size() : 0));  // the output's writable dims
+      return true;
+    }
     case kMean: case kSum: {
       // PrepareMeanOrSumHelper, then PrepareSimple's own input, axis (and output for int8).
       r.in(0); r.outp(0); r.in(1);
