@@ -338,4 +338,24 @@ ModelKernel prepare_greater_equal(const KernelContext& c) {
 ModelKernel prepare_less(const KernelContext& c) { return prepare_comparison(c, Compare::kLess, "less"); }
 ModelKernel prepare_less_equal(const KernelContext& c) { return prepare_comparison(c, Compare::kLessEqual, "less_equal"); }
 
+// FLOOR_DIV and FLOOR_MOD, float32 only as in TFLM (4-d broadcast): the quotient divided in
+// double and floored; the remainder of fmod moved onto the divisor's sign. A zero divisor fails
+// FLOOR_DIV's Invoke in TFLM; here it gives the IEEE quotient's floor (an infinity or NaN).
+ModelKernel prepare_floor_div(const KernelContext& c) {
+  const BinaryShapes s = binary_shapes(c, 4, "floor_div");
+  c.require(c.is(*s.y, DType::kFloat32), "floor_div runs float32 only (TFLM)");
+  return each_pair<float>("floor_div float32", s, [](float a, float b) {
+    return static_cast<float>(std::floor(static_cast<double>(a) / static_cast<double>(b)));
+  });
+}
+
+ModelKernel prepare_floor_mod(const KernelContext& c) {
+  const BinaryShapes s = binary_shapes(c, 4, "floor_mod");
+  c.require(c.is(*s.y, DType::kFloat32), "floor_mod runs float32 only (TFLM)");
+  return each_pair<float>("floor_mod float32", s, [](float a, float b) {
+    const float r = std::fmod(a, b);
+    return r != 0 && ((b < 0) != (r < 0)) ? r + b : r;
+  });
+}
+
 }  // namespace arenaplan::sim

@@ -1,6 +1,7 @@
-// Model kernels that reduce windows or axes: AVERAGE_POOL_2D, MAX_POOL_2D (int8, int16, float32), MEAN and SUM (int8 and
+// Model kernels that reduce windows or axes: AVERAGE_POOL_2D, MAX_POOL_2D (int8, int16, float32), L2_POOL_2D (float32), MEAN and SUM (int8 and
 // int16 with TFLM's reference arithmetic, float32), REDUCE_MAX and REDUCE_MIN (int8, float32).
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <limits>
 
@@ -140,6 +141,35 @@ ModelKernel prepare_pool(const KernelContext& c, bool average) {
 }
 
 }  // namespace
+
+// L2_POOL_2D, float32 only as in TFLM: the square root of the window's mean square, clamped.
+ModelKernel prepare_l2_pool_2d(const KernelContext& c) {
+  const PoolGeom g = pool_geometry(c);
+  c.require(c.is(c.in(0), DType::kFloat32) && c.is(c.out(0), DType::kFloat32), "l2_pool_2d runs float32 only (TFLM)");
+  c.require(!g.folded, "l2_pool_2d with a folded pad is not supported");
+  float lo, hi;
+  c.activation_range_float(lo, hi);
+  ModelKernel k{"l2_pool_2d float32"};
+  k.work.alu_ops = 2 * g.n * g.oh * g.ow * g.c * g.kh * g.kw;
+  k.run = [=](const Operand* in, const Operand* out) {
+    const float* x = as<float>(in[0]);
+    float* y = as_mut<float>(out[0]);
+    for_each_window(g, [&](int64_t b, int64_t at, int64_t y0, int64_t y1, int64_t x0, int64_t x1) {
+      for (int64_t ch = 0; ch < g.c; ++ch) {
+        float squares = 0.f;
+        int count = 0;
+        for (int64_t iy = y0; iy < y1; ++iy)
+          for (int64_t ix = x0; ix < x1; ++ix) {
+            const float v = x[g.index(b, iy, ix, ch)];
+            squares += v * v;
+            ++count;
+          }
+        y[at + ch] = std::min(std::max(std::sqrt(squares / static_cast<float>(count)), lo), hi);
+      }
+    });
+  };
+  return k;
+}
 
 ModelKernel prepare_average_pool_2d(const KernelContext& c) { return prepare_pool(c, true); }
 ModelKernel prepare_max_pool_2d(const KernelContext& c) { return prepare_pool(c, false); }

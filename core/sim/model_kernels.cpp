@@ -62,6 +62,11 @@ constexpr Registration kModelKernels[] = {
     {"gather_nd", prepare_gather_nd},
     {"l2_normalization", prepare_l2_normalization},
     {"log_softmax", prepare_log_softmax},
+    {"embedding_lookup", prepare_embedding_lookup},
+    {"dynamic_update_slice", prepare_dynamic_update_slice},
+    {"l2_pool_2d", prepare_l2_pool_2d},
+    {"floor_div", prepare_floor_div},
+    {"floor_mod", prepare_floor_mod},
     // Recurrent and int16-activation kernels.
     {"unidirectional_sequence_lstm", prepare_unidirectional_sequence_lstm},
     // Data movement, elementwise math, reductions, matrix products (kernels_data/_math/_pool/_matmul.cpp).

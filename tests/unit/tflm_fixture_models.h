@@ -541,4 +541,40 @@ class ResolverOpsStack : public ModelBuilder {
   }
 };
 
+// More of the op resolver, float32 (`resolver_float_more`): L2_POOL_2D, FLOOR_DIV and FLOOR_MOD
+// by per-channel constants, DYNAMIC_UPDATE_SLICE (start indices that clamp) and EMBEDDING_LOOKUP
+// of an int8 table into float32.
+class ResolverMoreStack : public ModelBuilder {
+ public:
+  explicit ResolverMoreStack(uint64_t seed) : draws_(seed) {
+    g.name = "resolver_float_more";
+    TensorId x = tensor("input", {1, 6, 6, 4}, DType::kFloat32);
+    TensorId pooled = tensor("l2_pool.out", {1, 3, 3, 4}, DType::kFloat32);
+    op("l2_pool", "l2_pool_2d", {x}, {pooled},
+       {{"kernel_h", 2}, {"kernel_w", 2}, {"stride_h", 2}, {"stride_w", 2}, {"pad_h", 0}, {"pad_w", 0}, {"activation", 0}});
+    TensorId divisor = tensor("divisor", {4}, DType::kFloat32, {}, bytes_of(std::vector<float>{0.7f, -1.3f, 2.1f, -0.4f}));
+    TensorId q = tensor("floor_div.out", {1, 6, 6, 4}, DType::kFloat32);
+    op("floor_div", "floor_div", {x, divisor}, {q});
+    TensorId r = tensor("floor_mod.out", {1, 6, 6, 4}, DType::kFloat32);
+    op("floor_mod", "floor_mod", {x, divisor}, {r});
+    TensorId start = tensor("update.start", {4}, DType::kInt32, {}, bytes_of(std::vector<int32_t>{0, 2, 4, 1}));
+    TensorId updated = tensor("update.out", {1, 6, 6, 4}, DType::kFloat32);
+    op("update", "dynamic_update_slice", {x, pooled, start}, {updated});
+    std::vector<int8_t> table(5 * 6);
+    for (int8_t& v : table) v = static_cast<int8_t>(draws_.between(-127, 127));
+    TensorId ids = tensor("embedding.ids", {3}, DType::kInt32, {}, bytes_of(std::vector<int32_t>{2, 0, 4}));
+    TensorId t = tensor("embedding.table", {5, 6}, DType::kInt8, quant(0.1f, 0), bytes_of(table));
+    TensorId e = tensor("embedding.out", {3, 6}, DType::kFloat32);
+    op("embedding", "embedding_lookup", {ids, t}, {e});
+    g.inputs = {x};
+    g.outputs = {pooled, q, r, updated, e};
+    link_tensors(g);
+    validate_graph(g);
+  }
+  std::vector<uint8_t> input_bytes(uint64_t seed) const { return drawn_input(g, seed, true, 6.f); }
+
+ private:
+  PortableDraws draws_;
+};
+
 }  // namespace arenaplan::test

@@ -119,6 +119,11 @@ ModelKernel prepare_add_n(const KernelContext& c);              // kernels_accum
 ModelKernel prepare_cumsum(const KernelContext& c);
 ModelKernel prepare_reverse_v2(const KernelContext& c);         // kernels_shape.cpp
 ModelKernel prepare_gather_nd(const KernelContext& c);          // kernels_data.cpp
+ModelKernel prepare_embedding_lookup(const KernelContext& c);
+ModelKernel prepare_dynamic_update_slice(const KernelContext& c);
+ModelKernel prepare_l2_pool_2d(const KernelContext& c);         // kernels_pool.cpp
+ModelKernel prepare_floor_div(const KernelContext& c);          // kernels_math.cpp
+ModelKernel prepare_floor_mod(const KernelContext& c);
 ModelKernel prepare_l2_normalization(const KernelContext& c);   // kernels_softmax.cpp
 ModelKernel prepare_log_softmax(const KernelContext& c);
 ModelKernel prepare_split(const KernelContext& c);

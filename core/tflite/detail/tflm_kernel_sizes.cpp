@@ -50,7 +50,8 @@ bool parses_without_data(int32_t code) {
                                   kQuantize, kHardSwish, kAbs, kNeg, kLog, kSqrt, kRsqrt, kSquare, kSin,
                                   kCos, kLogicalNot, kZerosLike, kFill, kBroadcastTo, kSquaredDifference,
                                   kEqual, kNotEqual, kGreater, kGreaterEqual, kLess, kLessEqual, kSelectV2,
-                                  kLogicalOr, kLogicalAnd, kCeil, kRound, kReverseV2, kAddN, kGatherNd, kElu};
+                                  kLogicalOr, kLogicalAnd, kCeil, kRound, kReverseV2, kAddN, kGatherNd, kElu,
+                                  kEmbeddingLookup, kFloorDiv, kFloorMod, kDynamicUpdateSlice};
   return std::find(std::begin(codes), std::end(codes), code) != std::end(codes);
 }
 
@@ -94,7 +95,9 @@ bool op_data_of(int32_t code, const TflmTarget& target, bool* has_init, Bytes* b
                                     kSpaceToDepth, kCast, kArgMax, kArgMin, kNeg, kExp, kLog, kSqrt,
                                     kSquare, kSin, kCos, kLogicalNot, kZerosLike, kFill, kBroadcastTo,
                                     kLogicalOr, kLogicalAnd, kCeil, kRound, kReverseV2, kAddN, kGatherNd,
-                                    kCumsum, kLogSoftmax};
+                                    kCumsum, kLogSoftmax, kEmbeddingLookup, kDynamicUpdateSlice, kL2Pool2D,
+                                    // Init returns nullptr: nothing allocated.
+                                    kFloorDiv, kFloorMod};
   auto it = table.find(code);
   if (it != table.end()) {
     *has_init = true;
@@ -135,7 +138,7 @@ bool known_prepare(const Operator& op, const Subgraph& g, int pointer_bytes, Rec
     case kSpaceToBatchNd: case kBatchToSpaceNd:
       r.in(0); r.outp(0);
       return true;
-    case kAveragePool2D: case kMaxPool2D: case kL2Pool2D:
+    case kAveragePool2D: case kMaxPool2D:
     case kQuantize: case kDequantize: case kReshape: case kLogistic: case kRelu:
     case kLeakyRelu: case kHardSwish: case kTanh: case kSqueeze:
       r.in(0); r.outp(0);
@@ -209,9 +212,23 @@ bool known_prepare(const Operator& op, const Subgraph& g, int pointer_bytes, Rec
     case kTranspose: case kMaximum: case kMinimum: case kPack: case kUnpack: case kFloor: case kShape: case kNeg:
     case kLogicalOr: case kLogicalAnd: case kArgMax: case kArgMin:
       return true;  // no temporaries, no persistent buffers
-    case kPrelu: case kReverseV2:
+    case kPrelu: case kReverseV2: case kFloorDiv: case kFloorMod:
       r.in(0); r.in(1); r.outp(0);
       return true;
+    case kDynamicUpdateSlice:
+      r.in(0); r.in(1); r.in(2); r.outp(0);
+      return true;
+    case kL2Pool2D:
+      r.outp(0); r.in(0);
+      r.persist(4 + 4 * 4);  // the output's writable dims (NHWC)
+      return true;
+    case kEmbeddingLookup: {
+      r.in(0); r.in(1); r.outp(0);
+      const Tensor* out0 = output_at(op, g, 0);
+      r.persist(4 + 4 * static_cast<Bytes>(out0 ? out0->dims.size() : 0));  // the output's writable dims
+      r.persist(pointer_bytes == 8 ? 16 : 8);  // OpData: a float scale and a size_t column count
+      return true;
+    }
     case kElu: case kL2Normalization:
       r.in(0); r.outp(0);
       return true;

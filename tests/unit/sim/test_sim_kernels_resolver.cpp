@@ -1,5 +1,6 @@
 // The rest of TFLM's op resolver: ARG_MIN, ELU, ADD_N, CUMSUM, REVERSE_V2, GATHER_ND,
-// L2_NORMALIZATION, LOG_SOFTMAX and the int16 variants of AVERAGE_POOL_2D, MAX_POOL_2D, LEAKY_RELU
+// L2_NORMALIZATION, LOG_SOFTMAX, FLOOR_DIV, FLOOR_MOD, L2_POOL_2D, EMBEDDING_LOOKUP,
+// DYNAMIC_UPDATE_SLICE and the int16 variants of AVERAGE_POOL_2D, MAX_POOL_2D, LEAKY_RELU
 // and PRELU. Each op in a one-op model, simulated in the arena, its output against a naive loop
 // of the op's definition written here (int8: real arithmetic in double, compared as
 // check_requantized describes), and each refuses one variant TFLM refuses, by name.
@@ -410,6 +411,111 @@ TEST_CASE("log_softmax: x - max - log(sum of e^(x - max)) per row; int8 in steps
   TensorId by = bad.tensor("y", {4}, DType::kInt8, quant(1.f / 256, -128));
   bad.op("lsm", "log_softmax", {bx}, {by});
   CHECK(bad.refusal().find("output scale 1/16 and zero point 127") != std::string::npos);
+}
+
+TEST_CASE("floor_div and floor_mod float32: the quotient floored, the remainder on the divisor's sign") {
+  const std::vector<float> a = {7.f, -7.f, 7.f, -7.f, 5.5f, -0.f};
+  const std::vector<float> b = {2.f, 2.f, -2.f, -2.f, 1.5f, 3.f};
+  OneOpModel m;
+  TensorId ta = m.input("a", {6}, DType::kFloat32, bytes_of(a));
+  TensorId tb = m.input("b", {6}, DType::kFloat32, bytes_of(b));
+  TensorId q = m.tensor("q", {6}, DType::kFloat32);
+  m.op("div", "floor_div", {ta, tb}, {q});
+  CHECK(values_of<float>(m.run({q})[0]) == std::vector<float>{3.f, -4.f, -4.f, 3.f, 3.f, -0.f});  // by hand
+  OneOpModel n;
+  TensorId na = n.input("a", {6}, DType::kFloat32, bytes_of(a));
+  TensorId nb = n.input("b", {6}, DType::kFloat32, bytes_of(b));
+  TensorId r = n.tensor("r", {6}, DType::kFloat32);
+  n.op("mod", "floor_mod", {na, nb}, {r});
+  const auto got = values_of<float>(n.run({r})[0]);
+  for (size_t i = 0; i < a.size(); ++i) CHECK(got[i] == doctest::Approx(a[i] - b[i] * std::floor(a[i] / b[i])));
+  CHECK(got[1] == 1.f);   // -7 mod 2
+  CHECK(got[2] == -1.f);  // 7 mod -2
+
+  OneOpModel bad;
+  TensorId x = bad.tensor("a", {2}, DType::kInt32);
+  TensorId y = bad.tensor("b", {2}, DType::kInt32);
+  TensorId z = bad.tensor("q", {2}, DType::kInt32);
+  bad.op("div", "floor_div", {x, y}, {z});
+  CHECK(bad.refusal().find("floor_div runs float32 only") != std::string::npos);
+}
+
+TEST_CASE("l2_pool_2d float32: the square root of each window's mean square") {
+  std::vector<float> xv(4 * 4 * 2);
+  for (size_t i = 0; i < xv.size(); ++i) xv[i] = static_cast<float>(i % 7) - 3.f;
+  OneOpModel m;
+  TensorId x = m.input("x", {1, 4, 4, 2}, DType::kFloat32, bytes_of(xv));
+  TensorId y = m.tensor("y", {1, 2, 2, 2}, DType::kFloat32);
+  m.op("l2", "l2_pool_2d", {x}, {y}, {{"kernel_h", 2}, {"kernel_w", 2}, {"stride_h", 2}, {"stride_w", 2}});
+  const auto got = values_of<float>(m.run({y})[0]);
+  for (int oy = 0; oy < 2; ++oy)
+    for (int ox = 0; ox < 2; ++ox)
+      for (int c = 0; c < 2; ++c) {
+        double squares = 0;
+        for (int dy = 0; dy < 2; ++dy)
+          for (int dx = 0; dx < 2; ++dx) squares += std::pow(xv[((2 * oy + dy) * 4 + 2 * ox + dx) * 2 + c], 2);
+        CHECK(got[(oy * 2 + ox) * 2 + c] == doctest::Approx(std::sqrt(squares / 4)));
+      }
+  OneOpModel bad;
+  TensorId bx = bad.tensor("x", {1, 2, 2, 1}, DType::kInt8, quant(0.1f, 0));
+  TensorId by = bad.tensor("y", {1, 1, 1, 1}, DType::kInt8, quant(0.1f, 0));
+  bad.op("l2", "l2_pool_2d", {bx}, {by}, {{"kernel_h", 2}, {"kernel_w", 2}, {"stride_h", 2}, {"stride_w", 2}});
+  CHECK(bad.refusal().find("l2_pool_2d runs float32 only") != std::string::npos);
+}
+
+TEST_CASE("embedding_lookup copies the table's rows by id; int8 into float32 dequantizes; an id past the table gives zeros") {
+  std::vector<int8_t> table(4 * 3);
+  for (size_t i = 0; i < table.size(); ++i) table[i] = static_cast<int8_t>(i * 9 - 50);
+  const std::vector<int32_t> ids = {3, 0, 3, 7};
+  for (bool hybrid : {false, true}) {
+    CAPTURE(hybrid);
+    OneOpModel m;
+    TensorId id = m.input("ids", {4}, DType::kInt32, bytes_of(ids));
+    TensorId t = m.tensor("table", {4, 3}, DType::kInt8, quant(0.25f, 0), bytes_of(table));
+    TensorId y = hybrid ? m.tensor("y", {4, 3}, DType::kFloat32) : m.tensor("y", {4, 3}, DType::kInt8, quant(0.25f, 0));
+    m.op("emb", "embedding_lookup", {id, t}, {y});
+    const auto out = m.run({y})[0];
+    for (int i = 0; i < 4; ++i)
+      for (int j = 0; j < 3; ++j) {
+        const int v = ids[i] < 4 ? table[ids[i] * 3 + j] : 0;
+        if (hybrid) CHECK(values_of<float>(out)[i * 3 + j] == 0.25f * static_cast<float>(v));
+        else CHECK(values_of<int8_t>(out)[i * 3 + j] == v);
+      }
+  }
+  OneOpModel bad;
+  TensorId id = bad.tensor("ids", {2, 1}, DType::kInt32);
+  TensorId t = bad.tensor("table", {4, 3}, DType::kFloat32, {}, bytes_of(std::vector<float>(12, 1.f)));
+  TensorId y = bad.tensor("y", {2, 3}, DType::kFloat32);
+  bad.op("emb", "embedding_lookup", {id, t}, {y});
+  CHECK(bad.refusal().find("1-D int32 row ids") != std::string::npos);
+}
+
+TEST_CASE("dynamic_update_slice writes the update at start indices clamped so that it fits") {
+  std::vector<int16_t> xv(3 * 5 * 2), uv(2 * 2 * 2);
+  for (size_t i = 0; i < xv.size(); ++i) xv[i] = static_cast<int16_t>(i);
+  for (size_t i = 0; i < uv.size(); ++i) uv[i] = static_cast<int16_t>(-1 - static_cast<int>(i));
+  // Starts (2, -3, 1): dim 0 clamps to 3 - 2 = 1, dim 1 to 0, dim 2 to 2 - 2 = 0.
+  OneOpModel m;
+  TensorId x = m.input("x", {3, 5, 2}, DType::kInt16, bytes_of(xv), quant(0.1f, 0));
+  TensorId u = m.input("u", {2, 2, 2}, DType::kInt16, bytes_of(uv), quant(0.1f, 0));
+  TensorId s = m.input("start", {3}, DType::kInt64, bytes_of(std::vector<int64_t>{2, -3, 1}));
+  TensorId y = m.tensor("y", {3, 5, 2}, DType::kInt16, quant(0.1f, 0));
+  m.op("dus", "dynamic_update_slice", {x, u, s}, {y});
+  const auto got = values_of<int16_t>(m.run({y})[0]);
+  for (int a = 0; a < 3; ++a)
+    for (int b = 0; b < 5; ++b)
+      for (int c = 0; c < 2; ++c) {
+        const bool inside = a >= 1 && a < 3 && b < 2;
+        const int16_t want = inside ? uv[((a - 1) * 2 + b) * 2 + c] : xv[(a * 5 + b) * 2 + c];
+        CHECK(got[(a * 5 + b) * 2 + c] == want);
+      }
+  OneOpModel bad;
+  TensorId bx = bad.tensor("x", {2, 2}, DType::kInt8, quant(0.1f, 0));
+  TensorId bu = bad.tensor("u", {3, 1}, DType::kInt8, quant(0.1f, 0));
+  TensorId bs = bad.tensor("start", {2}, DType::kInt32);
+  TensorId by = bad.tensor("y", {2, 2}, DType::kInt8, quant(0.1f, 0));
+  bad.op("dus", "dynamic_update_slice", {bx, bu, bs}, {by});
+  CHECK(bad.refusal().find("larger than the operand") != std::string::npos);
 }
 
 }  // namespace arenaplan
