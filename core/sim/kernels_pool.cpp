@@ -1,5 +1,5 @@
 // Model kernels that reduce windows or axes: AVERAGE_POOL_2D, MAX_POOL_2D (int8, int16, float32), L2_POOL_2D (float32), MEAN and SUM (int8 and
-// int16 with TFLM's reference arithmetic, float32), REDUCE_MAX and REDUCE_MIN (int8, float32).
+// int16 with TFLM's reference arithmetic, float32), REDUCE_MAX and REDUCE_MIN (int8, float32), REDUCE_ALL (bool).
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -318,5 +318,21 @@ ModelKernel prepare_mean(const KernelContext& c) { return prepare_reduction(c, R
 ModelKernel prepare_sum(const KernelContext& c) { return prepare_reduction(c, Reduction::kSum); }
 ModelKernel prepare_reduce_max(const KernelContext& c) { return prepare_reduction(c, Reduction::kMax); }
 ModelKernel prepare_reduce_min(const KernelContext& c) { return prepare_reduction(c, Reduction::kMin); }
+
+// REDUCE_ALL, bool only as in TFLM: every output starts true and ANDs its inputs (any non-zero
+// byte reads as true; the output is written 0 or 1).
+ModelKernel prepare_reduce_all(const KernelContext& c) {
+  const ReducedAxes r = reduced_axes(c);
+  c.require(c.is(c.in(0), DType::kBool) && c.is(c.out(0), DType::kBool), "reduce_all runs bool only (TFLM)");
+  ModelKernel k{"reduce_all bool"};
+  k.work.alu_ops = r.total;
+  k.run = [=](const Operand* in, const Operand* out) {
+    const uint8_t* xs = in[0].data;
+    uint8_t* y = out[0].data;
+    std::fill(y, y + r.outputs, uint8_t{1});
+    r.walk([&](int64_t i, int64_t o) { y[o] = y[o] != 0 && xs[i] != 0 ? 1 : 0; });
+  };
+  return k;
+}
 
 }  // namespace arenaplan::sim

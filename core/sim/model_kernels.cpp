@@ -67,6 +67,8 @@ constexpr Registration kModelKernels[] = {
     {"l2_pool_2d", prepare_l2_pool_2d},
     {"floor_div", prepare_floor_div},
     {"floor_mod", prepare_floor_mod},
+    {"reduce_all", prepare_reduce_all},
+    {"broadcast_args", prepare_broadcast_args},
     // Recurrent and int16-activation kernels.
     {"unidirectional_sequence_lstm", prepare_unidirectional_sequence_lstm},
     // Data movement, elementwise math, reductions, matrix products (kernels_data/_math/_pool/_matmul.cpp).

@@ -542,8 +542,8 @@ class ResolverOpsStack : public ModelBuilder {
 };
 
 // More of the op resolver, float32 (`resolver_float_more`): L2_POOL_2D, FLOOR_DIV and FLOOR_MOD
-// by per-channel constants, DYNAMIC_UPDATE_SLICE (start indices that clamp) and EMBEDDING_LOOKUP
-// of an int8 table into float32.
+// by per-channel constants, DYNAMIC_UPDATE_SLICE (start indices that clamp), EMBEDDING_LOOKUP
+// of an int8 table into float32, REDUCE_ALL of GREATER(x, 0) over the image, BROADCAST_ARGS.
 class ResolverMoreStack : public ModelBuilder {
  public:
   explicit ResolverMoreStack(uint64_t seed) : draws_(seed) {
@@ -566,8 +566,19 @@ class ResolverMoreStack : public ModelBuilder {
     TensorId t = tensor("embedding.table", {5, 6}, DType::kInt8, quant(0.1f, 0), bytes_of(table));
     TensorId e = tensor("embedding.out", {3, 6}, DType::kFloat32);
     op("embedding", "embedding_lookup", {ids, t}, {e});
+    TensorId zero = tensor("zero", {1}, DType::kFloat32, {}, bytes_of(std::vector<float>{0.f}));
+    TensorId positive = tensor("positive", {1, 6, 6, 4}, DType::kBool);
+    op("positive", "greater", {x, zero}, {positive});
+    TensorId all = tensor("reduce_all.out", {1, 4}, DType::kBool);
+    op("reduce_all", "reduce_all", {positive, tensor("reduce_all.axes", {2}, DType::kInt32, {}, bytes_of(std::vector<int32_t>{1, 2}))},
+       {all}, {{"keep_dims", 0}});
+    TensorId shape = tensor("broadcast_args.out", {4}, DType::kInt32);
+    op("broadcast_args", "broadcast_args",
+       {tensor("shape_a", {4}, DType::kInt32, {}, bytes_of(std::vector<int32_t>{1, 6, 1, 4})),
+        tensor("shape_b", {3}, DType::kInt32, {}, bytes_of(std::vector<int32_t>{6, 5, 1}))},
+       {shape});
     g.inputs = {x};
-    g.outputs = {pooled, q, r, updated, e};
+    g.outputs = {pooled, q, r, updated, e, all, shape};
     link_tensors(g);
     validate_graph(g);
   }

@@ -122,6 +122,8 @@ ModelKernel prepare_gather_nd(const KernelContext& c);          // kernels_data.
 ModelKernel prepare_embedding_lookup(const KernelContext& c);
 ModelKernel prepare_dynamic_update_slice(const KernelContext& c);
 ModelKernel prepare_l2_pool_2d(const KernelContext& c);         // kernels_pool.cpp
+ModelKernel prepare_reduce_all(const KernelContext& c);
+ModelKernel prepare_broadcast_args(const KernelContext& c);     // kernels_shape.cpp
 ModelKernel prepare_floor_div(const KernelContext& c);          // kernels_math.cpp
 ModelKernel prepare_floor_mod(const KernelContext& c);
 ModelKernel prepare_l2_normalization(const KernelContext& c);   // kernels_softmax.cpp

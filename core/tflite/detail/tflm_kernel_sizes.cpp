@@ -27,7 +27,7 @@ bool builtin_data_of(int32_t code, const TflmTarget& target, StructSize* out) {
       {kArgMax, {{4, 4}, {1, 1}}}, {kTransposeConv, {{20, 4}, {16, 4}}}, {kSum, {{1, 1}, {1, 1}}},
       {kShape, {{4, 4}, {1, 1}}}, {kArgMin, {{4, 4}, {1, 1}}}, {kReduceProd, {{1, 1}, {1, 1}}},
       {kReduceMax, {{1, 1}, {1, 1}}}, {kPack, {{8, 4}, {8, 4}}}, {kUnpack, {{8, 4}, {8, 4}}},
-      {kReduceMin, {{1, 1}, {1, 1}}}, {kReduceAny, {{1, 1}, {1, 1}}}, {kResizeNearestNeighbor, {{2, 1}, {2, 1}}},
+      {kReduceMin, {{1, 1}, {1, 1}}}, {kReduceAny, {{1, 1}, {1, 1}}}, {kReduceAll, {{1, 1}, {1, 1}}}, {kResizeNearestNeighbor, {{2, 1}, {2, 1}}},
       {kLeakyRelu, {{4, 4}, {4, 4}}}, {kMirrorPad, {{4, 4}, {1, 1}}}, {kSplitV, {{4, 4}, {4, 4}}},
       {kIf, {{8, 4}, {8, 4}}}, {kWhile, {{8, 4}, {8, 4}}}, {kBatchMatMul, {{3, 1}, {3, 1}}},
       {kCumsum, {{2, 1}, {2, 1}}}, {kCallOnce, {{4, 4}, {4, 4}}}, {kGelu, {{1, 1}, {1, 1}}},
@@ -51,7 +51,7 @@ bool parses_without_data(int32_t code) {
                                   kCos, kLogicalNot, kZerosLike, kFill, kBroadcastTo, kSquaredDifference,
                                   kEqual, kNotEqual, kGreater, kGreaterEqual, kLess, kLessEqual, kSelectV2,
                                   kLogicalOr, kLogicalAnd, kCeil, kRound, kReverseV2, kAddN, kGatherNd, kElu,
-                                  kEmbeddingLookup, kFloorDiv, kFloorMod, kDynamicUpdateSlice};
+                                  kEmbeddingLookup, kFloorDiv, kFloorMod, kDynamicUpdateSlice, kBroadcastArgs};
   return std::find(std::begin(codes), std::end(codes), code) != std::end(codes);
 }
 
@@ -74,7 +74,7 @@ bool op_data_of(int32_t code, const TflmTarget& target, bool* has_init, Bytes* b
       {kAdd, {60, 60}},           {kMul, {36, 36}},             {kSub, {52, 52}},
       {kLogistic, {16, 16}},      {kRelu, {28, 28}},            {kRelu6, {8, 8}},
       {kLeakyRelu, {24, 24}},     {kMean, {44, 44}},            {kSum, {44, 44}},
-      {kReduceMax, {44, 44}},     {kReduceMin, {44, 44}},       {kPad, {56, 56}},
+      {kReduceMax, {44, 44}},     {kReduceMin, {44, 44}},       {kReduceAll, {44, 44}},       {kPad, {56, 56}},
       {kPadV2, {56, 56}},         {kStridedSlice, {84, 84}},    {kHardSwish, {20, 20}},
       {kPrelu, {28, 28}},         {kConcatenation, {40, 24}},   {kTanh, {16, 16}},
       {kTransposeConv, {80, 72}}, {kSpaceToBatchNd, {4, 4}},    {kL2Normalization, {4, 4}},
@@ -97,7 +97,7 @@ bool op_data_of(int32_t code, const TflmTarget& target, bool* has_init, Bytes* b
                                     kLogicalOr, kLogicalAnd, kCeil, kRound, kReverseV2, kAddN, kGatherNd,
                                     kCumsum, kLogSoftmax, kEmbeddingLookup, kDynamicUpdateSlice, kL2Pool2D,
                                     // Init returns nullptr: nothing allocated.
-                                    kFloorDiv, kFloorMod};
+                                    kFloorDiv, kFloorMod, kBroadcastArgs};
   auto it = table.find(code);
   if (it != table.end()) {
     *has_init = true;
@@ -217,6 +217,16 @@ bool known_prepare(const Operator& op, const Subgraph& g, int pointer_bytes, Rec
       return true;
     case kDynamicUpdateSlice:
       r.in(0); r.in(1); r.in(2); r.outp(0);
+      return true;
+    case kBroadcastArgs:
+      r.in(0); r.in(1); r.outp(0);
+      return true;
+    case kReduceAll:
+      // PrepareAllHelper's temporaries, then PrepareSimple's (bool: no output), then its two scratches.
+      r.in(0); r.outp(0); r.in(1);
+      r.in(0); r.in(1);
+      r.scratch(4 * static_cast<Bytes>(in0 ? in0->dims.size() : 0));
+      r.scratch(4 * elements(in1));
       return true;
     case kL2Pool2D:
       r.outp(0); r.in(0);

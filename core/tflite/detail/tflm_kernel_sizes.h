@@ -38,7 +38,7 @@ enum Builtin : int32_t {
   kLogicalNot = 87, kSquare = 92, kZerosLike = 93, kFill = 94, kSquaredDifference = 99, kAbs = 101,
   kCos = 108, kSelectV2 = 123, kBroadcastTo = 130, kLogicalOr = 84, kLogicalAnd = 86, kCeil = 104,
   kRound = 116, kReverseV2 = 105, kAddN = 106, kGatherNd = 107, kElu = 111, kEmbeddingLookup = 7, kFloorDiv = 90,
-  kFloorMod = 95, kDynamicUpdateSlice = 151,
+  kFloorMod = 95, kDynamicUpdateSlice = 151, kReduceAll = 140, kBroadcastArgs = 145,
 };
 
 struct StructSize {

@@ -518,4 +518,36 @@ TEST_CASE("dynamic_update_slice writes the update at start indices clamped so th
   CHECK(bad.refusal().find("larger than the operand") != std::string::npos);
 }
 
+TEST_CASE("reduce_all ANDs bool values over the axes; broadcast_args gives the shape two shapes broadcast to") {
+  // [2, 3, 2] over axis 1: true only where all three are non-zero.
+  const std::vector<uint8_t> xv = {1, 1, 1, 0, 1, 1,  1, 0, 1, 0, 1, 1};
+  OneOpModel m;
+  TensorId x = m.input("x", {2, 3, 2}, DType::kBool, xv);
+  TensorId axes = m.tensor("axes", {1}, DType::kInt32, {}, bytes_of(std::vector<int32_t>{1}));
+  TensorId y = m.tensor("y", {2, 2}, DType::kBool);
+  m.op("all", "reduce_all", {x, axes}, {y}, {{"keep_dims", 0}});
+  const auto got = m.run({y})[0];
+  for (int a = 0; a < 2; ++a)
+    for (int c = 0; c < 2; ++c) {
+      bool all = true;
+      for (int k = 0; k < 3; ++k) all = all && xv[(a * 3 + k) * 2 + c] != 0;
+      CHECK(got[a * 2 + c] == (all ? 1 : 0));
+    }
+  CHECK(got == std::vector<uint8_t>{1, 0, 1, 0});  // by hand
+
+  OneOpModel b;
+  TensorId sa = b.input("a", {4}, DType::kInt64, bytes_of(std::vector<int64_t>{1, 6, 1, 4}));
+  TensorId sb = b.input("b", {3}, DType::kInt64, bytes_of(std::vector<int64_t>{6, 5, 1}));
+  TensorId sy = b.tensor("y", {4}, DType::kInt64);
+  b.op("bargs", "broadcast_args", {sa, sb}, {sy});
+  CHECK(values_of<int64_t>(b.run({sy})[0]) == std::vector<int64_t>{1, 6, 5, 4});
+
+  OneOpModel bad;
+  TensorId bx = bad.tensor("x", {2, 2}, DType::kInt8, quant(0.1f, 0));
+  TensorId ba = bad.tensor("axes", {1}, DType::kInt32, {}, bytes_of(std::vector<int32_t>{0}));
+  TensorId by = bad.tensor("y", {2}, DType::kInt8, quant(0.1f, 0));
+  bad.op("all", "reduce_all", {bx, ba}, {by});
+  CHECK(bad.refusal().find("reduce_all runs bool only") != std::string::npos);
+}
+
 }  // namespace arenaplan
