@@ -101,6 +101,8 @@ const MeasuredOutputs kTflmOutputs[] = {
     {"resolver_int8", {0x38e8cd8baad5129bull, 0x38e8cd8baad5129bull, 0x38e8cd8baad5129bull}},
     {"resolver_int16", {0x7976cd69279c6fc4ull, 0x7976cd69279c6fc4ull, 0x7976cd69279c6fc4ull}},
     {"resolver_float", {0x8aae46dc7e70f92bull, 0x8aae46dc7e70f92bull, 0x8aae46dc7e70f92bull}, true},  // expm1f, expf, logf
+    // L2_POOL_2D, FLOOR_DIV, FLOOR_MOD, DYNAMIC_UPDATE_SLICE, EMBEDDING_LOOKUP, REDUCE_ALL, BROADCAST_ARGS.
+    {"resolver_float_more", {0xece7077d6962b76full, 0xece7077d6962b76full, 0xece7077d6962b76full}, true},  // sqrtf, fmodf
 };
 
 // Each run's graph outputs, concatenated, from the reference simulator (the planned run must
