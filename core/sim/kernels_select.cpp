@@ -1,6 +1,6 @@
 // Model kernels that choose per element or along an axis: PRELU (a slope per element with
 // broadcasting), MAXIMUM / MINIMUM (broadcasting up to 8 dims, raw values compared as TFLM does) and
-// ARG_MAX. int8 with TFLM's reference requantization, and float32.
+// ARG_MAX / ARG_MIN. int8 (PRELU also int16) with TFLM's reference requantization, and float32.
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -130,8 +130,6 @@ void arg_extreme_run(int64_t outer, int64_t axis_size, int64_t inner, const T* x
     }
 }
 
-}  // namespace
-
 template <bool kMax>
 ModelKernel prepare_arg_extreme(const KernelContext& c) {
   const std::string kind = kMax ? "arg_max" : "arg_min";
@@ -177,6 +175,8 @@ ModelKernel prepare_arg_extreme(const KernelContext& c) {
   };
   return k;
 }
+
+}  // namespace
 
 ModelKernel prepare_arg_max(const KernelContext& c) { return prepare_arg_extreme<true>(c); }
 ModelKernel prepare_arg_min(const KernelContext& c) { return prepare_arg_extreme<false>(c); }

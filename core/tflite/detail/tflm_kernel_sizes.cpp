@@ -421,12 +421,12 @@ KernelAllocations ethos_u_allocations(const Operator& op, const TflmTarget& targ
   return k;
 }
 
-// The stateless ops of TFLM's Signal library (signal/micro/kernels, registered as custom ops):
+// TFLM's Signal library (signal/micro/kernels, registered as custom ops). The stateless ones:
 // Init keeps the options read from the flexbuffer (a few int32s), Prepare takes its tensors as
-// temporaries. The stateful ones (framer, delay, stacker, overlap-add, spectral subtraction, the
-// filter bank's work area, the FFTs' kissfft state) size their state from the options and are
-// left to the estimate.
-bool signal_allocations(const Operator& op, KernelAllocations* k) {
+// temporaries. The stateful ones size their state from the options and the input's shape:
+// framer, delay and overlap-add per outer row (a pointer array, then one buffer per row),
+// stacker once in Init. Filter bank, spectral subtraction and the FFTs stay estimated.
+bool stateless_signal_allocations(const Operator& op, KernelAllocations* k) {
   struct SignalOp {
     const char* code;
     Bytes params;        // Init's persistent params struct, 0 without Init
@@ -449,9 +449,68 @@ bool signal_allocations(const Operator& op, KernelAllocations* k) {
   return false;
 }
 
+// tflm_signal::CircularBufferGetNeededMemory: the struct (three size_t, two int32, a pointer)
+// and two int16 per element of capacity.
+Bytes circular_buffer_bytes(Bytes capacity, int pointer_bytes) {
+  return (pointer_bytes == 8 ? 40 : 24) + 4 * capacity;
+}
+
+bool stateful_signal_allocations(const Operator& op, const Subgraph& g, const TflmTarget& target, KernelAllocations* k) {
+  const bool p64 = target.pointer_bytes == 8;
+  const Bytes pointer = target.pointer_bytes;
+  auto option = [&](const char* key) {
+    auto it = op.custom_options.find(key);
+    return it == op.custom_options.end() ? Bytes{0} : static_cast<Bytes>(it->second);
+  };
+  const Tensor* in0 = input_at(op, g, 0);
+  const Bytes innermost = dim_or(in0, in0 ? in0->dims.size() - 1 : 0, 1);
+  Recipe r{k->prepare};
+  k->has_init = true;
+  if (op.kind == "SignalDelay") {
+    k->op_data = p64 ? 32 : 20;  // three int32s, two pointers
+    r.in(0); r.outp(0);
+    const Bytes rows = innermost > 0 ? elements(in0) / innermost : 0;
+    r.persist(rows * pointer);
+    r.persist(rows * pointer);
+    for (Bytes i = 0; i < rows; ++i) r.persist(circular_buffer_bytes(innermost + option("delay_length"), target.pointer_bytes));
+    return true;
+  }
+  if (op.kind == "SignalFramer") {
+    k->op_data = p64 ? 40 : 28;  // four int32s, a bool, two pointers
+    r.in(0); r.outp(0); r.outp(1);
+    const Bytes rows = innermost > 0 ? elements(in0) / innermost : 0;
+    const Bytes size = option("frame_size"), step = option("frame_step");
+    r.persist(rows * pointer);
+    r.persist(rows * pointer);
+    const Bytes capacity = step > 0 ? (size + step - 1) / step * step : 0;
+    for (Bytes i = 0; i < rows; ++i) r.persist(circular_buffer_bytes(capacity, target.pointer_bytes));
+    return true;
+  }
+  if (op.kind == "SignalOverlapAdd") {
+    k->op_data = p64 ? 32 : 24;  // four int32s, the type, a pointer
+    r.in(0); r.outp(0);
+    const Bytes frame = innermost, frames = dim_or(in0, in0 && in0->dims.size() >= 2 ? in0->dims.size() - 2 : 0, 1);
+    const Bytes rows = frame * frames > 0 ? elements(in0) / (frame * frames) : 0;
+    r.persist(rows * pointer);
+    const Bytes element = in0 && in0->type == kFloat32 ? 4 : 2;
+    for (Bytes i = 0; i < rows; ++i) r.persist(frame * element);
+    return true;
+  }
+  if (op.kind == "SignalStacker") {
+    k->op_data = p64 ? 56 : 36;  // four int32s, two size_t, a bool, two pointers
+    const Bytes size = option("num_channels") * (option("stacker_left_context") + option("stacker_right_context") + 1);
+    k->init_buffers.push_back(circular_buffer_bytes(size, target.pointer_bytes));
+    r.in(0); r.outp(0); r.outp(1);
+    return true;
+  }
+  k->has_init = false;
+  return false;
+}
+
 KernelAllocations kernel_allocations(const Operator& op, const Subgraph& g, const TflmTarget& target) {
   if (op.builtin == kCustomCode && op.kind == "ethos-u") return ethos_u_allocations(op, target);
-  if (KernelAllocations k; op.builtin == kCustomCode && signal_allocations(op, &k)) return k;
+  if (KernelAllocations k; op.builtin == kCustomCode && stateless_signal_allocations(op, &k)) return k;
+  if (KernelAllocations k; op.builtin == kCustomCode && stateful_signal_allocations(op, g, target, &k)) return k;
   KernelAllocations k;
   bool known = true;
   if (op.builtin == kCustomCode) {

@@ -86,6 +86,7 @@ struct KernelAllocations {
   StructSize builtin_data;
   bool has_init = false;          // Init allocates OpData
   Bytes op_data = 0;
+  std::vector<Bytes> init_buffers;  // further persistent buffers Init allocates after it (a Signal op's state)
   std::vector<PrepareAction> prepare;
   // Not a kernel this table knows: every figure above is a conservative over-estimate (a too small
   // arena makes AllocateTensors fail on the device; a larger one only wastes a little RAM).
