@@ -115,6 +115,8 @@ constexpr Registration kModelKernels[] = {
     {"transpose_conv", prepare_transpose_conv},
     {"SignalWindow", prepare_signal_window},  // TFLM's Signal library: custom codes
     {"SignalFftAutoScale", prepare_signal_fft_auto_scale},
+    {"SignalDelay", prepare_signal_delay},
+    {"SignalOverlapAdd", prepare_signal_overlap_add},
 };
 
 }  // namespace

@@ -87,6 +87,29 @@ struct OneOpModel : test::ModelBuilder {
     CHECK(j["outputs_are_the_model"].get<bool>() == expect_model);
     return r.outputs;
   }
+  // Simulates `runs` runs with the same inputs (state carried over); per run, every output's bytes
+  // concatenated, from the reference run (CHECKs the planned run matches it and is the model's).
+  std::vector<std::vector<uint8_t>> run_each(const std::vector<TensorId>& outputs, int runs) {
+    g.inputs = ins;
+    g.outputs = outputs;
+    link_tensors(g);
+    validate_graph(g);
+    sim::SimRequest req;
+    req.input_bytes = fed;
+    req.runs = runs;
+    const sim::SimSetup setup = sim::prepare_simulation(g, req);
+    const auto reference = sim::reference_simulator(g, setup.live, setup.options);
+    reference->run_all();
+    const sim::SimReport r = sim::simulate_setup(g, setup, *reference);
+    CHECK(r.ok());
+    CHECK(r.outputs_match_reference);
+    CHECK(r.stand_ins.empty());
+    Bytes bytes = 0;
+    for (TensorId y : outputs) bytes += g.tensors[y].bytes;
+    std::vector<std::vector<uint8_t>> per_run;
+    for (int k = 0; k < runs; ++k) per_run.emplace_back(reference->captured(k, 0), reference->captured(k, 0) + bytes);
+    return per_run;
+  }
   // The stand-in note of op 0 (empty when a model kernel runs it).
   std::string refusal() {
     link_tensors(g);

@@ -588,31 +588,34 @@ class ResolverMoreStack : public ModelBuilder {
   PortableDraws draws_;
 };
 
-// TFLM's stateful Signal ops (`signal_stateful`), for their arena entries: DELAY, FRAMER and
-// OVERLAP_ADD over an int16 [2, 16] input, STACKER over a second int16 input of 8 channels. The
-// options are the custom ops' flexbuffer maps (written from the attrs).
+// TFLM's stateful Signal ops (`signal_stateful`): SignalDelay over an int16 [2, 2, 8] input,
+// then SignalOverlapAdd of its rows as two frames of 8 every 4 samples and SignalFramer of them;
+// SignalStacker over a second int16 input of 8 channels. The options are the custom ops'
+// flexbuffer maps (written from the attrs).
 class SignalStatefulStack : public ModelBuilder {
  public:
   SignalStatefulStack() {
     g.name = "signal_stateful";
-    TensorId x = tensor("input", {2, 16}, DType::kInt16);
+    TensorId x = tensor("input", {2, 2, 8}, DType::kInt16);
     TensorId channels = tensor("channels", {8}, DType::kInt16);
-    TensorId delayed = tensor("delay.out", {2, 16}, DType::kInt16);
+    TensorId delayed = tensor("delay.out", {2, 2, 8}, DType::kInt16);
     op("delay", "SignalDelay", {x}, {delayed}, {{"delay_length", 3}});
-    TensorId frames = tensor("framer.out", {2, 4, 8}, DType::kInt16);
+    TensorId added = tensor("overlap_add.out", {2, 8}, DType::kInt16);
+    op("overlap_add", "SignalOverlapAdd", {delayed}, {added}, {{"T", 7}, {"frame_step", 4}});
+    TensorId frames = tensor("framer.out", {2, 2, 2, 8}, DType::kInt16);
     TensorId frames_valid = tensor("framer.valid", {}, DType::kBool);
     op("framer", "SignalFramer", {delayed}, {frames, frames_valid}, {{"frame_size", 8}, {"frame_step", 4}, {"prefill", 0}});
-    TensorId added = tensor("overlap_add.out", {2, 16}, DType::kInt16);
-    op("overlap_add", "SignalOverlapAdd", {frames}, {added}, {{"T", 7}, {"frame_step", 4}});
     TensorId stacked = tensor("stacker.out", {32}, DType::kInt16);
     TensorId stacked_valid = tensor("stacker.valid", {}, DType::kBool);
     op("stacker", "SignalStacker", {channels}, {stacked, stacked_valid},
        {{"num_channels", 8}, {"stacker_left_context", 2}, {"stacker_right_context", 1}, {"stacker_step", 1}});
     g.inputs = {x, channels};
-    g.outputs = {added, frames_valid, stacked, stacked_valid};
+    g.outputs = {delayed, added, frames, frames_valid, stacked, stacked_valid};
     link_tensors(g);
     validate_graph(g);
   }
+  // The first input's raw bytes (the second is not fed).
+  std::vector<uint8_t> input_bytes(uint64_t seed) const { return drawn_input(g, seed, false, 0.f); }
 };
 
 }  // namespace arenaplan::test

@@ -37,6 +37,10 @@ struct ModelKernel {
   std::function<void(const Operand* in, const Operand* out)> run;  // operands as op.inputs / op.outputs
   // Set instead of `run` by kernels that use the op's scratch (the in-place conv temporaries).
   std::function<void(const Operand* in, const Operand* out, const Operand& scratch)> run_with_scratch;
+  // Set instead of `run` by kernels that keep state across runs (TFLM's stateful Signal ops): the
+  // simulator gives each session `state_bytes` of zeros before the first run and keeps them.
+  std::function<void(const Operand* in, const Operand* out, const Operand& state)> run_with_state;
+  int64_t state_bytes = 0;
 };
 
 // What a prepare function reads: the op, its tensors, attrs and quantization.
@@ -174,6 +178,8 @@ ModelKernel prepare_less_equal(const KernelContext& c);
 // kernels_signal.cpp
 ModelKernel prepare_signal_window(const KernelContext& c);
 ModelKernel prepare_signal_fft_auto_scale(const KernelContext& c);
+ModelKernel prepare_signal_delay(const KernelContext& c);
+ModelKernel prepare_signal_overlap_add(const KernelContext& c);
 // kernels_matmul.cpp
 ModelKernel prepare_batch_matmul(const KernelContext& c);
 ModelKernel prepare_transpose_conv(const KernelContext& c);

@@ -153,6 +153,7 @@ TEST_CASE("tflite writer: the committed TFLM fixtures are what the writer writes
   check_or_write("resolver_float_more.tflite", tflite_from_graph(more.g));
   check_or_write("resolver_float_more.input.bin", text(more.input_bytes(20261312)));
   check_or_write("signal_stateful.tflite", tflite_from_graph(test::SignalStatefulStack().g));
+  check_or_write("signal_stateful.input.bin", text(test::SignalStatefulStack().input_bytes(20261213)));
   for (const auto& [name, seed] : {std::pair<std::string, uint64_t>{"int8_branches_small", 9}, {"int8_inception", 10}}) {
     const Graph g = import_tflite(test::read_test_file(dir + name + ".tflite")).graph;
     REQUIRE(g.inputs.size() == 1);
