@@ -1,6 +1,6 @@
 // Model kernels that build, pick or retype whole tensors without arithmetic on their values:
 // GATHER, CAST, FILL, SHAPE, PACK, UNPACK, ZEROS_LIKE, BROADCAST_TO, SELECT_V2, MIRROR_PAD,
-// SPACE_TO_BATCH_ND, BATCH_TO_SPACE_ND;
+// SPACE_TO_BATCH_ND, BATCH_TO_SPACE_ND, GATHER_ND, EMBEDDING_LOOKUP, DYNAMIC_UPDATE_SLICE;
 // the types are those TFLM's kernels accept, every other one refused by name.
 #include <algorithm>
 #include <cmath>
@@ -403,5 +403,127 @@ ModelKernel batch_grid_kernel(const KernelContext& c, bool to_batch) {
 
 ModelKernel prepare_space_to_batch_nd(const KernelContext& c) { return batch_grid_kernel(c, true); }
 ModelKernel prepare_batch_to_space_nd(const KernelContext& c) { return batch_grid_kernel(c, false); }
+
+// GATHER_ND: each row of the last indices dim picks a slice of params (its first `nd` dims
+// indexed, the rest copied). A slice outside params fails TFLM's Invoke; here it gives zeros.
+ModelKernel prepare_gather_nd(const KernelContext& c) {
+  c.require(c.inputs() == 2 && c.outputs() == 1, "gather_nd expects params, indices and one output");
+  const Tensor &pt = c.in(0), &it = c.in(1), &yt = c.out(0);
+  c.require((c.is(pt, DType::kInt8) || c.is(pt, DType::kFloat32)) && yt.dtype == pt.dtype,
+            "gather_nd runs int8 or float32 params (TFLM)");
+  c.require(c.is(it, DType::kInt32), "gather_nd takes int32 indices (TFLM)");
+  const auto p = c.dims(pt), idx = c.dims(it);
+  const int64_t nd = idx.back();
+  c.require(nd >= 1 && nd <= static_cast<int64_t>(p.size()) && nd <= 5, "gather_nd's index depth must be 1..min(rank, 5) (TFLM)");
+  std::vector<int64_t> expect(idx.begin(), idx.end() - 1);
+  expect.insert(expect.end(), p.begin() + nd, p.end());
+  if (expect.empty()) expect.push_back(1);  // a scalar output is stored as one element
+  auto y = c.dims(yt);
+  c.require(y == expect, "gather_nd's output shape is not indices' outer dims then params' inner dims");
+  int64_t slices = 1, slice = 1;
+  for (size_t d = 0; d + 1 < idx.size(); ++d) slices *= idx[d];
+  for (size_t d = static_cast<size_t>(nd); d < p.size(); ++d) slice *= p[d];
+  std::vector<int64_t> stride(static_cast<size_t>(nd));  // elements per step of each indexed dim
+  int64_t remaining = c.count(pt);
+  for (int64_t d = 0; d < nd; ++d) stride[d] = remaining /= p[d];
+  const int64_t total = c.count(pt), width = dtype_width(*pt.dtype);
+  ModelKernel k{c.is(pt, DType::kInt8) ? "gather_nd int8" : "gather_nd float32"};
+  k.work.alu_ops = slices * slice;
+  k.run = [=](const Operand* in, const Operand* out) {
+    const int32_t* index = as<int32_t>(in[1]);
+    for (int64_t s = 0; s < slices; ++s) {
+      int64_t from = 0;
+      for (int64_t d = 0; d < nd; ++d) from += int64_t{index[s * nd + d]} * stride[d];
+      uint8_t* to = out[0].data + s * slice * width;
+      if (from < 0 || from + slice > total) std::memset(to, 0, static_cast<size_t>(slice * width));
+      else std::memcpy(to, in[0].data + from * width, static_cast<size_t>(slice * width));
+    }
+  };
+  return k;
+}
+
+// EMBEDDING_LOOKUP: row ids (int32, 1-D) pick rows of the value table. float32 and int8 tables
+// are copied; an int8 table into a float32 output is dequantized (zero point 0) as TFLM's hybrid
+// path does. A row id outside the table fails TFLM's Invoke; here its row is zeros.
+ModelKernel prepare_embedding_lookup(const KernelContext& c) {
+  c.require(c.inputs() == 2 && c.outputs() == 1, "embedding_lookup expects row ids, a table and one output");
+  const Tensor &it = c.in(0), &vt = c.in(1), &yt = c.out(0);
+  c.require(c.is(it, DType::kInt32) && c.dims(it).size() == 1, "embedding_lookup takes 1-D int32 row ids (TFLM)");
+  const auto v = c.dims(vt);
+  c.require(v.size() >= 2, "embedding_lookup's table must have 2 or more dims (TFLM)");
+  const int64_t ids = c.dims(it)[0], rows = v[0], columns = c.count(vt) / std::max<int64_t>(rows, 1);
+  std::vector<int64_t> expect = v;
+  expect[0] = ids;
+  c.require(c.dims(yt) == expect, "embedding_lookup's output is not [ids, table's row shape]");
+  const bool hybrid = c.is(vt, DType::kInt8) && c.is(yt, DType::kFloat32);
+  c.require(hybrid || ((c.is(vt, DType::kFloat32) || c.is(vt, DType::kInt8)) && yt.dtype == vt.dtype),
+            "embedding_lookup runs float32 or int8 tables into their own type, or int8 into float32 (TFLM)");
+  ModelKernel k{hybrid ? "embedding_lookup int8->float32" : c.is(vt, DType::kInt8) ? "embedding_lookup int8" : "embedding_lookup float32"};
+  k.work.alu_ops = ids * columns;
+  if (hybrid) {
+    c.require(c.zero_point(vt) == 0, "embedding_lookup's int8 table into float32 needs zero point 0 (TFLM)");
+    const float scale = c.scale(vt);
+    k.run = [=](const Operand* in, const Operand* out) {
+      const int32_t* id = as<int32_t>(in[0]);
+      const int8_t* table = as<int8_t>(in[1]);
+      float* y = as_mut<float>(out[0]);
+      for (int64_t i = 0; i < ids; ++i)
+        for (int64_t j = 0; j < columns; ++j)
+          y[i * columns + j] = id[i] < 0 || id[i] >= rows ? 0.f : scale * static_cast<float>(table[id[i] * columns + j]);
+    };
+    return k;
+  }
+  const int64_t row_bytes = columns * dtype_width(*vt.dtype);
+  k.run = [=](const Operand* in, const Operand* out) {
+    const int32_t* id = as<int32_t>(in[0]);
+    for (int64_t i = 0; i < ids; ++i) {
+      uint8_t* to = out[0].data + i * row_bytes;
+      if (id[i] < 0 || id[i] >= rows) std::memset(to, 0, static_cast<size_t>(row_bytes));
+      else std::memcpy(to, in[1].data + id[i] * row_bytes, static_cast<size_t>(row_bytes));
+    }
+  };
+  return k;
+}
+
+// DYNAMIC_UPDATE_SLICE: the operand with `update` written at the start indices (int32 or int64,
+// read at run time), each clamped so the update fits, as TFLM clamps them.
+ModelKernel prepare_dynamic_update_slice(const KernelContext& c) {
+  c.require(c.inputs() == 3 && c.outputs() == 1, "dynamic_update_slice expects an operand, an update, start indices and one output");
+  const Tensor &xt = c.in(0), &ut = c.in(1), &st = c.in(2), &yt = c.out(0);
+  const auto x = c.dims(xt), u = c.dims(ut);
+  c.require(ut.dtype == xt.dtype && yt.dtype == xt.dtype && c.dims(yt) == x, "dynamic_update_slice's update and output must have the operand's type (and the output its shape)");
+  c.require(c.is(xt, DType::kFloat32) || c.is(xt, DType::kInt8) || c.is(xt, DType::kInt16) || c.is(xt, DType::kInt32),
+            "dynamic_update_slice runs float32, int8, int16 or int32 (TFLM)");
+  c.require(c.is(st, DType::kInt32) || c.is(st, DType::kInt64), "dynamic_update_slice takes int32 or int64 start indices (TFLM)");
+  const size_t rank = x.size();
+  c.require(u.size() == rank && c.dims(st).size() == 1 && c.dims(st)[0] == static_cast<int64_t>(rank),
+            "dynamic_update_slice needs one start index per operand dim (TFLM)");
+  for (size_t d = 0; d < rank; ++d) c.require(u[d] <= x[d], "dynamic_update_slice's update is larger than the operand (TFLM)");
+  const int64_t width = dtype_width(*xt.dtype), total = c.count(xt) * width, update_count = c.count(ut);
+  const bool wide_indices = c.is(st, DType::kInt64);
+  ModelKernel k{"dynamic_update_slice"};
+  k.work.alu_ops = c.count(xt);
+  k.run = [=](const Operand* in, const Operand* out) {
+    if (in[0].data != out[0].data) std::memcpy(out[0].data, in[0].data, static_cast<size_t>(total));
+    if (update_count == 0) return;
+    std::vector<int64_t> start(rank);  // clamped into [0, operand - update]
+    for (size_t d = 0; d < rank; ++d) {
+      const int64_t raw = wide_indices ? as<int64_t>(in[2])[d] : int64_t{as<int32_t>(in[2])[d]};
+      start[d] = std::min(std::max<int64_t>(0, raw), x[d] - u[d]);
+    }
+    // Each run of the update's last dim lands at the operand index of its first element.
+    const int64_t run = u[rank - 1] * width;
+    for (int64_t first = 0; first < update_count; first += u[rank - 1]) {
+      int64_t rest = first, at = 0, stride = 1;
+      for (size_t d = rank; d-- > 0;) {
+        at += (start[d] + rest % u[d]) * stride;
+        rest /= u[d];
+        stride *= x[d];
+      }
+      std::memcpy(out[0].data + at * width, in[1].data + first * width, static_cast<size_t>(run));
+    }
+  };
+  return k;
+}
 
 }  // namespace arenaplan::sim

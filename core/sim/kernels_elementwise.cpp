@@ -1,6 +1,7 @@
 // Model kernels that map elements: ADD, SUB, MUL (with broadcasting), RELU, RELU6, LEAKY_RELU,
-// LOGISTIC, TANH, HARD_SWISH, QUANTIZE, DEQUANTIZE; int8 with TFLM's reference arithmetic, and float32.
+// LOGISTIC, TANH, HARD_SWISH, QUANTIZE, DEQUANTIZE, ELU; int8 with TFLM's reference arithmetic, and float32.
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <functional>
 #include <limits>
@@ -202,22 +203,33 @@ ModelKernel prepare_relu6(const KernelContext& c) {
   return map_each<float>("relu6 float32", n, [](float x) { return x > 6.f ? 6.f : x < 0.f ? 0.f : x; });
 }
 
+namespace {
+
+// TFLM's QuantizeLeakyRelu over T (int8, int16): both multipliers from float products, widened to
+// double; the result clamped to T.
+template <class T>
+ModelKernel leaky_relu_quantized(const KernelContext& c, const char* name, int64_t n, float alpha) {
+  const Tensor &xt = c.in(0), &yt = c.out(0);
+  const float sx = c.scale(xt), sy = c.scale(yt);
+  const tflm::Multiplier identity = tflm::quantize_multiplier(static_cast<double>(sx / sy));
+  const tflm::Multiplier slope = signed_multiplier(static_cast<double>(sx * alpha / sy));
+  const int32_t in_zp = c.zero_point(xt), out_zp = c.zero_point(yt);
+  constexpr int32_t kMin = std::numeric_limits<T>::min(), kMax = std::numeric_limits<T>::max();
+  return map_each<T>(name, n, [=](T x) {
+    const int32_t v = x - in_zp;
+    const int32_t r = out_zp + (v >= 0 ? tflm::multiply_by_quantized_multiplier(v, identity) : multiply_signed(v, slope));
+    return static_cast<T>(std::clamp(r, kMin, kMax));
+  });
+}
+
+}  // namespace
+
 ModelKernel prepare_leaky_relu(const KernelContext& c) {
   const int64_t n = unary_count(c);
   const float alpha = c.attr_float("alpha_f32", 0.0f);  // a model without options: TFLite parses alpha 0
-  if (int8_io(c)) {
-    // TFLM's prepare: both multipliers from float products, widened to double.
-    const Tensor &xt = c.in(0), &yt = c.out(0);
-    const float sx = c.scale(xt), sy = c.scale(yt);
-    const tflm::Multiplier identity = tflm::quantize_multiplier(static_cast<double>(sx / sy));
-    const tflm::Multiplier slope = signed_multiplier(static_cast<double>(sx * alpha / sy));
-    const int32_t in_zp = c.zero_point(xt), out_zp = c.zero_point(yt);
-    return map_each<int8_t>("leaky_relu int8", n, [=](int8_t x) {
-      const int32_t v = x - in_zp;
-      return clamp8(out_zp + (v >= 0 ? tflm::multiply_by_quantized_multiplier(v, identity) : multiply_signed(v, slope)));
-    });
-  }
-  c.require(float_io(c), "leaky_relu runs int8 or float32");
+  if (int8_io(c)) return leaky_relu_quantized<int8_t>(c, "leaky_relu int8", n, alpha);
+  if (int16_io(c)) return leaky_relu_quantized<int16_t>(c, "leaky_relu int16", n, alpha);
+  c.require(float_io(c), "leaky_relu runs int8, int16 or float32");
   return map_each<float>("leaky_relu float32", n, [=](float x) { return x > 0 ? x : x * alpha; });
 }
 
@@ -386,6 +398,27 @@ ModelKernel prepare_dequantize(const KernelContext& c) {
   k.name = "dequantize int8->float32";
   k.run = [=](const Operand* in, const Operand* out) { dequantize(as<int8_t>(in[0]), as_mut<float>(out[0])); };
   return k;
+}
+
+// ELU: x for x >= 0, e^x - 1 below. int8 through TFLM's 256-entry table, built in float as its
+// Prepare builds it (dequantize, transform, times 1 / output scale, rounded, plus the zero point).
+ModelKernel prepare_elu(const KernelContext& c) {
+  const int64_t n = unary_count(c);
+  if (int8_io(c)) {
+    const Tensor &xt = c.in(0), &yt = c.out(0);
+    const float sx = c.scale(xt), inverse_sy = 1.0f / c.scale(yt);
+    const int32_t zx = c.zero_point(xt), zy = c.zero_point(yt);
+    std::array<int8_t, 256> table{};
+    for (int32_t v = -128; v <= 127; ++v) {
+      const float real = sx * static_cast<float>(v - zx);
+      const float elu = real < 0.0f ? std::exp(real) - 1.0f : real;
+      const float rescaled = tflm::round_half_away(elu * inverse_sy);
+      table[static_cast<uint8_t>(v)] = clamp8(static_cast<int32_t>(rescaled + static_cast<float>(zy)));
+    }
+    return map_each<int8_t>("elu int8", n, [=](int8_t x) { return table[static_cast<uint8_t>(x)]; });
+  }
+  c.require(float_io(c), "elu runs int8 or float32 (TFLM)");
+  return map_each<float>("elu float32", n, [](float x) { return x < 0.0f ? std::expm1(x) : x; });
 }
 
 }  // namespace arenaplan::sim

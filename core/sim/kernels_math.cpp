@@ -102,43 +102,6 @@ ModelKernel prepare_abs(const KernelContext& c) {
   return map_each<int16_t>("abs int16", n, [=](int16_t x) { return clamp_to<int16_t>(f(x)); });
 }
 
-namespace {
-
-// TFLM's GetInvSqrtQuantizedMultiplierExp: 1/sqrt(x) by five Newton-Raphson steps in gemmlowp's
-// Q3.28 fixed point; returns the multiplier and a left shift.
-tflm::Multiplier inv_sqrt(int32_t x) {
-  using namespace tflm;
-  if (x <= 1) return {std::numeric_limits<int32_t>::max(), 0};
-  int shift = 11;
-  while (x >= (1 << 29)) {
-    x /= 4;
-    ++shift;
-  }
-  const int pairs = (__builtin_clz(static_cast<uint32_t>(x)) - 1) / 2 - 1;
-  shift -= pairs;
-  x <<= 2 * pairs;
-  const int32_t input = x >> 1;                                       // Q3.28
-  const int32_t half_input = saturating_rounding_multiply_by_pot(input, -1);
-  const int32_t half_three = (1 << 28) + (1 << 27);                   // 1.5
-  int32_t r = 1 << 28;                                                // 1.0
-  // A Q3 x Q3 product is Q6; Rescale<3> multiplies a Q6 by 2^3 and a Q9 by 2^6, saturating.
-  for (int i = 0; i < 5; ++i) {
-    const int32_t r2 = saturating_rounding_doubling_high_mul(r, r);
-    const int32_t r3 = saturating_rounding_multiply_by_pot(saturating_rounding_doubling_high_mul(r2, r), 6);
-    const int32_t a = saturating_rounding_doubling_high_mul(half_three, r);
-    const int32_t b = saturating_rounding_doubling_high_mul(half_input, r3);
-    r = saturating_rounding_multiply_by_pot(static_cast<int32_t>(static_cast<uint32_t>(a) - static_cast<uint32_t>(b)), 3);
-  }
-  r = saturating_rounding_doubling_high_mul(r, 1518500250);  // x sqrt(2)/2
-  if (shift < 0) {
-    r = static_cast<int32_t>(static_cast<uint32_t>(r) << -shift);
-    shift = 0;
-  }
-  return {r, -shift};
-}
-
-}  // namespace
-
 ModelKernel prepare_rsqrt(const KernelContext& c) {
   const int64_t n = same_count(c);
   const Tensor &xt = c.in(0), &yt = c.out(0);
@@ -152,7 +115,7 @@ ModelKernel prepare_rsqrt(const KernelContext& c) {
   return map_each<int8_t>("rsqrt int8", n, [=](int8_t x) -> int8_t {
     const int32_t v = x - in_zp;
     if (v <= 0) return 127;
-    const tflm::Multiplier inv = inv_sqrt(v);
+    const tflm::Multiplier inv = tflm::inv_sqrt_multiplier(v);
     const int32_t data = tflm::multiply_by_quantized_multiplier(1, {inv.value, inv.shift + kShift});
     return clamp_to<int8_t>(int64_t{tflm::multiply_by_quantized_multiplier(data, {m.value, m.shift - kShift})} + out_zp);
   });
@@ -374,5 +337,25 @@ ModelKernel prepare_greater_equal(const KernelContext& c) {
 }
 ModelKernel prepare_less(const KernelContext& c) { return prepare_comparison(c, Compare::kLess, "less"); }
 ModelKernel prepare_less_equal(const KernelContext& c) { return prepare_comparison(c, Compare::kLessEqual, "less_equal"); }
+
+// FLOOR_DIV and FLOOR_MOD, float32 only as in TFLM (4-d broadcast): the quotient divided in
+// double and floored; the remainder of fmod moved onto the divisor's sign. A zero divisor fails
+// FLOOR_DIV's Invoke in TFLM; here it gives the IEEE quotient's floor (an infinity or NaN).
+ModelKernel prepare_floor_div(const KernelContext& c) {
+  const BinaryShapes s = binary_shapes(c, 4, "floor_div");
+  c.require(c.is(*s.y, DType::kFloat32), "floor_div runs float32 only (TFLM)");
+  return each_pair<float>("floor_div float32", s, [](float a, float b) {
+    return static_cast<float>(std::floor(static_cast<double>(a) / static_cast<double>(b)));
+  });
+}
+
+ModelKernel prepare_floor_mod(const KernelContext& c) {
+  const BinaryShapes s = binary_shapes(c, 4, "floor_mod");
+  c.require(c.is(*s.y, DType::kFloat32), "floor_mod runs float32 only (TFLM)");
+  return each_pair<float>("floor_mod float32", s, [](float a, float b) {
+    const float r = std::fmod(a, b);
+    return r != 0 && ((b < 0) != (r < 0)) ? r + b : r;
+  });
+}
 
 }  // namespace arenaplan::sim

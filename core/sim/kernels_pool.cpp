@@ -1,6 +1,7 @@
-// Model kernels that reduce windows or axes: AVERAGE_POOL_2D, MAX_POOL_2D, MEAN and SUM (int8 and
-// int16 with TFLM's reference arithmetic, float32), REDUCE_MAX and REDUCE_MIN (int8, float32).
+// Model kernels that reduce windows or axes: AVERAGE_POOL_2D, MAX_POOL_2D (int8, int16, float32), L2_POOL_2D (float32), MEAN and SUM (int8 and
+// int16 with TFLM's reference arithmetic, float32), REDUCE_MAX and REDUCE_MIN (int8, float32), REDUCE_ALL (bool).
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <limits>
 
@@ -60,6 +61,27 @@ void for_each_window(const PoolGeom& g, F&& f) {
       }
 }
 
+// TFLM's integer pooling over T (int8, int16: the same loops): the window's sum in int32 divided
+// rounding half away from zero, or its maximum from T's lowest; the activation clamp.
+template <class T>
+void quantized_pool_run(const PoolGeom& g, bool average, int32_t fold_value, int32_t lo, int32_t hi, const T* x, T* y) {
+  for_each_window(g, [&](int64_t b, int64_t at, int64_t y0, int64_t y1, int64_t x0, int64_t x1) {
+    for (int64_t ch = 0; ch < g.c; ++ch) {
+      int32_t acc = average ? 0 : std::numeric_limits<T>::lowest(), count = 0;
+      for (int64_t iy = y0; iy < y1; ++iy)
+        for (int64_t ix = x0; ix < x1; ++ix) {
+          const int64_t at_x = g.index(b, iy, ix, ch);
+          const int32_t v = at_x < 0 ? fold_value : x[at_x];
+          acc = average ? acc + v : std::max(acc, v);
+          ++count;
+        }
+      // TFLM: the mean rounds half away from zero; an empty window (only padding) gives 0.
+      if (average) acc = count == 0 ? 0 : acc > 0 ? (acc + count / 2) / count : (acc - count / 2) / count;
+      y[at + ch] = static_cast<T>(std::clamp(acc, lo, hi));
+    }
+  });
+}
+
 ModelKernel prepare_pool(const KernelContext& c, bool average) {
   const Tensor &xt = c.in(0), &yt = c.out(0);
   const PoolGeom g = pool_geometry(c);
@@ -74,27 +96,22 @@ ModelKernel prepare_pool(const KernelContext& c, bool average) {
     int32_t lo, hi;
     c.activation_range_int8(yt, lo, hi);
     k.run = [=](const Operand* in, const Operand* out) {
-      const int8_t* x = as<int8_t>(in[0]);
-      int8_t* y = as_mut<int8_t>(out[0]);
-      for_each_window(g, [&](int64_t b, int64_t at, int64_t y0, int64_t y1, int64_t x0, int64_t x1) {
-        for (int64_t ch = 0; ch < g.c; ++ch) {
-          int32_t acc = average ? 0 : -128, count = 0;
-          for (int64_t iy = y0; iy < y1; ++iy)
-            for (int64_t ix = x0; ix < x1; ++ix) {
-              const int64_t at_x = g.index(b, iy, ix, ch);
-              const int32_t v = at_x < 0 ? static_cast<int32_t>(fold_value) : x[at_x];
-              acc = average ? acc + v : std::max(acc, v);
-              ++count;
-            }
-          // TFLM: the mean rounds half away from zero; an empty window (only padding) gives 0.
-          if (average) acc = count == 0 ? 0 : acc > 0 ? (acc + count / 2) / count : (acc - count / 2) / count;
-          y[at + ch] = static_cast<int8_t>(std::clamp(acc, lo, hi));
-        }
-      });
+      quantized_pool_run(g, average, static_cast<int32_t>(fold_value), lo, hi, as<int8_t>(in[0]), as_mut<int8_t>(out[0]));
     };
     return k;
   }
-  c.require(c.is(xt, DType::kFloat32) && c.is(yt, DType::kFloat32), std::string(base) + " runs int8 or float32");
+  if (c.is(xt, DType::kInt16) && c.is(yt, DType::kInt16)) {
+    // The foldpad rewrite folds int8 pads only.
+    c.require(!g.folded, std::string(base) + " int16 with a folded pad is not supported");
+    k.name = average ? "average_pool_2d int16" : "max_pool_2d int16";
+    int32_t lo, hi;
+    c.activation_range_int16(yt, lo, hi);
+    k.run = [=](const Operand* in, const Operand* out) {
+      quantized_pool_run(g, average, 0, lo, hi, as<int16_t>(in[0]), as_mut<int16_t>(out[0]));
+    };
+    return k;
+  }
+  c.require(c.is(xt, DType::kFloat32) && c.is(yt, DType::kFloat32), std::string(base) + " runs int8, int16 or float32");
   k.name = average ? (g.folded ? "average_pool_2d float32 folded pad" : "average_pool_2d float32")
                    : (g.folded ? "max_pool_2d float32 folded pad" : "max_pool_2d float32");
   float fold_float;
@@ -124,6 +141,35 @@ ModelKernel prepare_pool(const KernelContext& c, bool average) {
 }
 
 }  // namespace
+
+// L2_POOL_2D, float32 only as in TFLM: the square root of the window's mean square, clamped.
+ModelKernel prepare_l2_pool_2d(const KernelContext& c) {
+  const PoolGeom g = pool_geometry(c);
+  c.require(c.is(c.in(0), DType::kFloat32) && c.is(c.out(0), DType::kFloat32), "l2_pool_2d runs float32 only (TFLM)");
+  c.require(!g.folded, "l2_pool_2d with a folded pad is not supported");
+  float lo, hi;
+  c.activation_range_float(lo, hi);
+  ModelKernel k{"l2_pool_2d float32"};
+  k.work.alu_ops = 2 * g.n * g.oh * g.ow * g.c * g.kh * g.kw;
+  k.run = [=](const Operand* in, const Operand* out) {
+    const float* x = as<float>(in[0]);
+    float* y = as_mut<float>(out[0]);
+    for_each_window(g, [&](int64_t b, int64_t at, int64_t y0, int64_t y1, int64_t x0, int64_t x1) {
+      for (int64_t ch = 0; ch < g.c; ++ch) {
+        float squares = 0.f;
+        int count = 0;
+        for (int64_t iy = y0; iy < y1; ++iy)
+          for (int64_t ix = x0; ix < x1; ++ix) {
+            const float v = x[g.index(b, iy, ix, ch)];
+            squares += v * v;
+            ++count;
+          }
+        y[at + ch] = std::min(std::max(std::sqrt(squares / static_cast<float>(count)), lo), hi);
+      }
+    });
+  };
+  return k;
+}
 
 ModelKernel prepare_average_pool_2d(const KernelContext& c) { return prepare_pool(c, true); }
 ModelKernel prepare_max_pool_2d(const KernelContext& c) { return prepare_pool(c, false); }
@@ -272,5 +318,21 @@ ModelKernel prepare_mean(const KernelContext& c) { return prepare_reduction(c, R
 ModelKernel prepare_sum(const KernelContext& c) { return prepare_reduction(c, Reduction::kSum); }
 ModelKernel prepare_reduce_max(const KernelContext& c) { return prepare_reduction(c, Reduction::kMax); }
 ModelKernel prepare_reduce_min(const KernelContext& c) { return prepare_reduction(c, Reduction::kMin); }
+
+// REDUCE_ALL, bool only as in TFLM: every output starts true and ANDs its inputs (any non-zero
+// byte reads as true; the output is written 0 or 1).
+ModelKernel prepare_reduce_all(const KernelContext& c) {
+  const ReducedAxes r = reduced_axes(c);
+  c.require(c.is(c.in(0), DType::kBool) && c.is(c.out(0), DType::kBool), "reduce_all runs bool only (TFLM)");
+  ModelKernel k{"reduce_all bool"};
+  k.work.alu_ops = r.total;
+  k.run = [=](const Operand* in, const Operand* out) {
+    const uint8_t* xs = in[0].data;
+    uint8_t* y = out[0].data;
+    std::fill(y, y + r.outputs, uint8_t{1});
+    r.walk([&](int64_t i, int64_t o) { y[o] = y[o] != 0 && xs[i] != 0 ? 1 : 0; });
+  };
+  return k;
+}
 
 }  // namespace arenaplan::sim

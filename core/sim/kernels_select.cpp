@@ -1,6 +1,6 @@
 // Model kernels that choose per element or along an axis: PRELU (a slope per element with
 // broadcasting), MAXIMUM / MINIMUM (broadcasting up to 8 dims, raw values compared as TFLM does) and
-// ARG_MAX. int8 with TFLM's reference requantization, and float32.
+// ARG_MAX / ARG_MIN. int8 (PRELU also int16) with TFLM's reference requantization, and float32.
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -55,31 +55,45 @@ ModelKernel prepare_max_min(const KernelContext& c) {
 
 }  // namespace
 
+namespace {
+
+// TFLM's BroadcastPrelu4DSlow over input type T with an int8 slope: the identity multiplier for
+// inputs at or above the zero point, the slope's product multiplier below; clamped to T.
+template <class T>
+ModelKernel prelu_quantized(const KernelContext& c, const Broadcast2& bc, const char* name) {
+  const Tensor &xt = c.in(0), &at = c.in(1), &yt = c.out(0);
+  const double sx = c.scale(xt), sa = c.scale(at), sy = c.scale(yt);
+  const tflm::Multiplier identity = tflm::quantize_multiplier(sx / sy);
+  const tflm::Multiplier slope = tflm::quantize_multiplier(sx * sa / sy);
+  const int32_t x_off = -c.zero_point(xt), a_off = -c.zero_point(at), y_off = c.zero_point(yt);
+  ModelKernel k{name};
+  k.work.alu_ops = 2 * c.count(yt);  // compare, then multiply (negative inputs)
+  k.run = [=](const Operand* in, const Operand* out) {
+    const T* x = as<T>(in[0]);
+    const int8_t* a = as<int8_t>(in[1]);
+    T* y = as_mut<T>(out[0]);
+    bc.each([&](int64_t i, int64_t ix, int64_t ia) {
+      const int32_t v = x[ix] + x_off;
+      const int32_t r = v >= 0 ? tflm::multiply_by_quantized_multiplier(v, identity)
+                               : tflm::multiply_by_quantized_multiplier(v * (a[ia] + a_off), slope);
+      y[i] = static_cast<T>(std::clamp<int32_t>(r + y_off, std::numeric_limits<T>::min(), std::numeric_limits<T>::max()));
+    });
+  };
+  return k;
+}
+
+}  // namespace
+
 ModelKernel prepare_prelu(const KernelContext& c) {
   const Broadcast2 bc = binary_broadcast(c, "prelu");
   const Tensor &xt = c.in(0), &at = c.in(1), &yt = c.out(0);
+  if (c.is(xt, DType::kInt8) && c.is(at, DType::kInt8) && c.is(yt, DType::kInt8)) return prelu_quantized<int8_t>(c, bc, "prelu int8");
+  // TFLM's int16 PRELU keeps int8 slopes.
+  if (c.is(xt, DType::kInt16) && c.is(at, DType::kInt8) && c.is(yt, DType::kInt16)) return prelu_quantized<int16_t>(c, bc, "prelu int16");
   ModelKernel k;
-  k.work.alu_ops = 2 * c.count(yt);  // compare, then multiply (negative inputs)
-  if (c.is(xt, DType::kInt8) && c.is(at, DType::kInt8) && c.is(yt, DType::kInt8)) {
-    const double sx = c.scale(xt), sa = c.scale(at), sy = c.scale(yt);
-    const tflm::Multiplier identity = tflm::quantize_multiplier(sx / sy);
-    const tflm::Multiplier slope = tflm::quantize_multiplier(sx * sa / sy);
-    const int32_t x_off = -c.zero_point(xt), a_off = -c.zero_point(at), y_off = c.zero_point(yt);
-    k.name = "prelu int8";
-    k.run = [=](const Operand* in, const Operand* out) {
-      const int8_t *x = as<int8_t>(in[0]), *a = as<int8_t>(in[1]);
-      int8_t* y = as_mut<int8_t>(out[0]);
-      bc.each([&](int64_t i, int64_t ix, int64_t ia) {
-        const int32_t v = x[ix] + x_off;
-        const int32_t r = v >= 0 ? tflm::multiply_by_quantized_multiplier(v, identity)
-                                 : tflm::multiply_by_quantized_multiplier(v * (a[ia] + a_off), slope);
-        y[i] = clamp8(r + y_off);
-      });
-    };
-    return k;
-  }
+  k.work.alu_ops = 2 * c.count(yt);
   c.require(c.is(xt, DType::kFloat32) && c.is(at, DType::kFloat32) && c.is(yt, DType::kFloat32),
-            "prelu runs int8 or float32 (input, alpha and output of one type)");
+            "prelu runs int8, int16 with int8 slopes, or float32 (TFLM)");
   // TFLM's float loop (BroadcastPrelu4DSlowFloat) is 4-d; int8 broadcasts up to 8 dims.
   c.require(c.dims(xt).size() <= 4 && c.dims(at).size() <= 4 && c.dims(yt).size() <= 4, "float32 prelu runs up to 4 dims in TFLM");
   k.name = "prelu float32";
@@ -96,10 +110,10 @@ ModelKernel prepare_minimum(const KernelContext& c) { return prepare_max_min<fal
 
 namespace {
 
-// The first index of the largest value along the axis (TFLM: strictly greater replaces; for
-// float a NaN never wins and is replaced by any number).
-template <class T, class Index>
-void arg_max_run(int64_t outer, int64_t axis_size, int64_t inner, const T* x, Index* y) {
+// The first index of the largest (kMax) or smallest value along the axis (TFLM: strictly greater,
+// or less, replaces; for float a NaN never wins and is replaced by any number).
+template <bool kMax, class T, class Index>
+void arg_extreme_run(int64_t outer, int64_t axis_size, int64_t inner, const T* x, Index* y) {
   for (int64_t o = 0; o < outer; ++o)
     for (int64_t i = 0; i < inner; ++i) {
       T best = x[o * axis_size * inner + i];
@@ -107,22 +121,23 @@ void arg_max_run(int64_t outer, int64_t axis_size, int64_t inner, const T* x, In
       for (int64_t k = 1; k < axis_size; ++k) {
         const T v = x[(o * axis_size + k) * inner + i];
         bool wins;
-        if constexpr (std::is_floating_point_v<T>) wins = !std::isnan(v) && (std::isnan(best) || v > best);
-        else wins = v > best;
+        const bool better = kMax ? v > best : v < best;
+        if constexpr (std::is_floating_point_v<T>) wins = !std::isnan(v) && (std::isnan(best) || better);
+        else wins = better;
         if (wins) best = v, at = static_cast<Index>(k);
       }
       y[o * inner + i] = at;
     }
 }
 
-}  // namespace
-
-ModelKernel prepare_arg_max(const KernelContext& c) {
-  c.require(c.inputs() == 2 && c.outputs() == 1, "arg_max expects an input, an axis and one output");
+template <bool kMax>
+ModelKernel prepare_arg_extreme(const KernelContext& c) {
+  const std::string kind = kMax ? "arg_max" : "arg_min";
+  c.require(c.inputs() == 2 && c.outputs() == 1, kind + " expects an input, an axis and one output");
   const Tensor &xt = c.in(0), &yt = c.out(0);
   const auto x = c.dims(xt), y = c.dims(yt);
   const auto axis_values = c.const_ints(c.in(1));
-  c.require(axis_values.size() == 1, "arg_max needs exactly one axis");
+  c.require(axis_values.size() == 1, kind + " needs exactly one axis");
   const int64_t rank = static_cast<int64_t>(x.size());
   int64_t axis = axis_values[0];
   if (axis < 0) axis += rank;
@@ -136,29 +151,34 @@ ModelKernel prepare_arg_max(const KernelContext& c) {
   for (int64_t d = 0; d < axis; ++d) outer *= x[d];
   for (int64_t d = axis + 1; d < rank; ++d) inner *= x[d];
   const int64_t axis_size = x[axis];
-  c.require(axis_size >= 1, "an empty axis has no arg_max");
+  c.require(axis_size >= 1, "an empty axis has no " + kind);
   // TFLM's arg_min_max.cc takes an int32 axis and writes int32 indices only ("Only int32_t are
   // supported currently"): a model asking for int64 does not run there, so it is refused here too.
-  c.require(c.is(c.in(1), DType::kInt32), "TFLM's arg_max takes an int32 axis");
-  c.require(c.is(yt, DType::kInt32), "TFLM's arg_max writes int32 indices only");
+  c.require(c.is(c.in(1), DType::kInt32), "TFLM's " + kind + " takes an int32 axis");
+  c.require(c.is(yt, DType::kInt32), "TFLM's " + kind + " writes int32 indices only");
   // The options' output_type (TensorType 2: int32), when read, must be the tensor's.
   const int64_t declared = c.attr("output_type", 2);
   c.require(declared == 2, "output_type " + std::to_string(declared) + " differs from the output tensor's type");
   ModelKernel k;
   k.work.alu_ops = c.count(xt);  // one compare per input element
   if (c.is(xt, DType::kInt8)) {
-    k.name = "arg_max int8->int32";
+    k.name = kMax ? "arg_max int8->int32" : "arg_min int8->int32";
     k.run = [=](const Operand* in, const Operand* out) {
-      arg_max_run(outer, axis_size, inner, as<int8_t>(in[0]), as_mut<int32_t>(out[0]));
+      arg_extreme_run<kMax>(outer, axis_size, inner, as<int8_t>(in[0]), as_mut<int32_t>(out[0]));
     };
     return k;
   }
-  c.require(c.is(xt, DType::kFloat32), "arg_max runs over int8 or float32");
-  k.name = "arg_max float32->int32";
+  c.require(c.is(xt, DType::kFloat32), kind + " runs over int8 or float32");
+  k.name = kMax ? "arg_max float32->int32" : "arg_min float32->int32";
   k.run = [=](const Operand* in, const Operand* out) {
-    arg_max_run(outer, axis_size, inner, as<float>(in[0]), as_mut<int32_t>(out[0]));
+    arg_extreme_run<kMax>(outer, axis_size, inner, as<float>(in[0]), as_mut<int32_t>(out[0]));
   };
   return k;
 }
+
+}  // namespace
+
+ModelKernel prepare_arg_max(const KernelContext& c) { return prepare_arg_extreme<true>(c); }
+ModelKernel prepare_arg_min(const KernelContext& c) { return prepare_arg_extreme<false>(c); }
 
 }  // namespace arenaplan::sim

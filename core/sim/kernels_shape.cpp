@@ -1,5 +1,6 @@
 // Model kernels that move bytes without arithmetic: RESHAPE (SQUEEZE, EXPAND_DIMS),
-// CONCATENATION, SPLIT / SPLIT_V, PAD / PADV2, TRANSPOSE, STRIDED_SLICE, SLICE. They work on
+// CONCATENATION, SPLIT / SPLIT_V, PAD / PADV2, TRANSPOSE, STRIDED_SLICE, SLICE, REVERSE_V2,
+// BROADCAST_ARGS. They work on
 // elements of any width.
 #include <algorithm>
 #include <cstring>
@@ -318,6 +319,63 @@ ModelKernel prepare_slice(const KernelContext& c) {
     c.require(count[d] == y[d], "the slice does not give the output shape along dim " + std::to_string(d));
   }
   return copy_box("slice", strides_of(x), width_of(c, yt), begin, std::vector<int64_t>(rank, 1), count);
+}
+
+// REVERSE_V2: TFLM reverses contiguous axes only; reversing axes a..b together reverses the
+// flattened index over them, so each run of `lower` elements moves as one block.
+ModelKernel prepare_reverse_v2(const KernelContext& c) {
+  c.require(c.inputs() == 2 && c.outputs() == 1, "reverse_v2 expects an input, its axes and one output");
+  const Tensor &xt = c.in(0), &yt = c.out(0);
+  const auto x = c.dims(xt);
+  c.require(xt.dtype == yt.dtype && c.dims(yt) == x, "reverse_v2's output must have the input's shape and type");
+  c.require(c.is(c.in(1), DType::kInt32), "TFLM's reverse_v2 takes int32 axes");
+  c.require(!c.is(xt, DType::kFloat16), "reverse_v2 does not run float16 (TFLM)");
+  const int64_t rank = static_cast<int64_t>(x.size());
+  std::vector<int64_t> axes = c.const_ints(c.in(1));
+  c.require(!axes.empty() && static_cast<int64_t>(axes.size()) <= rank, "reverse_v2 needs 1 to rank axes");
+  for (int64_t& a : axes) {
+    if (a < 0) a += rank;
+    c.require(a >= 0 && a < rank, "reverse_v2's axis is out of range");
+  }
+  std::sort(axes.begin(), axes.end());
+  for (size_t i = 1; i < axes.size(); ++i) c.require(axes[i - 1] + 1 == axes[i], "reverse_v2's axes are not contiguous (TFLM)");
+  int64_t upper = 1, middle = 1, lower = 1;
+  for (int64_t d = 0; d < rank; ++d) (d < axes.front() ? upper : d > axes.back() ? lower : middle) *= x[d];
+  const int64_t block = lower * width_of(c, xt);
+  ModelKernel k{"reverse_v2"};
+  k.work.alu_ops = c.count(xt);
+  k.run = [=](const Operand* in, const Operand* out) {
+    for (int64_t u = 0; u < upper; ++u)
+      for (int64_t m = 0; m < middle; ++m)
+        std::memcpy(out[0].data + ((u * middle + middle - 1 - m) * block), in[0].data + (u * middle + m) * block,
+                    static_cast<size_t>(block));
+  };
+  return k;
+}
+
+// BROADCAST_ARGS: the shape two shapes broadcast to (numpy rules, right-aligned), int32 or int64,
+// read at run time. Dims that do not broadcast are TFLM's undefined case; here the larger wins.
+ModelKernel prepare_broadcast_args(const KernelContext& c) {
+  c.require(c.inputs() == 2 && c.outputs() == 1, "broadcast_args expects two shapes and one output");
+  const Tensor &at = c.in(0), &bt = c.in(1), &yt = c.out(0);
+  c.require((c.is(at, DType::kInt32) || c.is(at, DType::kInt64)) && bt.dtype == at.dtype && yt.dtype == at.dtype,
+            "broadcast_args runs int32 or int64 shapes of one type (TFLM)");
+  c.require(c.dims(at).size() == 1 && c.dims(bt).size() == 1 && c.dims(yt).size() == 1, "broadcast_args' shapes must be 1-D (TFLM)");
+  const int64_t na = c.count(at), nb = c.count(bt), ny = c.count(yt);
+  c.require(ny == std::max(na, nb), "broadcast_args' output must be as long as the longer shape");
+  const bool wide = c.is(at, DType::kInt64);
+  ModelKernel k{wide ? "broadcast_args int64" : "broadcast_args int32"};
+  k.work.alu_ops = ny;
+  k.run = [=](const Operand* in, const Operand* out) {
+    auto read = [&](const Operand& o, int64_t i) { return wide ? as<int64_t>(o)[i] : int64_t{as<int32_t>(o)[i]}; };
+    for (int64_t i = 0; i < ny; ++i) {  // i counts from the right
+      const int64_t a = i < na ? read(in[0], na - 1 - i) : 1, b = i < nb ? read(in[1], nb - 1 - i) : 1;
+      const int64_t d = a == 1 ? b : b == 1 ? a : std::max(a, b);
+      if (wide) as_mut<int64_t>(out[0])[ny - 1 - i] = d;
+      else as_mut<int32_t>(out[0])[ny - 1 - i] = static_cast<int32_t>(d);
+    }
+  };
+  return k;
 }
 
 }  // namespace arenaplan::sim

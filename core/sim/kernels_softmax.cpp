@@ -1,7 +1,8 @@
 // Model kernels with TFLM's fixed-point nonlinearities: SOFTMAX (int8 in; int8 out at scale
 // 1/256, zero point -128, or int16 out at 1/65536, zero point -32768, as TFLM requires; int16 in
 // and out through TFLM's exp and reciprocal tables; float32)
-// and HARD_SWISH (int8 in 16-bit fixed point, float32).
+// HARD_SWISH (int8 in 16-bit fixed point, float32), L2_NORMALIZATION (int8, float32) and
+// LOG_SOFTMAX (int8, float32).
 #include <algorithm>
 #include <bit>
 #include <cmath>
@@ -50,18 +51,31 @@ int16_t to_int16_multiplier(int32_t m) {
 // TFLM's reference Softmax for an int8 input (gemmlowp fixed point: Q5.26 differences, Q12.19 sum
 // of exps, a Q0.31 reciprocal) onto an int8 or int16 output: the same path, the output's width
 // only changes the final shift and the offset (its type's minimum).
-template <class Out>
-std::function<void(const Operand*, const Operand*)> softmax_int8_to(float input_scale, float beta, int64_t rows, int64_t depth) {
-  // TFLM's PreprocessSoftmaxScaling: beta x input scale onto Q5.26 differences.
-  constexpr int kScaledDiffIntegerBits = 5, kAccumulationIntegerBits = 12;
+// TFLM's PreprocessSoftmaxScaling: beta x input scale onto Q5.26 differences, and the smallest
+// difference whose exp still counts (CalculateInputRadius).
+constexpr int kScaledDiffIntegerBits = 5, kAccumulationIntegerBits = 12;
+struct SoftmaxScaling {
+  tflm::Multiplier m;
+  int32_t diff_min = 0;
+};
+SoftmaxScaling softmax_scaling(float beta, float input_scale) {
+  SoftmaxScaling r;
   const double real = std::min(static_cast<double>(beta) * static_cast<double>(input_scale) *
                                    static_cast<double>(int64_t{1} << (31 - kScaledDiffIntegerBits)),
                                static_cast<double>((int64_t{1} << 31) - 1));
-  const tflm::Multiplier m = tflm::quantize_multiplier(real);
+  r.m = tflm::quantize_multiplier(real);
   const double max_rescaled = 1.0 * ((1 << kScaledDiffIntegerBits) - 1) *
                               static_cast<double>(int64_t{1} << (31 - kScaledDiffIntegerBits)) /
-                              static_cast<double>(int64_t{1} << m.shift);
-  const int32_t diff_min = -static_cast<int32_t>(std::floor(max_rescaled));
+                              static_cast<double>(int64_t{1} << r.m.shift);
+  r.diff_min = -static_cast<int32_t>(std::floor(max_rescaled));
+  return r;
+}
+
+template <class Out>
+std::function<void(const Operand*, const Operand*)> softmax_int8_to(float input_scale, float beta, int64_t rows, int64_t depth) {
+  const SoftmaxScaling scaling = softmax_scaling(beta, input_scale);
+  const tflm::Multiplier m = scaling.m;
+  const int32_t diff_min = scaling.diff_min;
   constexpr int32_t lo = std::numeric_limits<Out>::min(), hi = std::numeric_limits<Out>::max();
   return [=](const Operand* in, const Operand* out) {
     const int8_t* x = as<int8_t>(in[0]);
@@ -270,6 +284,146 @@ ModelKernel prepare_hard_swish(const KernelContext& c) {
     const float* x = as<float>(in[0]);
     float* y = as_mut<float>(out[0]);
     for (int64_t i = 0; i < n; ++i) y[i] = x[i] * std::min(6.f, std::max(0.f, x[i] + 3.f)) / 6.f;
+  };
+  return k;
+}
+
+namespace {
+
+// Rows along the last dim (TFLM's outer size and depth); input and output of one shape.
+struct Rows {
+  int64_t rows = 1, depth = 1;
+};
+Rows last_dim_rows(const KernelContext& c, const char* kind) {
+  c.require(c.inputs() == 1 && c.outputs() == 1, std::string(kind) + " expects one input and one output");
+  const auto x = c.dims(c.in(0));
+  c.require(c.dims(c.out(0)) == x && c.in(0).dtype == c.out(0).dtype, std::string(kind) + "'s output must have the input's shape and type");
+  Rows r;
+  r.depth = x.back();
+  r.rows = c.count(c.in(0)) / std::max<int64_t>(r.depth, 1);
+  return r;
+}
+
+}  // namespace
+
+// L2_NORMALIZATION along the last dim. int8 as TFLM's reference: the squares of (q - zero point)
+// summed in int32, their inverse square root as a multiplier, the output in steps of 1/128
+// whatever the output's quantization says; float32 divides by max(norm, 1e-6).
+ModelKernel prepare_l2_normalization(const KernelContext& c) {
+  const Rows r = last_dim_rows(c, "l2_normalization");
+  c.require(c.dims(c.in(0)).size() <= 4, "l2_normalization runs up to 4 dims (TFLM)");
+  c.require(c.attr("activation", 0) == 0, "l2_normalization with a fused activation (TFLM refuses it)");
+  ModelKernel k;
+  k.work.alu_ops = 3 * r.rows * r.depth;  // square, sum, scale
+  if (c.is(c.in(0), DType::kInt8)) {
+    const int32_t zero = c.zero_point(c.in(0));
+    constexpr int kOutputScaleShift = 7;
+    k.name = "l2_normalization int8";
+    k.run = [=](const Operand* in, const Operand* out) {
+      const int8_t* x = as<int8_t>(in[0]);
+      int8_t* y = as_mut<int8_t>(out[0]);
+      for (int64_t row = 0; row < r.rows; ++row) {
+        const int8_t* xr = x + row * r.depth;
+        int32_t squares = 0;
+        for (int64_t i = 0; i < r.depth; ++i) squares = wrapping_add(squares, (xr[i] - zero) * (xr[i] - zero));
+        const tflm::Multiplier inv = tflm::inv_sqrt_multiplier(squares);
+        const tflm::Multiplier m{inv.value, inv.shift + kOutputScaleShift};
+        for (int64_t i = 0; i < r.depth; ++i)
+          y[row * r.depth + i] = static_cast<int8_t>(std::clamp(tflm::multiply_by_quantized_multiplier(xr[i] - zero, m), -128, 127));
+      }
+    };
+    return k;
+  }
+  c.require(c.is(c.in(0), DType::kFloat32), "l2_normalization runs int8 or float32 (TFLM)");
+  k.name = "l2_normalization float32";
+  k.run = [=](const Operand* in, const Operand* out) {
+    const float* x = as<float>(in[0]);
+    float* y = as_mut<float>(out[0]);
+    for (int64_t row = 0; row < r.rows; ++row) {
+      const float* xr = x + row * r.depth;
+      float squares = 0;
+      for (int64_t i = 0; i < r.depth; ++i) squares += xr[i] * xr[i];
+      const float norm = std::max(std::sqrt(squares), 1e-6f);
+      for (int64_t i = 0; i < r.depth; ++i) y[row * r.depth + i] = xr[i] / norm;
+    }
+  };
+  return k;
+}
+
+namespace {
+
+// LOG_SOFTMAX int8 as TFLM's LogSoftmaxQuantized: the exps of the scaled differences from the
+// row's maximum summed in Q12, their fixed-point log in Q5, each output (difference - log sum) in
+// steps of 1/16 from 127; differences below the log sum's reach give -128.
+ModelKernel log_softmax_int8(const KernelContext& c, Rows r) {
+  const Tensor &xt = c.in(0), &yt = c.out(0);
+  c.require(c.scale(yt) == 16.0f / 256 && c.zero_point(yt) == 127, "int8 log_softmax needs output scale 1/16 and zero point 127 (TFLM)");
+  const SoftmaxScaling scaling = softmax_scaling(1.0f, c.scale(xt));
+  c.require(scaling.m.shift >= 1, "int8 log_softmax: the input scale is too large for TFLM's reverse scaling");
+  // PreprocessLogSoftmaxScalingExp's reverse scaling: 2^(31 - shift) / multiplier, below one.
+  const tflm::Multiplier reverse = tflm::quantize_multiplier(
+      static_cast<double>(1 << (31 - scaling.m.shift)) / static_cast<double>(scaling.m.value));
+  constexpr int kOutputIntegerBits = 4;
+  ModelKernel k{"log_softmax int8"};
+  k.work.alu_ops = 4 * r.rows * r.depth;
+  k.run = [=](const Operand* in, const Operand* out) {
+    const int8_t* x = as<int8_t>(in[0]);
+    int8_t* y = as_mut<int8_t>(out[0]);
+    for (int64_t row = 0; row < r.rows; ++row) {
+      const int8_t* xr = x + row * r.depth;
+      int32_t max_in_row = -128;
+      for (int64_t i = 0; i < r.depth; ++i) max_in_row = std::max<int32_t>(max_in_row, xr[i]);
+      int32_t sum_of_exps = 0;  // Q12
+      for (int64_t i = 0; i < r.depth; ++i) {
+        const int32_t diff = xr[i] - max_in_row;
+        if (diff < scaling.diff_min) continue;
+        const int32_t scaled = tflm::multiply_by_quantized_multiplier(diff, scaling.m);
+        sum_of_exps = wrapping_add(sum_of_exps, tflm::saturating_rounding_multiply_by_pot(
+                                                    tflm::fp_exp_on_negative_values(scaled, kScaledDiffIntegerBits),
+                                                    -kAccumulationIntegerBits));
+      }
+      const int32_t log_sum = tflm::fp_log_x_for_x_greater_than_or_equal_to_1(sum_of_exps, kAccumulationIntegerBits,
+                                                                               kScaledDiffIntegerBits);
+      const int32_t shifted_log_sum = static_cast<int32_t>(static_cast<uint32_t>(log_sum) + 0x80000000u);
+      const int32_t adjusted_diff_min =
+          std::max(scaling.diff_min - 1, tflm::multiply_by_quantized_multiplier(shifted_log_sum, reverse));
+      for (int64_t i = 0; i < r.depth; ++i) {
+        const int32_t diff = xr[i] - max_in_row;
+        int32_t v = -128;
+        if (diff > adjusted_diff_min) {
+          const int32_t scaled = tflm::multiply_by_quantized_multiplier(diff, scaling.m);
+          v = std::clamp(tflm::rounding_divide_by_pot(scaled - log_sum, 31 - kScaledDiffIntegerBits - kOutputIntegerBits) + 127,
+                         -128, 127);
+        }
+        y[row * r.depth + i] = static_cast<int8_t>(v);
+      }
+    }
+  };
+  return k;
+}
+
+}  // namespace
+
+// LOG_SOFTMAX along the last dim: int8 as above; float32 in TFLM's order, x - max - log(sum of
+// e^(x - max)).
+ModelKernel prepare_log_softmax(const KernelContext& c) {
+  const Rows r = last_dim_rows(c, "log_softmax");
+  if (c.is(c.in(0), DType::kInt8)) return log_softmax_int8(c, r);
+  c.require(c.is(c.in(0), DType::kFloat32), "log_softmax runs int8 or float32 (TFLM)");
+  ModelKernel k{"log_softmax float32"};
+  k.work.alu_ops = 4 * r.rows * r.depth;
+  k.run = [=](const Operand* in, const Operand* out) {
+    const float* x = as<float>(in[0]);
+    float* y = as_mut<float>(out[0]);
+    for (int64_t row = 0; row < r.rows; ++row) {
+      const float* xr = x + row * r.depth;
+      float max = std::numeric_limits<float>::lowest();
+      for (int64_t i = 0; i < r.depth; ++i) max = std::max(max, xr[i]);
+      float sum = 0;
+      for (int64_t i = 0; i < r.depth; ++i) sum += std::exp(xr[i] - max);
+      const float log_sum = std::log(sum);
+      for (int64_t i = 0; i < r.depth; ++i) y[row * r.depth + i] = xr[i] - max - log_sum;
+    }
   };
   return k;
 }

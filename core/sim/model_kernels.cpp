@@ -54,6 +54,21 @@ constexpr Registration kModelKernels[] = {
     {"slice", prepare_slice},
     {"prelu", prepare_prelu},
     {"arg_max", prepare_arg_max},
+    {"arg_min", prepare_arg_min},
+    {"elu", prepare_elu},
+    {"add_n", prepare_add_n},
+    {"cumsum", prepare_cumsum},
+    {"reverse_v2", prepare_reverse_v2},
+    {"gather_nd", prepare_gather_nd},
+    {"l2_normalization", prepare_l2_normalization},
+    {"log_softmax", prepare_log_softmax},
+    {"embedding_lookup", prepare_embedding_lookup},
+    {"dynamic_update_slice", prepare_dynamic_update_slice},
+    {"l2_pool_2d", prepare_l2_pool_2d},
+    {"floor_div", prepare_floor_div},
+    {"floor_mod", prepare_floor_mod},
+    {"reduce_all", prepare_reduce_all},
+    {"broadcast_args", prepare_broadcast_args},
     // Recurrent and int16-activation kernels.
     {"unidirectional_sequence_lstm", prepare_unidirectional_sequence_lstm},
     // Data movement, elementwise math, reductions, matrix products (kernels_data/_math/_pool/_matmul.cpp).
@@ -100,6 +115,8 @@ constexpr Registration kModelKernels[] = {
     {"transpose_conv", prepare_transpose_conv},
     {"SignalWindow", prepare_signal_window},  // TFLM's Signal library: custom codes
     {"SignalFftAutoScale", prepare_signal_fft_auto_scale},
+    {"SignalDelay", prepare_signal_delay},
+    {"SignalOverlapAdd", prepare_signal_overlap_add},
 };
 
 }  // namespace

@@ -216,6 +216,7 @@ class ArenaSimulator {
   SimOptions options_;
   std::vector<KernelPlan> kernels_;  // per op
   std::vector<const uint8_t*> implicit_weights_;  // per op: generated weights in flash, or null
+  std::vector<std::vector<std::vector<uint8_t>>> op_state_;  // [session][op]: a stateful kernel's own state
   Step steps_ = 0;
   int regions_ = 1;
   Bytes region_bytes_ = 0;

@@ -150,6 +150,10 @@ ArenaSimulator::ArenaSimulator(const Graph& g, LiveAnalysis live, ArenaLayout la
   }
   steps_ = static_cast<Step>(live_.order.size());
   for (OpId o = 0; o < static_cast<OpId>(g_.ops.size()); ++o) kernels_.push_back(plan_kernel(g_, o));
+  // Stateful kernels start from zeros, once per session, and keep their state from run to run.
+  op_state_.assign(static_cast<size_t>(options_.sessions), std::vector<std::vector<uint8_t>>(g_.ops.size()));
+  for (auto& per_op : op_state_)
+    for (size_t o = 0; o < per_op.size(); ++o) per_op[o].assign(static_cast<size_t>(kernels_[o].state_bytes), 0);
 
   Bytes end = layout_.arena_bytes;
   data_bytes_.resize(live_.buffers.size());
@@ -405,8 +409,9 @@ void ArenaSimulator::run_op(int session, Step t) {
   const BoundStep& bs = bound_[session][t];
   const std::vector<Operand>& ops = operands_[session];
   check_before_writes(session, t, false);
+  std::vector<uint8_t>& state = op_state_[static_cast<size_t>(session)][o];
   run_kernel(kernels_[o], ops.data() + bs.in_begin, bs.in_end - bs.in_begin, ops.data() + bs.out_begin,
-             bs.out_end - bs.out_begin, bs.scratch, implicit_weights_[o]);
+             bs.out_end - bs.out_begin, bs.scratch, implicit_weights_[o], Operand{state.data(), static_cast<int64_t>(state.size())});
   for (const SimOptions::StrayWrite& w : options_.stray_writes)
     if (w.op == o)
       memory_[static_cast<size_t>(options_.shared_arena ? 0 : session) * region_bytes_ + w.offset] ^= 0x5A;

@@ -413,6 +413,8 @@ KernelPlan plan_model(const Graph& g, const Op& op) {
     p.work = k.work;
     p.run = std::move(k.run);
     p.run_with_scratch = std::move(k.run_with_scratch);
+    p.run_with_state = std::move(k.run_with_state);
+    p.state_bytes = k.state_bytes;
     return p;
   } catch (const Unsupported& u) {
     return plan_stand_in(g, op, u.why);
@@ -456,7 +458,7 @@ KernelPlan plan_kernel(const Graph& g, OpId id) {
 }
 
 void run_kernel(const KernelPlan& p, const Operand* in, size_t nin, const Operand* out, size_t nout,
-                const Operand& scratch, const uint8_t* implicit_weights) {
+                const Operand& scratch, const uint8_t* implicit_weights, const Operand& state) {
   // Scratch is staged first, as a kernel's im2col or partial sums would be: a plan that lets
   // scratch overlap a live operand corrupts real data.
   if (scratch.bytes > 0) mix_fill(mix_seed(p.salt), 0x5c, scratch.data, scratch.bytes);
@@ -469,8 +471,14 @@ void run_kernel(const KernelPlan& p, const Operand* in, size_t nin, const Operan
     throw std::invalid_argument("run_kernel: this plan needs the implicit weights (implicit_weight_bytes)");
   switch (p.kind) {
     case KernelKind::kModel:
-      if (p.run_with_scratch) p.run_with_scratch(in, out, scratch);
-      else p.run(in, out);
+      if (p.run_with_state) {
+        if (state.bytes < p.state_bytes) throw std::invalid_argument("run_kernel: this kernel needs its state across runs");
+        p.run_with_state(in, out, state);
+      } else if (p.run_with_scratch) {
+        p.run_with_scratch(in, out, scratch);
+      } else {
+        p.run(in, out);
+      }
       break;
     case KernelKind::kConv2d: conv2d_int8(p.win, x, w, bias, i8(out[0])); break;
     case KernelKind::kDepthwiseConv2d: depthwise_conv2d_int8(p.win, x, w, bias, i8(out[0])); break;

@@ -135,6 +135,10 @@ struct KernelPlan {
   const char* model_kernel = nullptr;
   std::function<void(const Operand* in, const Operand* out)> run;
   std::function<void(const Operand* in, const Operand* out, const Operand& scratch)> run_with_scratch;  // or this
+  // Or this: a kernel that keeps `state_bytes` of its own across runs, outside the arena, as TFLM's
+  // Signal ops keep theirs in persistent buffers (zero before the first run, one per session).
+  std::function<void(const Operand* in, const Operand* out, const Operand& state)> run_with_state;
+  int64_t state_bytes = 0;
   // kMix standing in for an op no kernel can run (`note` says why): its outputs are not the model's.
   bool stand_in = false;
 };
@@ -159,8 +163,9 @@ bool uses_model_kernels(const Graph& g, const Op& op);
 KernelPlan plan_kernel(const Graph& g, OpId op);
 
 // Runs a planned kernel. inputs/outputs follow op.inputs / op.outputs; constants included.
+// `state`: the op's own state (plan.state_bytes; std::invalid_argument when it is missing).
 void run_kernel(const KernelPlan& plan, const Operand* inputs, size_t input_count,
                 const Operand* outputs, size_t output_count, const Operand& scratch,
-                const uint8_t* implicit_weights = nullptr);
+                const uint8_t* implicit_weights = nullptr, const Operand& state = Operand{});
 
 }  // namespace arenaplan::sim

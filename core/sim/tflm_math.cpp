@@ -268,4 +268,84 @@ int16_t tanh_int16(int16_t x, Int16SigmoidInput in) {
   return static_cast<int16_t>(r >> (9 - 1));
 }
 
+Multiplier inv_sqrt_multiplier(int32_t x) {
+  if (x <= 1) return {std::numeric_limits<int32_t>::max(), 0};
+  int shift = 11;
+  while (x >= (1 << 29)) {
+    x /= 4;
+    ++shift;
+  }
+  const int pairs = (__builtin_clz(static_cast<uint32_t>(x)) - 1) / 2 - 1;
+  shift -= pairs;
+  x <<= 2 * pairs;
+  const int32_t input = x >> 1;                                       // Q3.28
+  const int32_t half_input = saturating_rounding_multiply_by_pot(input, -1);
+  const int32_t half_three = (1 << 28) + (1 << 27);                   // 1.5
+  int32_t r = 1 << 28;                                                // 1.0
+  // A Q3 x Q3 product is Q6; Rescale<3> multiplies a Q6 by 2^3 and a Q9 by 2^6, saturating.
+  for (int i = 0; i < 5; ++i) {
+    const int32_t r2 = saturating_rounding_doubling_high_mul(r, r);
+    const int32_t r3 = saturating_rounding_multiply_by_pot(saturating_rounding_doubling_high_mul(r2, r), 6);
+    const int32_t a = saturating_rounding_doubling_high_mul(half_three, r);
+    const int32_t b = saturating_rounding_doubling_high_mul(half_input, r3);
+    r = saturating_rounding_multiply_by_pot(static_cast<int32_t>(static_cast<uint32_t>(a) - static_cast<uint32_t>(b)), 3);
+  }
+  r = saturating_rounding_doubling_high_mul(r, 1518500250);  // x sqrt(2)/2
+  if (shift < 0) {
+    r = static_cast<int32_t>(static_cast<uint32_t>(r) << -shift);
+    shift = 0;
+  }
+  return {r, -shift};
+}
+
+
+namespace {
+
+int count_leading_zeros(int32_t x) { return x == 0 ? 32 : __builtin_clz(static_cast<uint32_t>(x)); }
+
+int32_t saturating_add(int32_t a, int32_t b) {
+  return static_cast<int32_t>(std::clamp<int64_t>(int64_t{a} + b, std::numeric_limits<int32_t>::min(), std::numeric_limits<int32_t>::max()));
+}
+
+int32_t saturating_sub(int32_t a, int32_t b) {
+  return static_cast<int32_t>(std::clamp<int64_t>(int64_t{a} - b, std::numeric_limits<int32_t>::min(), std::numeric_limits<int32_t>::max()));
+}
+
+int32_t wrapping_add32(int32_t a, int32_t b) { return static_cast<int32_t>(static_cast<uint32_t>(a) + static_cast<uint32_t>(b)); }
+
+}  // namespace
+
+int32_t fp_log_x_for_x_greater_than_or_equal_to_1(int32_t x, int input_integer_bits, int output_integer_bits) {
+  // Every product below is gemmlowp's fixed-point product (the raws' high multiply); Q0 constants
+  // from TFLM: log 2, sqrt(sqrt(1/2)), sqrt(1/2), 1/4 and the rational approximation's alphas.
+  const int accum_bits = output_integer_bits + 1;  // headroom for z_pow_2_adj x log 2
+  const int32_t log_2 = 1488522236, sqrt_sqrt_half = 1805811301, sqrt_half = 1518500250, one_quarter = 536870912;
+  const int32_t alpha_n = 117049297, alpha_d = 127690142, alpha_i = 1057819769, alpha_f = 638450708;
+  const int32_t shifted_quarter = saturating_rounding_multiply_by_pot(one_quarter, -accum_bits);
+  // x read as Q0.31; the power of two found from its headroom, with and without a sqrt(1/2) factor.
+  const int z_a_headroom_plus_1 = count_leading_zeros(x);
+  const int32_t r_a_tmp = saturating_rounding_multiply_by_pot(x, z_a_headroom_plus_1 - 1);
+  const int32_t r_a = saturating_rounding_multiply_by_pot(mul(r_a_tmp, sqrt_half), 1);
+  const int32_t z_a_pow_2_adj = saturating_add(
+      saturating_rounding_multiply_by_pot(input_integer_bits - z_a_headroom_plus_1, 31 - accum_bits), shifted_quarter);
+  const int32_t z_b = mul(x, sqrt_half);
+  const int z_b_headroom = count_leading_zeros(z_b) - 1;
+  const int32_t r_b = saturating_rounding_multiply_by_pot(x, z_b_headroom);
+  const int32_t z_b_pow_2_adj = saturating_sub(
+      saturating_rounding_multiply_by_pot(input_integer_bits - z_b_headroom, 31 - accum_bits), shifted_quarter);
+  const int32_t r = std::min(r_a, r_b);
+  const int32_t z_pow_2_adj = std::max(z_a_pow_2_adj, z_b_pow_2_adj);
+  // log(r) for r in [sqrt(1/2), 1) by a rational approximation around sqrt(sqrt(1/2)).
+  const int32_t p = rounding_half_sum(r, sqrt_sqrt_half);
+  int32_t q = wrapping_add32(r, -sqrt_sqrt_half);
+  q = wrapping_add32(q, q);
+  const int32_t common_sq = mul(q, q);
+  const int32_t num = wrapping_add32(mul(q, r), mul(mul(q, common_sq), alpha_n));
+  const int32_t denom_minus_one = wrapping_add32(mul(p, wrapping_add32(wrapping_add32(alpha_i, q), mul(alpha_d, common_sq))), mul(alpha_f, q));
+  const int32_t recip_denom = fp_one_over_one_plus_x_for_x_in_0_1(denom_minus_one);
+  const int32_t num_scaled = saturating_rounding_multiply_by_pot(num, -accum_bits);
+  const int32_t sum = wrapping_add32(mul(z_pow_2_adj, log_2), mul(num_scaled, recip_denom));
+  return saturating_rounding_multiply_by_pot(sum, accum_bits - output_integer_bits);
+}
+
 }  // namespace arenaplan::sim::tflm

@@ -20,8 +20,9 @@ enum Code : int32_t {
   kAdd = 0, kAveragePool2d = 1, kConcatenation = 2, kDepthToSpace = 5,
   kFullyConnected = 9, kL2Pool2d = 12, kMaxPool2d = 17, kMul = 18, kResizeBilinear = 23, kSoftmax = 25, kSvdf = 27, kMean = 40,
   kSub = 41, kDiv = 42, kStridedSlice = 45, kSplit = 49, kArgMax = 56, kSum = 74, kReduceProd = 81, kReduceMax = 82,
-  kReduceMin = 89, kReduceAny = 91, kResizeNearestNeighbor = 97, kLeakyRelu = 98, kSplitV = 102, kReduceAll = 138,
-  kSpaceToDepth = 26, kGather = 36, kPack = 83, kUnpack = 88, kBatchMatMul = 126, kMirrorPad = 100
+  kReduceMin = 89, kReduceAny = 91, kResizeNearestNeighbor = 97, kLeakyRelu = 98, kSplitV = 102, kReduceAll = 140,
+  kSpaceToDepth = 26, kGather = 36, kPack = 83, kUnpack = 88, kBatchMatMul = 126, kMirrorPad = 100,
+  kL2Normalization = 11, kArgMin = 79, kCumsum = 128
 };
 // Recurrent ops.
 constexpr int32_t kUnidirectionalSequenceLstm = 44;
@@ -190,6 +191,18 @@ void read_operator_attrs(int32_t builtin, const tfl::Operator* op, const tfl::Su
       return;
     case kArgMax:
       if (const auto* o = options_as<tfl::ArgMaxOptions>(op, v, where)) out.attrs["output_type"] = o->output_type();
+      return;
+    case kArgMin:
+      if (const auto* o = options_as<tfl::ArgMinOptions>(op, v, where)) out.attrs["output_type"] = o->output_type();
+      return;
+    case kCumsum:
+      if (const auto* o = options_as<tfl::CumsumOptions>(op, v, where)) {
+        out.attrs["exclusive"] = o->exclusive();
+        out.attrs["reverse"] = o->reverse();
+      }
+      return;
+    case kL2Normalization:
+      if (const auto* o = options_as<tfl::L2NormOptions>(op, v, where)) activation(o->fused_activation_function());
       return;
     case kDepthToSpace:
       if (const auto* o = options_as<tfl::DepthToSpaceOptions>(op, v, where)) out.attrs["block_size"] = o->block_size();

@@ -1,5 +1,7 @@
 #include "core/tflite/tflite_write.h"
 
+#include <flatbuffers/flexbuffers.h>
+
 #include <bit>
 #include <cstring>
 #include <functional>
@@ -30,7 +32,13 @@ int8_t tensor_type(DType t) {
   return 0;
 }
 
+// TFLM's Signal library registers its ops as custom codes ("SignalDelay", ...) whose options are
+// a flexbuffer map; the writer writes every other kind as a builtin.
+bool is_signal_op(const Op& op) { return op.kind.rfind("Signal", 0) == 0; }
+constexpr int32_t kCustomCode = 32;
+
 int32_t builtin_code(const Op& op) {
+  if (is_signal_op(op)) return kCustomCode;
   for (int32_t code = 0; const char* name = tflite_ops::builtin_name(code); ++code)
     if (op.kind == name && op.kind != "custom" && op.kind != "placeholder_for_greater_op_codes") return code;
   throw InputError("op " + op.name, "kind \"" + op.kind + "\" is not a TFLite builtin operator");
@@ -107,7 +115,7 @@ enum OptionsType : uint8_t {
   kSoftmaxOptions = 9, kConcatenationOptions = 10, kAddOptions = 11, kResizeBilinearOptions = 15, kMulOptions = 21,
   kReducerOptions = 27, kSubOptions = 28, kDivOptions = 29, kStridedSliceOptions = 32, kSplitOptions = 35,
   kArgMaxOptions = 40, kResizeNearestNeighborOptions = 74, kLeakyReluOptions = 75, kSplitVOptions = 79,
-  kDepthToSpaceOptions = 94,
+  kDepthToSpaceOptions = 94, kL2NormOptions = 12, kArgMinOptions = 57, kCumsumOptions = 102,
   // Recurrent ops.
   kUnidirectionalSequenceLSTMOptions = 71
 };
@@ -160,6 +168,12 @@ Options write_options(fb::FlatBufferBuilder& b, const Graph& g, const Op& op, At
     return {kSplitVOptions, tfl::CreateSplitVOptions(b, static_cast<int32_t>(a.get("num_splits", 1))).Union()};
   if (k == "arg_max")
     return {kArgMaxOptions, tfl::CreateArgMaxOptions(b, static_cast<int8_t>(a.get("output_type", 2))).Union()};
+  if (k == "arg_min")
+    return {kArgMinOptions, tfl::CreateArgMinOptions(b, static_cast<int8_t>(a.get("output_type", 2))).Union()};
+  if (k == "cumsum")
+    return {kCumsumOptions, tfl::CreateCumsumOptions(b, a.get("exclusive", 0) != 0, a.get("reverse", 0) != 0).Union()};
+  if (k == "l2_normalization")
+    return {kL2NormOptions, tfl::CreateL2NormOptions(b, static_cast<int8_t>(a.get("activation", 0))).Union()};
   if (k == "depth_to_space")
     return {kDepthToSpaceOptions, tfl::CreateDepthToSpaceOptions(b, static_cast<int32_t>(a.get("block_size", 1))).Union()};
   if (k == "unidirectional_sequence_lstm")
@@ -242,24 +256,37 @@ std::string tflite_from_graph(const Graph& g) {
     const auto quantization = write_quantization(b, t);
     tensors.push_back(tfl::CreateTensor(b, shape, tensor_type(*t.dtype), buffer, name, quantization, t.persistent));
   }
-  std::vector<int32_t> codes;  // builtin codes in first-use order: opcode_index points here
+  // Operator codes in first-use order (opcode_index points here): the builtin code, and the custom
+  // code's name for custom ops.
+  std::vector<std::pair<int32_t, std::string>> codes;
   std::vector<fb::Offset<tfl::Operator>> ops;
   for (const Op& op : g.ops) {
-    const int32_t code = builtin_code(op);
+    const std::pair<int32_t, std::string> code{builtin_code(op), is_signal_op(op) ? op.kind : std::string()};
     auto at = std::find(codes.begin(), codes.end(), code);
     const uint32_t index = static_cast<uint32_t>(at - codes.begin());
     if (at == codes.end()) codes.push_back(code);
     AttrReader attrs(op);
-    const Options options = write_options(b, g, op, attrs);
+    const Options options = is_signal_op(op) ? Options{} : write_options(b, g, op, attrs);
+    fb::Offset<fb::Vector<uint8_t>> custom_options;
+    if (is_signal_op(op)) {
+      flexbuffers::Builder map;  // keys sorted, as TFLM reads them by index
+      map.Map([&] {
+        for (const auto& [key, value] : op.attrs) map.Int(key.c_str(), attrs.get(key, value));
+      });
+      map.Finish();
+      custom_options = b.CreateVector(map.GetBuffer());
+    }
     const std::vector<int32_t> slots = operand_slots(op, attrs);
     attrs.check_all_read();
     const auto inputs = b.CreateVector(slots);
     const auto outputs = b.CreateVector(ids(op.outputs));
-    ops.push_back(tfl::CreateOperator(b, index, inputs, outputs, options.type, fb::Offset<tfl::Opaque>(options.table.o)));
+    ops.push_back(tfl::CreateOperator(b, index, inputs, outputs, options.type, fb::Offset<tfl::Opaque>(options.table.o),
+                                      custom_options));
   }
   std::vector<fb::Offset<tfl::OperatorCode>> opcodes;
-  for (int32_t code : codes)
-    opcodes.push_back(tfl::CreateOperatorCode(b, static_cast<int8_t>(std::min<int32_t>(code, 127)), 0, 1, code));
+  for (const auto& [code, custom] : codes)
+    opcodes.push_back(tfl::CreateOperatorCode(b, static_cast<int8_t>(std::min<int32_t>(code, 127)),
+                                              custom.empty() ? 0 : b.CreateString(custom), 1, code));
   const auto tensor_vector = b.CreateVector(tensors);
   const auto graph_inputs = b.CreateVector(ids(g.inputs));
   const auto graph_outputs = b.CreateVector(ids(g.outputs));

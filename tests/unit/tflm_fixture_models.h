@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <cstring>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -446,6 +447,175 @@ class Int16Stack : public ModelBuilder {
     op(name, "fully_connected", {x, w, b}, {y}, {{"activation", 0}, {"keep_num_dims", 0}});
     return y;
   }
+};
+
+// The rest of TFLM's op resolver in one chain, int8, int16 or float32 (`resolver_int8`,
+// `resolver_int16`, `resolver_float`). int8 and float32: ELU, REVERSE_V2, ADD_N (three inputs), CUMSUM (reverse),
+// L2_NORMALIZATION, GATHER_ND, ARG_MIN, PRELU, LOG_SOFTMAX; int16: AVERAGE_POOL_2D,
+// MAX_POOL_2D, LEAKY_RELU, PRELU with int8 slopes. Several graph outputs, concatenated when
+// hashed.
+class ResolverOpsStack : public ModelBuilder {
+ public:
+  ResolverOpsStack(uint64_t seed, DType type) : draws_(seed), type_(type) {
+    g.name = type == DType::kInt8 ? "resolver_int8" : type == DType::kInt16 ? "resolver_int16" : "resolver_float";
+    if (type == DType::kInt16) {
+      build_int16();
+    } else {
+      build_int8_or_float();
+    }
+    link_tensors(g);
+    validate_graph(g);
+  }
+  std::vector<uint8_t> input_bytes(uint64_t seed) const { return drawn_input(g, seed, type_ == DType::kFloat32, 6.f); }
+
+ private:
+  PortableDraws draws_;
+  DType type_;
+
+  std::optional<Quantization> q(float scale, int64_t zero_point) const {
+    if (type_ == DType::kFloat32) return std::nullopt;
+    return quant(scale, zero_point);
+  }
+  TensorId act(const std::string& name, std::vector<int64_t> shape, float scale, int64_t zero_point) {
+    return tensor(name, shape, type_, q(scale, zero_point));
+  }
+  TensorId ints(const std::string& name, std::vector<int64_t> shape, std::vector<int32_t> v) {
+    return tensor(name, shape, DType::kInt32, {}, bytes_of(v));
+  }
+  std::vector<int8_t> slopes(size_t n) {
+    std::vector<int8_t> v(n);
+    for (int8_t& a : v) a = static_cast<int8_t>(draws_.between(-100, 100));
+    return v;
+  }
+  TensorId prelu(const std::string& name, TensorId x, float out_scale, int64_t out_zp) {
+    const auto d = dims(x);
+    TensorId alpha = type_ == DType::kFloat32
+                         ? tensor(name + ".alpha", {d.back()}, DType::kFloat32, {}, bytes_of(std::vector<float>{0.25f, -0.5f, 0.125f, 1.5f}))
+                         : tensor(name + ".alpha", {d.back()}, DType::kInt8, quant(0.01f, 4), bytes_of(slopes(static_cast<size_t>(d.back()))));
+    TensorId y = act(name + ".out", d, out_scale, out_zp);
+    op(name, "prelu", {x, alpha}, {y});
+    return y;
+  }
+
+  void build_int8_or_float() {
+    TensorId x = act("input", {1, 6, 6, 4}, 0.05f, -3);
+    TensorId e = act("elu.out", {1, 6, 6, 4}, 0.04f, -60);
+    op("elu", "elu", {x}, {e});
+    TensorId r = act("reverse.out", {1, 6, 6, 4}, 0.04f, -60);
+    op("reverse", "reverse_v2", {e, ints("reverse.axes", {2}, {1, 2})}, {r});
+    TensorId r2 = act("reverse_channels.out", {1, 6, 6, 4}, 0.04f, -60);
+    op("reverse_channels", "reverse_v2", {e, ints("reverse_channels.axes", {1}, {-1})}, {r2});
+    TensorId s = act("add_n.out", {1, 6, 6, 4}, 0.08f, 5);
+    op("add_n", "add_n", {e, r, r2}, {s});
+    TensorId c = act("cumsum.out", {1, 6, 6, 4}, 0.3f, -10);
+    op("cumsum", "cumsum", {s, ints("cumsum.axis", {1}, {2})}, {c}, {{"exclusive", 0}, {"reverse", 1}});
+    TensorId n = act("l2.out", {1, 6, 6, 4}, 1.f / 128, 0);
+    op("l2", "l2_normalization", {c}, {n}, {{"activation", 0}});
+    TensorId gnd = act("gather_nd.out", {3, 4}, 1.f / 128, 0);
+    op("gather_nd", "gather_nd", {n, ints("gather_nd.indices", {3, 3}, {0, 1, 2, 0, 5, 5, 0, 3, 0})}, {gnd});
+    TensorId am = tensor("arg_min.out", {1, 6, 6}, DType::kInt32);
+    op("arg_min", "arg_min", {c, ints("arg_min.axis", {1}, {3})}, {am}, {{"output_type", 2}});
+    TensorId p = prelu("prelu", x, 0.05f, -3);
+    g.inputs = {x};
+    TensorId lsm = act("log_softmax.out", {1, 6, 6, 4}, 16.f / 256, 127);  // TFLM's int8 output quantization
+    op("log_softmax", "log_softmax", {c}, {lsm});
+    g.outputs = {gnd, am, p, lsm};
+  }
+
+  void build_int16() {
+    TensorId x = act("input", {1, 6, 6, 4}, 1.f / 4096, 0);
+    TensorId a = act("avg_pool.out", {1, 4, 4, 4}, 1.f / 4096, 0);
+    op("avg_pool", "average_pool_2d", {x}, {a},
+       {{"kernel_h", 3}, {"kernel_w", 3}, {"stride_h", 1}, {"stride_w", 1}, {"pad_h", 0}, {"pad_w", 0}, {"activation", 0}});
+    TensorId m = act("max_pool.out", {1, 2, 2, 4}, 1.f / 4096, 0);
+    op("max_pool", "max_pool_2d", {a}, {m},
+       {{"kernel_h", 2}, {"kernel_w", 2}, {"stride_h", 2}, {"stride_w", 2}, {"pad_h", 0}, {"pad_w", 0}, {"activation", 0}});
+    TensorId l = act("leaky.out", {1, 2, 2, 4}, 1.f / 3000, 0);
+    uint32_t alpha_bits;
+    const float alpha = 0.2f;
+    std::memcpy(&alpha_bits, &alpha, 4);
+    op("leaky", "leaky_relu", {m}, {l}, {{"alpha_f32", alpha_bits}});
+    TensorId p = prelu("prelu", x, 1.f / 2048, 0);
+    g.inputs = {x};
+    g.outputs = {a, l, p};
+  }
+};
+
+// More of the op resolver, float32 (`resolver_float_more`): L2_POOL_2D, FLOOR_DIV and FLOOR_MOD
+// by per-channel constants, DYNAMIC_UPDATE_SLICE (start indices that clamp), EMBEDDING_LOOKUP
+// of an int8 table into float32, REDUCE_ALL of GREATER(x, 0) over the image, BROADCAST_ARGS.
+class ResolverMoreStack : public ModelBuilder {
+ public:
+  explicit ResolverMoreStack(uint64_t seed) : draws_(seed) {
+    g.name = "resolver_float_more";
+    TensorId x = tensor("input", {1, 6, 6, 4}, DType::kFloat32);
+    TensorId pooled = tensor("l2_pool.out", {1, 3, 3, 4}, DType::kFloat32);
+    op("l2_pool", "l2_pool_2d", {x}, {pooled},
+       {{"kernel_h", 2}, {"kernel_w", 2}, {"stride_h", 2}, {"stride_w", 2}, {"pad_h", 0}, {"pad_w", 0}, {"activation", 0}});
+    TensorId divisor = tensor("divisor", {4}, DType::kFloat32, {}, bytes_of(std::vector<float>{0.7f, -1.3f, 2.1f, -0.4f}));
+    TensorId q = tensor("floor_div.out", {1, 6, 6, 4}, DType::kFloat32);
+    op("floor_div", "floor_div", {x, divisor}, {q});
+    TensorId r = tensor("floor_mod.out", {1, 6, 6, 4}, DType::kFloat32);
+    op("floor_mod", "floor_mod", {x, divisor}, {r});
+    TensorId start = tensor("update.start", {4}, DType::kInt32, {}, bytes_of(std::vector<int32_t>{0, 2, 4, 1}));
+    TensorId updated = tensor("update.out", {1, 6, 6, 4}, DType::kFloat32);
+    op("update", "dynamic_update_slice", {x, pooled, start}, {updated});
+    std::vector<int8_t> table(5 * 6);
+    for (int8_t& v : table) v = static_cast<int8_t>(draws_.between(-127, 127));
+    TensorId ids = tensor("embedding.ids", {3}, DType::kInt32, {}, bytes_of(std::vector<int32_t>{2, 0, 4}));
+    TensorId t = tensor("embedding.table", {5, 6}, DType::kInt8, quant(0.1f, 0), bytes_of(table));
+    TensorId e = tensor("embedding.out", {3, 6}, DType::kFloat32);
+    op("embedding", "embedding_lookup", {ids, t}, {e});
+    TensorId zero = tensor("zero", {1}, DType::kFloat32, {}, bytes_of(std::vector<float>{0.f}));
+    TensorId positive = tensor("positive", {1, 6, 6, 4}, DType::kBool);
+    op("positive", "greater", {x, zero}, {positive});
+    TensorId all = tensor("reduce_all.out", {1, 4}, DType::kBool);
+    op("reduce_all", "reduce_all", {positive, tensor("reduce_all.axes", {2}, DType::kInt32, {}, bytes_of(std::vector<int32_t>{1, 2}))},
+       {all}, {{"keep_dims", 0}});
+    TensorId shape = tensor("broadcast_args.out", {4}, DType::kInt32);
+    op("broadcast_args", "broadcast_args",
+       {tensor("shape_a", {4}, DType::kInt32, {}, bytes_of(std::vector<int32_t>{1, 6, 1, 4})),
+        tensor("shape_b", {3}, DType::kInt32, {}, bytes_of(std::vector<int32_t>{6, 5, 1}))},
+       {shape});
+    g.inputs = {x};
+    g.outputs = {pooled, q, r, updated, e, all, shape};
+    link_tensors(g);
+    validate_graph(g);
+  }
+  std::vector<uint8_t> input_bytes(uint64_t seed) const { return drawn_input(g, seed, true, 6.f); }
+
+ private:
+  PortableDraws draws_;
+};
+
+// TFLM's stateful Signal ops (`signal_stateful`): SignalDelay over an int16 [2, 2, 8] input,
+// then SignalOverlapAdd of its rows as two frames of 8 every 4 samples and SignalFramer of them;
+// SignalStacker over a second int16 input of 8 channels. The options are the custom ops'
+// flexbuffer maps (written from the attrs).
+class SignalStatefulStack : public ModelBuilder {
+ public:
+  SignalStatefulStack() {
+    g.name = "signal_stateful";
+    TensorId x = tensor("input", {2, 2, 8}, DType::kInt16);
+    TensorId channels = tensor("channels", {8}, DType::kInt16);
+    TensorId delayed = tensor("delay.out", {2, 2, 8}, DType::kInt16);
+    op("delay", "SignalDelay", {x}, {delayed}, {{"delay_length", 3}});
+    TensorId added = tensor("overlap_add.out", {2, 8}, DType::kInt16);
+    op("overlap_add", "SignalOverlapAdd", {delayed}, {added}, {{"T", 7}, {"frame_step", 4}});
+    TensorId frames = tensor("framer.out", {2, 2, 2, 8}, DType::kInt16);
+    TensorId frames_valid = tensor("framer.valid", {}, DType::kBool);
+    op("framer", "SignalFramer", {delayed}, {frames, frames_valid}, {{"frame_size", 8}, {"frame_step", 4}, {"prefill", 0}});
+    TensorId stacked = tensor("stacker.out", {32}, DType::kInt16);
+    TensorId stacked_valid = tensor("stacker.valid", {}, DType::kBool);
+    op("stacker", "SignalStacker", {channels}, {stacked, stacked_valid},
+       {{"num_channels", 8}, {"stacker_left_context", 2}, {"stacker_right_context", 1}, {"stacker_step", 1}});
+    g.inputs = {x, channels};
+    g.outputs = {delayed, added, frames, frames_valid, stacked, stacked_valid};
+    link_tensors(g);
+    validate_graph(g);
+  }
+  // The first input's raw bytes (the second is not fed).
+  std::vector<uint8_t> input_bytes(uint64_t seed) const { return drawn_input(g, seed, false, 0.f); }
 };
 
 }  // namespace arenaplan::test

@@ -37,6 +37,10 @@ struct ModelKernel {
   std::function<void(const Operand* in, const Operand* out)> run;  // operands as op.inputs / op.outputs
   // Set instead of `run` by kernels that use the op's scratch (the in-place conv temporaries).
   std::function<void(const Operand* in, const Operand* out, const Operand& scratch)> run_with_scratch;
+  // Set instead of `run` by kernels that keep state across runs (TFLM's stateful Signal ops): the
+  // simulator gives each session `state_bytes` of zeros before the first run and keeps them.
+  std::function<void(const Operand* in, const Operand* out, const Operand& state)> run_with_state;
+  int64_t state_bytes = 0;
 };
 
 // What a prepare function reads: the op, its tensors, attrs and quantization.
@@ -113,6 +117,21 @@ ModelKernel prepare_prelu(const KernelContext& c);  // kernels_select.cpp
 ModelKernel prepare_maximum(const KernelContext& c);
 ModelKernel prepare_minimum(const KernelContext& c);
 ModelKernel prepare_arg_max(const KernelContext& c);
+ModelKernel prepare_arg_min(const KernelContext& c);
+ModelKernel prepare_elu(const KernelContext& c);                // kernels_elementwise.cpp
+ModelKernel prepare_add_n(const KernelContext& c);              // kernels_accumulate.cpp
+ModelKernel prepare_cumsum(const KernelContext& c);
+ModelKernel prepare_reverse_v2(const KernelContext& c);         // kernels_shape.cpp
+ModelKernel prepare_gather_nd(const KernelContext& c);          // kernels_data.cpp
+ModelKernel prepare_embedding_lookup(const KernelContext& c);
+ModelKernel prepare_dynamic_update_slice(const KernelContext& c);
+ModelKernel prepare_l2_pool_2d(const KernelContext& c);         // kernels_pool.cpp
+ModelKernel prepare_reduce_all(const KernelContext& c);
+ModelKernel prepare_broadcast_args(const KernelContext& c);     // kernels_shape.cpp
+ModelKernel prepare_floor_div(const KernelContext& c);          // kernels_math.cpp
+ModelKernel prepare_floor_mod(const KernelContext& c);
+ModelKernel prepare_l2_normalization(const KernelContext& c);   // kernels_softmax.cpp
+ModelKernel prepare_log_softmax(const KernelContext& c);
 ModelKernel prepare_split(const KernelContext& c);
 ModelKernel prepare_split_v(const KernelContext& c);
 ModelKernel prepare_slice(const KernelContext& c);
@@ -159,6 +178,8 @@ ModelKernel prepare_less_equal(const KernelContext& c);
 // kernels_signal.cpp
 ModelKernel prepare_signal_window(const KernelContext& c);
 ModelKernel prepare_signal_fft_auto_scale(const KernelContext& c);
+ModelKernel prepare_signal_delay(const KernelContext& c);
+ModelKernel prepare_signal_overlap_add(const KernelContext& c);
 // kernels_matmul.cpp
 ModelKernel prepare_batch_matmul(const KernelContext& c);
 ModelKernel prepare_transpose_conv(const KernelContext& c);

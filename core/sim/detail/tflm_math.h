@@ -36,10 +36,17 @@ int32_t fp_exp_on_negative_values(int32_t a, int integer_bits);  // result has 0
 int32_t fp_one_over_one_plus_x_for_x_in_0_1(int32_t a);          // 0 integer bits in and out
 int32_t fp_logistic(int32_t a, int integer_bits);                 // result has 0 integer bits
 int32_t fp_tanh(int32_t a, int integer_bits);                     // result has 0 integer bits
+// TFLM's log_x_for_x_greater_than_or_equal_to_1_impl: log(x) for x >= 1 with `input_integer_bits`,
+// the result with `output_integer_bits` (LOG_SOFTMAX: 12 in, 5 out).
+int32_t fp_log_x_for_x_greater_than_or_equal_to_1(int32_t x, int input_integer_bits, int output_integer_bits);
 // SaturatingRoundingMultiplyByPOT: saturating left shift (exponent > 0) or rounding right shift.
 int32_t saturating_rounding_multiply_by_pot(int32_t x, int exponent);
 // TFLM's GetReciprocal: 1 / x for x with `integer_bits`, as a Q0.31 and the bits above one.
 int32_t get_reciprocal(int32_t x, int integer_bits, int* num_bits_over_unit);
+
+// TFLM's GetInvSqrtQuantizedMultiplierExp with reverse shift -1: 1/sqrt(x) by five Newton-Raphson
+// steps in gemmlowp's Q3.28 fixed point, as a multiplier and a left shift (x <= 1: INT32_MAX, 0).
+Multiplier inv_sqrt_multiplier(int32_t x);
 
 // TfLiteRound: round half away from zero.
 float round_half_away(float x);

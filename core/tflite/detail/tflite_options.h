@@ -21,8 +21,8 @@ namespace arenaplan::tflite_ops {
 //   strided_slice: begin_mask, end_mask, ellipsis_mask, new_axis_mask, shrink_axis_mask, offset;
 //   softmax: beta_f32, leaky_relu: alpha_f32 (a float's IEEE bit pattern);
 //   resize_bilinear, resize_nearest_neighbor: align_corners, half_pixel_centers;
-//   depth_to_space, space_to_depth: block_size; split, split_v: num_splits; arg_max: output_type
-//   (TensorType); gather: axis, batch_dims; pack: values_count, axis; unpack: num, axis;
+//   depth_to_space, space_to_depth: block_size; split, split_v: num_splits; arg_max, arg_min: output_type
+//   (TensorType); cumsum: exclusive, reverse; l2_normalization: activation; gather: axis, batch_dims; pack: values_count, axis; unpack: num, axis;
 //   batch_matmul: adj_x, adj_y; transpose_conv: padding_same, stride_h, stride_w; mirror_pad: reflect;
 //   custom ops: the integer and boolean values of their flexbuffer options map, under their keys.
 // The options table is verified first; a malformed one is an InputError naming `where`.

@@ -85,6 +85,7 @@ std::vector<ArenaCall> replay_calls(const ReplayInput& in) {
     for (size_t o = 0; o < m.subgraphs[si].ops.size(); ++o, ++k) {
       b.phase = op_phase("Init of", si, o, m.subgraphs[si].ops[o]);
       if (in.kernels[k].has_init) b.persistent(in.kernels[k].op_data, kArenaAlignment, Category::kPersistentBuffers);
+      for (Bytes extra : in.kernels[k].init_buffers) b.persistent(extra, kArenaAlignment, Category::kPersistentBuffers);
     }
   auto temp_tensor = [&](const Subgraph& g, int32_t index) {
     b.temp(s.tflite_tensor.size, s.tflite_tensor.align);

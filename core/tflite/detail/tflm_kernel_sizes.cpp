@@ -27,7 +27,7 @@ bool builtin_data_of(int32_t code, const TflmTarget& target, StructSize* out) {
       {kArgMax, {{4, 4}, {1, 1}}}, {kTransposeConv, {{20, 4}, {16, 4}}}, {kSum, {{1, 1}, {1, 1}}},
       {kShape, {{4, 4}, {1, 1}}}, {kArgMin, {{4, 4}, {1, 1}}}, {kReduceProd, {{1, 1}, {1, 1}}},
       {kReduceMax, {{1, 1}, {1, 1}}}, {kPack, {{8, 4}, {8, 4}}}, {kUnpack, {{8, 4}, {8, 4}}},
-      {kReduceMin, {{1, 1}, {1, 1}}}, {kReduceAny, {{1, 1}, {1, 1}}}, {kResizeNearestNeighbor, {{2, 1}, {2, 1}}},
+      {kReduceMin, {{1, 1}, {1, 1}}}, {kReduceAny, {{1, 1}, {1, 1}}}, {kReduceAll, {{1, 1}, {1, 1}}}, {kResizeNearestNeighbor, {{2, 1}, {2, 1}}},
       {kLeakyRelu, {{4, 4}, {4, 4}}}, {kMirrorPad, {{4, 4}, {1, 1}}}, {kSplitV, {{4, 4}, {4, 4}}},
       {kIf, {{8, 4}, {8, 4}}}, {kWhile, {{8, 4}, {8, 4}}}, {kBatchMatMul, {{3, 1}, {3, 1}}},
       {kCumsum, {{2, 1}, {2, 1}}}, {kCallOnce, {{4, 4}, {4, 4}}}, {kGelu, {{1, 1}, {1, 1}}},
@@ -50,7 +50,8 @@ bool parses_without_data(int32_t code) {
                                   kQuantize, kHardSwish, kAbs, kNeg, kLog, kSqrt, kRsqrt, kSquare, kSin,
                                   kCos, kLogicalNot, kZerosLike, kFill, kBroadcastTo, kSquaredDifference,
                                   kEqual, kNotEqual, kGreater, kGreaterEqual, kLess, kLessEqual, kSelectV2,
-                                  kLogicalOr, kLogicalAnd, kCeil, kRound};
+                                  kLogicalOr, kLogicalAnd, kCeil, kRound, kReverseV2, kAddN, kGatherNd, kElu,
+                                  kEmbeddingLookup, kFloorDiv, kFloorMod, kDynamicUpdateSlice, kBroadcastArgs};
   return std::find(std::begin(codes), std::end(codes), code) != std::end(codes);
 }
 
@@ -73,7 +74,7 @@ bool op_data_of(int32_t code, const TflmTarget& target, bool* has_init, Bytes* b
       {kAdd, {60, 60}},           {kMul, {36, 36}},             {kSub, {52, 52}},
       {kLogistic, {16, 16}},      {kRelu, {28, 28}},            {kRelu6, {8, 8}},
       {kLeakyRelu, {24, 24}},     {kMean, {44, 44}},            {kSum, {44, 44}},
-      {kReduceMax, {44, 44}},     {kReduceMin, {44, 44}},       {kPad, {56, 56}},
+      {kReduceMax, {44, 44}},     {kReduceMin, {44, 44}},       {kReduceAll, {44, 44}},       {kPad, {56, 56}},
       {kPadV2, {56, 56}},         {kStridedSlice, {84, 84}},    {kHardSwish, {20, 20}},
       {kPrelu, {28, 28}},         {kConcatenation, {40, 24}},   {kTanh, {16, 16}},
       {kTransposeConv, {80, 72}}, {kSpaceToBatchNd, {4, 4}},    {kL2Normalization, {4, 4}},
@@ -85,6 +86,7 @@ bool op_data_of(int32_t code, const TflmTarget& target, bool* has_init, Bytes* b
       {kMirrorPad, {20, 20}},  // five ints
       {kBatchMatMul, {32, 16}},         // three pointers and three bools
       {kSquaredDifference, {112, 112}},  // a bool, then ArithmeticParams (int64 aligned)
+      {kElu, {256, 256}},               // the int8 lookup table
   };
   // Kernels without Init (RegisterOp(nullptr, ...)).
   static const int32_t no_init[] = {kReshape, kSqueeze, kExpandDims, kTranspose, kResizeNearestNeighbor,
@@ -92,7 +94,10 @@ bool op_data_of(int32_t code, const TflmTarget& target, bool* has_init, Bytes* b
                                     kUnpack, kShape, kFloor, kGather, kBatchToSpaceNd, kDepthToSpace,
                                     kSpaceToDepth, kCast, kArgMax, kArgMin, kNeg, kExp, kLog, kSqrt,
                                     kSquare, kSin, kCos, kLogicalNot, kZerosLike, kFill, kBroadcastTo,
-                                    kLogicalOr, kLogicalAnd, kCeil, kRound};
+                                    kLogicalOr, kLogicalAnd, kCeil, kRound, kReverseV2, kAddN, kGatherNd,
+                                    kCumsum, kLogSoftmax, kEmbeddingLookup, kDynamicUpdateSlice, kL2Pool2D,
+                                    // Init returns nullptr: nothing allocated.
+                                    kFloorDiv, kFloorMod, kBroadcastArgs};
   auto it = table.find(code);
   if (it != table.end()) {
     *has_init = true;
@@ -133,7 +138,7 @@ bool known_prepare(const Operator& op, const Subgraph& g, int pointer_bytes, Rec
     case kSpaceToBatchNd: case kBatchToSpaceNd:
       r.in(0); r.outp(0);
       return true;
-    case kAveragePool2D: case kMaxPool2D: case kL2Pool2D:
+    case kAveragePool2D: case kMaxPool2D:
     case kQuantize: case kDequantize: case kReshape: case kLogistic: case kRelu:
     case kLeakyRelu: case kHardSwish: case kTanh: case kSqueeze:
       r.in(0); r.outp(0);
@@ -205,8 +210,64 @@ bool known_prepare(const Operator& op, const Subgraph& g, int pointer_bytes, Rec
       r.in(2);
       return true;
     case kTranspose: case kMaximum: case kMinimum: case kPack: case kUnpack: case kFloor: case kShape: case kNeg:
-    case kLogicalOr: case kLogicalAnd:
+    case kLogicalOr: case kLogicalAnd: case kArgMax: case kArgMin:
       return true;  // no temporaries, no persistent buffers
+    case kPrelu: case kReverseV2: case kFloorDiv: case kFloorMod:
+      r.in(0); r.in(1); r.outp(0);
+      return true;
+    case kDynamicUpdateSlice:
+      r.in(0); r.in(1); r.in(2); r.outp(0);
+      return true;
+    case kBroadcastArgs:
+      r.in(0); r.in(1); r.outp(0);
+      return true;
+    case kReduceAll:
+      // PrepareAllHelper's temporaries, then PrepareSimple's (bool: no output), then its two scratches.
+      r.in(0); r.outp(0); r.in(1);
+      r.in(0); r.in(1);
+      r.scratch(4 * static_cast<Bytes>(in0 ? in0->dims.size() : 0));
+      r.scratch(4 * elements(in1));
+      return true;
+    case kL2Pool2D:
+      r.outp(0); r.in(0);
+      r.persist(4 + 4 * 4);  // the output's writable dims (NHWC)
+      return true;
+    case kEmbeddingLookup: {
+      r.in(0); r.in(1); r.outp(0);
+      const Tensor* out0 = output_at(op, g, 0);
+      r.persist(4 + 4 * static_cast<Bytes>(out0 ? out0->dims.size() : 0));  // the output's writable dims
+      r.persist(pointer_bytes == 8 ? 16 : 8);  // OpData: a float scale and a size_t column count
+      return true;
+    }
+    case kElu: case kL2Normalization:
+      r.in(0); r.outp(0);
+      return true;
+    case kLogSoftmax:
+      r.in(0); r.outp(0);
+      // LogSoftmaxOpData: five int32s and two size_t.
+      if (in0 && in0->type == kInt8) r.persist(pointer_bytes == 8 ? 40 : 28);
+      return true;
+    case kCumsum: {
+      r.in(0); r.in(1); r.outp(0);
+      if (in0 && in0->type == kInt8) r.persist(36);  // OpData: nine int32s
+      return true;
+    }
+    case kAddN: {
+      // Input 0 and the output, then each other input in turn; a scratch array of one data
+      // pointer per input; int8 keeps its OpData (ten int32s) first.
+      r.in(0); r.outp(0);
+      for (size_t i = 1; i < op.inputs.size(); ++i) r.in(static_cast<int32_t>(i));
+      const Tensor* out0 = output_at(op, g, 0);
+      if (out0 && out0->type == kInt8) r.persist(40);
+      r.scratch(static_cast<Bytes>(pointer_bytes) * static_cast<Bytes>(op.inputs.size()));
+      return true;
+    }
+    case kGatherNd: {
+      r.in(0); r.in(1); r.outp(0);
+      const Tensor* out0 = output_at(op, g, 0);
+      r.persist(4 + 4 * static_cast<Bytes>(out0 ? out0->dims.size() : 0));  // the output's writable dims
+      return true;
+    }
     case kMean: case kSum: {
       // PrepareMeanOrSumHelper, then PrepareSimple's own input, axis (and output for int8).
       r.in(0); r.outp(0); r.in(1);
@@ -360,12 +421,12 @@ KernelAllocations ethos_u_allocations(const Operator& op, const TflmTarget& targ
   return k;
 }
 
-// The stateless ops of TFLM's Signal library (signal/micro/kernels, registered as custom ops):
+// TFLM's Signal library (signal/micro/kernels, registered as custom ops). The stateless ones:
 // Init keeps the options read from the flexbuffer (a few int32s), Prepare takes its tensors as
-// temporaries. The stateful ones (framer, delay, stacker, overlap-add, spectral subtraction, the
-// filter bank's work area, the FFTs' kissfft state) size their state from the options and are
-// left to the estimate.
-bool signal_allocations(const Operator& op, KernelAllocations* k) {
+// temporaries. The stateful ones size their state from the options and the input's shape:
+// framer, delay and overlap-add per outer row (a pointer array, then one buffer per row),
+// stacker once in Init. Filter bank, spectral subtraction and the FFTs stay estimated.
+bool stateless_signal_allocations(const Operator& op, KernelAllocations* k) {
   struct SignalOp {
     const char* code;
     Bytes params;        // Init's persistent params struct, 0 without Init
@@ -388,9 +449,68 @@ bool signal_allocations(const Operator& op, KernelAllocations* k) {
   return false;
 }
 
+// tflm_signal::CircularBufferGetNeededMemory: the struct (three size_t, two int32, a pointer)
+// and two int16 per element of capacity.
+Bytes circular_buffer_bytes(Bytes capacity, int pointer_bytes) {
+  return (pointer_bytes == 8 ? 40 : 24) + 4 * capacity;
+}
+
+bool stateful_signal_allocations(const Operator& op, const Subgraph& g, const TflmTarget& target, KernelAllocations* k) {
+  const bool p64 = target.pointer_bytes == 8;
+  const Bytes pointer = target.pointer_bytes;
+  auto option = [&](const char* key) {
+    auto it = op.custom_options.find(key);
+    return it == op.custom_options.end() ? Bytes{0} : static_cast<Bytes>(it->second);
+  };
+  const Tensor* in0 = input_at(op, g, 0);
+  const Bytes innermost = dim_or(in0, in0 ? in0->dims.size() - 1 : 0, 1);
+  Recipe r{k->prepare};
+  k->has_init = true;
+  if (op.kind == "SignalDelay") {
+    k->op_data = p64 ? 32 : 20;  // three int32s, two pointers
+    r.in(0); r.outp(0);
+    const Bytes rows = innermost > 0 ? elements(in0) / innermost : 0;
+    r.persist(rows * pointer);
+    r.persist(rows * pointer);
+    for (Bytes i = 0; i < rows; ++i) r.persist(circular_buffer_bytes(innermost + option("delay_length"), target.pointer_bytes));
+    return true;
+  }
+  if (op.kind == "SignalFramer") {
+    k->op_data = p64 ? 40 : 28;  // four int32s, a bool, two pointers
+    r.in(0); r.outp(0); r.outp(1);
+    const Bytes rows = innermost > 0 ? elements(in0) / innermost : 0;
+    const Bytes size = option("frame_size"), step = option("frame_step");
+    r.persist(rows * pointer);
+    r.persist(rows * pointer);
+    const Bytes capacity = step > 0 ? (size + step - 1) / step * step : 0;
+    for (Bytes i = 0; i < rows; ++i) r.persist(circular_buffer_bytes(capacity, target.pointer_bytes));
+    return true;
+  }
+  if (op.kind == "SignalOverlapAdd") {
+    k->op_data = p64 ? 32 : 24;  // four int32s, the type, a pointer
+    r.in(0); r.outp(0);
+    const Bytes frame = innermost, frames = dim_or(in0, in0 && in0->dims.size() >= 2 ? in0->dims.size() - 2 : 0, 1);
+    const Bytes rows = frame * frames > 0 ? elements(in0) / (frame * frames) : 0;
+    r.persist(rows * pointer);
+    const Bytes element = in0 && in0->type == kFloat32 ? 4 : 2;
+    for (Bytes i = 0; i < rows; ++i) r.persist(frame * element);
+    return true;
+  }
+  if (op.kind == "SignalStacker") {
+    k->op_data = p64 ? 56 : 36;  // four int32s, two size_t, a bool, two pointers
+    const Bytes size = option("num_channels") * (option("stacker_left_context") + option("stacker_right_context") + 1);
+    k->init_buffers.push_back(circular_buffer_bytes(size, target.pointer_bytes));
+    r.in(0); r.outp(0); r.outp(1);
+    return true;
+  }
+  k->has_init = false;
+  return false;
+}
+
 KernelAllocations kernel_allocations(const Operator& op, const Subgraph& g, const TflmTarget& target) {
   if (op.builtin == kCustomCode && op.kind == "ethos-u") return ethos_u_allocations(op, target);
-  if (KernelAllocations k; op.builtin == kCustomCode && signal_allocations(op, &k)) return k;
+  if (KernelAllocations k; op.builtin == kCustomCode && stateless_signal_allocations(op, &k)) return k;
+  if (KernelAllocations k; op.builtin == kCustomCode && stateful_signal_allocations(op, g, target, &k)) return k;
   KernelAllocations k;
   bool known = true;
   if (op.builtin == kCustomCode) {

@@ -37,7 +37,8 @@ enum Builtin : int32_t {
   kSelect = 64, kSin = 66, kEqual = 71, kNotEqual = 72, kLog = 73, kSqrt = 75, kRsqrt = 76,
   kLogicalNot = 87, kSquare = 92, kZerosLike = 93, kFill = 94, kSquaredDifference = 99, kAbs = 101,
   kCos = 108, kSelectV2 = 123, kBroadcastTo = 130, kLogicalOr = 84, kLogicalAnd = 86, kCeil = 104,
-  kRound = 116,
+  kRound = 116, kReverseV2 = 105, kAddN = 106, kGatherNd = 107, kElu = 111, kEmbeddingLookup = 7, kFloorDiv = 90,
+  kFloorMod = 95, kDynamicUpdateSlice = 151, kReduceAll = 140, kBroadcastArgs = 145,
 };
 
 struct StructSize {
@@ -85,6 +86,7 @@ struct KernelAllocations {
   StructSize builtin_data;
   bool has_init = false;          // Init allocates OpData
   Bytes op_data = 0;
+  std::vector<Bytes> init_buffers;  // further persistent buffers Init allocates after it (a Signal op's state)
   std::vector<PrepareAction> prepare;
   // Not a kernel this table knows: every figure above is a conservative over-estimate (a too small
   // arena makes AllocateTensors fail on the device; a larger one only wastes a little RAM).

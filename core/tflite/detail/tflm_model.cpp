@@ -193,6 +193,11 @@ Model read_model(std::string_view input) {
       for (int32_t t : op.outputs) check(t, where + " output", false);
       for (int32_t t : op.intermediates) check(t, where + " intermediate", false);
       op.window = read_window(op.builtin, fo, sg, verifier, where);
+      if (op.builtin == tflite_ops::kCustom) {
+        Op attrs;
+        tflite_ops::read_operator_attrs(op.builtin, fo, sg, verifier, where, attrs);
+        op.custom_options.insert(attrs.attrs.begin(), attrs.attrs.end());
+      }
       if (op.builtin == kBatchMatMulCode) {
         Op attrs;
         tflite_ops::read_operator_attrs(op.builtin, fo, sg, verifier, where, attrs);

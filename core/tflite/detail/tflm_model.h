@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -39,6 +40,9 @@ struct Operator {
   std::vector<int32_t> intermediates;
   Window window;                   // conv_2d, depthwise_conv_2d, transpose_conv only
   bool adj_x = false, adj_y = false;  // batch_matmul's options (which inputs Prepare copies)
+  // A custom op's flexbuffer options (integer and boolean values by key): the sizes of the Signal
+  // library's state come from them.
+  std::map<std::string, int64_t> custom_options;
 };
 
 struct Subgraph {

@@ -96,6 +96,13 @@ const MeasuredOutputs kTflmOutputs[] = {
     {"lstm_int16", {0x46be4a3426669380ull, 0x24f25ed6db04b0e5ull, 0x6ee537b98c716cbfull}},
     {"lstm_float", {0x6a8a560caf18ac24ull, 0x247819910cd2ed25ull, 0x7cc56776775e9ac4ull}, true},  // tanhf, expf
     {"int16_conv_fc", {0xb48bb2bf7d459733ull}},  // the logits, then the softmax
+    // The rest of the op resolver (ELU, REVERSE_V2, ADD_N, CUMSUM, L2_NORMALIZATION, GATHER_ND,
+    // ARG_MIN, PRELU, LOG_SOFTMAX; int16 pools, LEAKY_RELU, PRELU): every graph output concatenated.
+    {"resolver_int8", {0x38e8cd8baad5129bull, 0x38e8cd8baad5129bull, 0x38e8cd8baad5129bull}},
+    {"resolver_int16", {0x7976cd69279c6fc4ull, 0x7976cd69279c6fc4ull, 0x7976cd69279c6fc4ull}},
+    {"resolver_float", {0x8aae46dc7e70f92bull, 0x8aae46dc7e70f92bull, 0x8aae46dc7e70f92bull}, true},  // expm1f, expf, logf
+    // L2_POOL_2D, FLOOR_DIV, FLOOR_MOD, DYNAMIC_UPDATE_SLICE, EMBEDDING_LOOKUP, REDUCE_ALL, BROADCAST_ARGS.
+    {"resolver_float_more", {0xece7077d6962b76full, 0xece7077d6962b76full, 0xece7077d6962b76full}, true},  // sqrtf, fmodf
 };
 
 // Each run's graph outputs, concatenated, from the reference simulator (the planned run must

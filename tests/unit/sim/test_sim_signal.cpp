@@ -1,4 +1,5 @@
-// TFLM's Signal library ops the simulator runs (SignalWindow, SignalFftAutoScale) against loops
+// TFLM's Signal library ops the simulator runs (SignalWindow, SignalFftAutoScale, SignalDelay,
+// SignalOverlapAdd: the stateful ones over several runs) against loops
 // written from the library's documented semantics, and the flexbuffer options the importer reads
 // for custom ops.
 #include <doctest/doctest.h>
@@ -10,6 +11,8 @@
 #include <vector>
 
 #include "core/tflite/detail/tflite_options.h"
+#include "core/tflite/tflite_import.h"
+#include "tests/unit/test_support.h"
 #include "tests/unit/sim_one_op.h"
 
 using namespace arenaplan;
@@ -93,5 +96,103 @@ TEST_CASE("SignalFftAutoScale: scaled up by the headroom of the largest magnitud
     CHECK(values_of<int32_t>(out[1])[0] == k.scale);
     const auto y = values_of<int16_t>(out[0]);
     for (size_t i = 0; i < k.x.size(); ++i) CHECK(y[i] == static_cast<int16_t>(k.x[i] * (1 << k.scale)));
+  }
+}
+
+TEST_CASE("SignalDelay: each row delayed by delay_length samples, zeros first, carried across runs") {
+  // Two rows of 5 samples, delay 3, the same input on each of three runs: the output is the
+  // stream of rows delayed by three samples.
+  const std::vector<int16_t> x = {1, 2, 3, 4, 5, -1, -2, -3, -4, -5};
+  OneOpModel m;
+  TensorId xt = m.input("x", {2, 5}, DType::kInt16, bytes_of(x));
+  TensorId yt = m.tensor("y", {2, 5}, DType::kInt16);
+  m.op("delay", "SignalDelay", {xt}, {yt}, {{"delay_length", 3}});
+  const auto runs = m.run_each({yt}, 3);
+  for (int run = 0; run < 3; ++run) {
+    const auto y = values_of<int16_t>(runs[run]);
+    for (int r = 0; r < 2; ++r)
+      for (int i = 0; i < 5; ++i) {
+        const int t = run * 5 + i - 3;  // the sample of the row's stream that arrives now
+        CHECK(y[r * 5 + i] == (t < 0 ? 0 : x[r * 5 + t % 5]));
+      }
+  }
+  CHECK(values_of<int16_t>(runs[1]) == std::vector<int16_t>{3, 4, 5, 1, 2, -3, -4, -5, -1, -2});  // by hand
+
+  // Two interleaved sessions keep a state each: the planned run still equals the reference, run
+  // after run (one shared state would shift the second session's stream).
+  sim::SimRequest req;
+  req.input_bytes = m.fed;
+  req.runs = 3;
+  req.sessions = 2;
+  const sim::SimSetup setup = sim::prepare_simulation(m.g, req);
+  const auto reference = sim::reference_simulator(m.g, setup.live, setup.options);
+  reference->run_all();
+  const sim::SimReport r = sim::simulate_setup(m.g, setup, *reference);
+  CHECK(r.ok());
+  CHECK(r.outputs_match_reference);
+  for (int run = 0; run < 3; ++run)
+    for (int session = 0; session < 2; ++session) {
+      CAPTURE(run);
+      CAPTURE(session);
+      const uint8_t* out = reference->captured(run, session);
+      CHECK(std::vector<uint8_t>(out, out + 20) == runs[run]);  // each session its own stream
+    }
+}
+
+TEST_CASE("SignalOverlapAdd: frames added frame_step apart, int16 saturating, the tail carried to the next run") {
+  // One row of 2 frames of 4 samples, step 2: each output sample sums the frames covering it.
+  const std::vector<int16_t> x = {1, 2, 3, 4, 10, 20, 30, 32767};
+  OneOpModel m;
+  TensorId xt = m.input("x", {1, 2, 4}, DType::kInt16, bytes_of(x));
+  TensorId yt = m.tensor("y", {1, 4}, DType::kInt16);
+  m.op("ola", "SignalOverlapAdd", {xt}, {yt}, {{"T", 7}, {"frame_step", 2}});
+  const auto runs = m.run_each({yt}, 2);
+  // Naive: a running sum buffer of 4; per frame add, emit 2, shift by 2.
+  std::vector<int32_t> buffer(4, 0);
+  for (int run = 0; run < 2; ++run) {
+    std::vector<int16_t> want;
+    for (int f = 0; f < 2; ++f) {
+      for (int i = 0; i < 4; ++i) buffer[i] = std::clamp(buffer[i] + x[f * 4 + i], -32768, 32767);
+      want.push_back(static_cast<int16_t>(buffer[0]));
+      want.push_back(static_cast<int16_t>(buffer[1]));
+      buffer = {buffer[2], buffer[3], 0, 0};
+    }
+    CHECK(values_of<int16_t>(runs[run]) == want);
+  }
+  CHECK(values_of<int16_t>(runs[0]) == std::vector<int16_t>{1, 2, 13, 24});  // by hand
+  CHECK(values_of<int16_t>(runs[1])[0] == 31);  // 30 carried over, then 1
+  OneOpModel bad;
+  TensorId bx = bad.tensor("x", {1, 2, 4}, DType::kInt16);
+  TensorId by = bad.tensor("y", {1, 4}, DType::kInt16);
+  bad.op("ola", "SignalOverlapAdd", {bx}, {by});
+  CHECK(bad.refusal().find("no frame_step option") != std::string::npos);
+}
+
+TEST_CASE("signal_stateful: SignalDelay and SignalOverlapAdd give the bytes TFLM gave, invoke after invoke") {
+  // tests/unit/data/tflm/README.md: the input fed before each of 3 invokes; each output hashed on
+  // its own (FNV-1a-64). Framer and stacker run as stand-ins here, so only the delay's and the
+  // overlap-add's outputs (graph outputs 0 and 1) are compared.
+  const std::string dir = std::string(AP_SOURCE_DIR) + "/tests/unit/data/tflm/";
+  const Graph g = import_tflite(test::read_test_file(dir + "signal_stateful.tflite")).graph;
+  const std::string input = test::read_test_file(dir + "signal_stateful.input.bin");
+  sim::SimRequest req;
+  req.input_bytes["input"] = std::vector<uint8_t>(input.begin(), input.end());
+  req.runs = 3;
+  const sim::SimSetup setup = sim::prepare_simulation(g, req);
+  const auto reference = sim::reference_simulator(g, setup.live, setup.options);
+  reference->run_all();
+  CHECK(sim::simulate_setup(g, setup, *reference).outputs_match_reference);
+  auto fnv = [](const uint8_t* b, size_t n) {
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (size_t i = 0; i < n; ++i) h = (h ^ b[i]) * 0x100000001b3ull;
+    return h;
+  };
+  const uint64_t delay[3] = {0xc0adafe51f47547aull, 0x646e3b47db89dcc2ull, 0x646e3b47db89dcc2ull};
+  const uint64_t overlap_add[3] = {0x7c7830c65fa2b41aull, 0x1b6f0039c7a35cb1ull, 0x1b6f0039c7a35cb1ull};
+  for (int run = 0; run < 3; ++run) {
+    CAPTURE(run);
+    const uint8_t* out = reference->captured(run, 0);
+    CHECK(fnv(out, 64) == delay[run]);
+    CHECK(fnv(out + 64, 32) == overlap_add[run]);
   }
 }

@@ -142,6 +142,18 @@ TEST_CASE("tflite writer: the committed TFLM fixtures are what the writer writes
   const test::Int16Stack int16_stack(20261208);
   check_or_write("int16_conv_fc.tflite", tflite_from_graph(int16_stack.g));
   check_or_write("int16_conv_fc.input.bin", text(int16_stack.input_bytes(12)));
+  for (const auto& [name, type, seed] : {std::tuple<const char*, DType, uint64_t>{"resolver_int8", DType::kInt8, 20261209},
+                                         {"resolver_int16", DType::kInt16, 20261210},
+                                         {"resolver_float", DType::kFloat32, 20261211}}) {
+    const test::ResolverOpsStack stack(seed, type);
+    check_or_write(std::string(name) + ".tflite", tflite_from_graph(stack.g));
+    check_or_write(std::string(name) + ".input.bin", text(stack.input_bytes(seed + 100)));
+  }
+  const test::ResolverMoreStack more(20261212);
+  check_or_write("resolver_float_more.tflite", tflite_from_graph(more.g));
+  check_or_write("resolver_float_more.input.bin", text(more.input_bytes(20261312)));
+  check_or_write("signal_stateful.tflite", tflite_from_graph(test::SignalStatefulStack().g));
+  check_or_write("signal_stateful.input.bin", text(test::SignalStatefulStack().input_bytes(20261213)));
   for (const auto& [name, seed] : {std::pair<std::string, uint64_t>{"int8_branches_small", 9}, {"int8_inception", 10}}) {
     const Graph g = import_tflite(test::read_test_file(dir + name + ".tflite")).graph;
     REQUIRE(g.inputs.size() == 1);

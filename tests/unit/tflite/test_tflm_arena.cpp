@@ -134,7 +134,7 @@ TEST_CASE("SVDF stacks: memory planning's temporaries make the minimum larger th
   check_reference(sized("svdf_float.tflite", 4), kSvdfFloat32);
 }
 
-TEST_CASE("LSTM stacks and the int16 stack: TFLM's minimum exactly, with no estimated op") {
+TEST_CASE("LSTM stacks, the int16 stack and the op-resolver stacks: TFLM's minimum exactly, with no estimated op") {
   // x86-64, reference kernels (tests/unit/data/tflm/README.md): min arena and arena_used_bytes()
   // over an 8 MiB arena (the model's figure is for an arena of exactly the minimum: up to 8 B less).
   struct Measured {
@@ -145,7 +145,12 @@ TEST_CASE("LSTM stacks and the int16 stack: TFLM's minimum exactly, with no esti
                             Measured{"lstm_float.tflite", 5136, 4672}, Measured{"int16_conv_fc.tflite", 6568, 6576},
                             // Per-channel LSTM weights: TFLM allocates multiplier and shift arrays for
                             // each of the eight gate FCs (1,536 B here) and never reads them.
-                            Measured{"lstm_int8_per_channel.tflite", 6352, 5024}}) {
+                            Measured{"lstm_int8_per_channel.tflite", 6352, 5024},
+                            // The rest of the op resolver (tflm_fixture_models.h, ResolverOpsStack).
+                            Measured{"resolver_int8.tflite", 3072, 3024}, Measured{"resolver_int16.tflite", 2032, 2032},
+                            Measured{"resolver_float.tflite", 4912, 4912}, Measured{"resolver_float_more.tflite", 4640, 4640},
+                            // TFLM's stateful Signal ops: their state sized from the flexbuffer options.
+                            Measured{"signal_stateful.tflite", 2840, 2848}}) {
     CAPTURE(m.file);
     const TflmArena a = sized(m.file, 8);
     CHECK(a.min_arena_bytes == m.min_arena);

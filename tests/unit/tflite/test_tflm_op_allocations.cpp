@@ -187,10 +187,32 @@ TEST_CASE("the Signal library's stateless custom ops: Init's options and Prepare
   CHECK(!scale.at(8).estimated);
   CHECK(!scale.at(8).has_init);
   CHECK(temporaries(scale.at(8)) == 3);
-  // The stateful ones size their state from options this model does not read: still estimated.
-  OneOp framer(kCustomCode, {frame}, {frame, tensor(6, {}, 1)});
+}
+
+TEST_CASE("the Signal library's stateful custom ops: their state sized from the flexbuffer options") {
+  // SignalFramer over one row of 512 samples, 400-sample frames every 160: Init's params (four
+  // int32s, a bool, two pointers), then a pointer array each for the state buffers and the
+  // circular buffers, and one circular buffer of whole steps covering a frame (3 x 160 samples),
+  // its 24-byte struct (32-bit) and two int16 per sample.
+  const Tensor row = tensor(kInt16, {512}, 2);
+  OneOp framer(kCustomCode, {row}, {tensor(kInt16, {3, 400}, 2), tensor(6, {}, 1)});
   framer.op.kind = "SignalFramer";
-  CHECK(framer.at(4).estimated);
+  framer.op.custom_options = {{"frame_size", 400}, {"frame_step", 160}, {"prefill", 0}};
+  const KernelAllocations f = framer.at(4);
+  CHECK(!f.estimated);
+  CHECK(f.op_data == 28);
+  CHECK(temporaries(f) == 3);
+  CHECK(steps(f, PrepareStep::kPersistent) == std::vector<Bytes>{4, 4, 24 + 4 * 480});
+  CHECK(steps(framer.at(8), PrepareStep::kPersistent) == std::vector<Bytes>{8, 8, 40 + 4 * 480});
+  // SignalStacker keeps its circular buffer from Init: 40 channels x (2 + 1 + 1) frames.
+  OneOp stacker(kCustomCode, {tensor(kInt16, {40}, 2)}, {tensor(kInt16, {160}, 2), tensor(6, {}, 1)});
+  stacker.op.kind = "SignalStacker";
+  stacker.op.custom_options = {{"num_channels", 40}, {"stacker_left_context", 2}, {"stacker_right_context", 1}, {"stacker_step", 1}};
+  CHECK(stacker.at(4).init_buffers == std::vector<Bytes>{24 + 4 * 160});
+  // The filter bank's work area and the FFTs' kissfft state are not modelled: still estimated.
+  OneOp bank(kCustomCode, {row}, {row});
+  bank.op.kind = "SignalFilterBank";
+  CHECK(bank.at(4).estimated);
 }
 
 }  // namespace arenaplan::tflm
