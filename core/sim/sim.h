@@ -9,8 +9,8 @@
 //                          bytes around the op's writes too, writes past the arena end are refused
 //                          and canaries past the end are checked. Every other byte is compared
 //                          with the expected image whenever the ops since the last full compare
-//                          touched as many bytes as the arena holds (every op on small arenas), so
-//                          the work per op follows what the op touched, not the arena size.
+//                          wrote as many bytes as the arena holds (every op on small arenas), so
+//                          the work per op follows what the op wrote, not the arena size.
 //   Oracle 3 "high_water": the highest arena byte any op touched never exceeds the planned arena.
 //   Oracle 4 "flash":      no op writes the read-only constants (weights, biases) in flash.
 //
@@ -252,7 +252,7 @@ class ArenaSimulator {
   std::vector<std::vector<int>> written_;               // [step] buffers the op writes
   std::vector<std::vector<Claim>> claims_;              // [region * units + unit]: who wrote it and may need it
   Bytes units_ = 0;                                     // claim units per region
-  Bytes touched_since_full_ = 0;                        // bytes the ops touched since the last full compare
+  Bytes written_since_full_ = 0;                        // bytes the ops wrote since the last full compare (+ allowance)
   int64_t ops_since_full_ = 0;                          // ops run since then (1: only the current one)
   std::vector<std::pair<int, int>> victims_;            // scratch of check_overwritten: (session, buffer)
   std::vector<Bytes> data_bytes_;                       // per buffer: bytes that carry data
@@ -322,6 +322,7 @@ struct SimReport {
   double latency_us = 0;
   std::vector<OpStats> per_op;
   bool outputs_match_reference = true;
+  bool outputs_by_digest = false;  // compared as 64-bit digests (SimRequest::max_capture_bytes), not byte for byte
   std::vector<ForeignWrite> foreign_writes;
   std::vector<Violation> violations;
   size_t violation_count = 0, foreign_write_count = 0;

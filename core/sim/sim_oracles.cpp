@@ -86,14 +86,12 @@ void ArenaSimulator::check_op(int session, Step t, bool loading) {
   const size_t base = static_cast<size_t>(region) * region_bytes_;
   const size_t before = violation_count_;
 
-  // The whole arena and flash are compared once the ops since the last full compare touched as
+  // The whole arena and flash are compared once the ops since the last full compare wrote as
   // many bytes: the oracle's work stays proportional to the simulation's.
   ++ops_since_full_;
-  touched_since_full_ += kFullCompareAllowance;
-  for (const ByteRange& r : allowed) touched_since_full_ += r.bytes;
-  if (!loading)
-    for (const ByteRange& r : reads_[t]) touched_since_full_ += r.bytes;
-  const bool full = touched_since_full_ >= regions_ * region_bytes_ + static_cast<Bytes>(flash_.size());
+  written_since_full_ += kFullCompareAllowance;
+  for (const ByteRange& r : allowed) written_since_full_ += r.bytes;
+  const bool full = written_since_full_ >= regions_ * region_bytes_ + static_cast<Bytes>(flash_.size());
 
   // 1. Buffers holding data someone still needs (every session sharing memory) must not change.
   check_overwritten(session, t, loading, doing);
@@ -117,7 +115,7 @@ void ArenaSimulator::check_op(int session, Step t, bool loading) {
   else std::memcpy(expected_.data(), memory_.data(), memory_.size());
   if (!loading) check_flash(session, t, full);
   if (full) {
-    touched_since_full_ = 0;
+    written_since_full_ = 0;
     ops_since_full_ = 0;
   }
 
@@ -284,7 +282,7 @@ void ArenaSimulator::check_run_end(int session, Step t) {
   if (!options_.oracles || ops_since_full_ == 0) return;
   check_outside(session, t, {}, true, "op " + g_.ops[live_.order[t]].name);
   check_flash(session, t, true);
-  touched_since_full_ = 0;
+  written_since_full_ = 0;
   ops_since_full_ = 0;
 }
 

@@ -125,6 +125,7 @@ SimReport run_planned(const Graph& g, const LiveAnalysis& live, const ArenaLayou
   r.latency_us = cycles_to_us(options.profile, r.cycles_total);
   r.per_op = planned.op_stats();
   r.outputs_match_reference = planned.outputs_match();
+  r.outputs_by_digest = !planned.keeps_capture_bytes() || !reference.keeps_capture_bytes();
   r.foreign_writes = planned.foreign_writes();
   r.foreign_write_count = planned.foreign_write_count();
   r.violations = planned.violations();
@@ -297,6 +298,7 @@ JsonOut simulation_json(const Graph& g, const SimReport& r) {
   j["high_water_bytes"] = r.high_water_bytes;
   j["lower_bound_bytes"] = r.lower_bound_bytes;
   j["outputs_match_reference"] = r.outputs_match_reference;
+  j["outputs_compared_by"] = r.outputs_by_digest ? "digest" : "bytes";
   JsonOut writes = JsonOut::array();
   for (const ForeignWrite& w : r.foreign_writes)
     writes.push_back({{"run", w.run},
