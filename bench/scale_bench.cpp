@@ -360,11 +360,13 @@ int main(int argc, char** argv) {
     return 1;
   }
   std::printf("binary %s; many-outputs graphs have min(%d, ops/2) graph outputs\n", bin.c_str(), outputs);
-  print_load("load before");
-  std::printf("%-9s %7s  %-22s %8s %8s %9s %9s  %-8s %-30s %s\n", "shape", "ops", "command", "wall s", "cpu s", "peak MiB",
-              "out MiB", "status", "growth wall/cpu/mem/out", "goal (<10 s or --time-limit +10 %, <1 GiB, out <1 GiB)");
-  int misses = 0, rows = 0, wall_only = 0;
   if (goals_only) shapes.clear();
+  if (!shapes.empty()) {
+    print_load("load before");
+    std::printf("%-9s %7s  %-22s %8s %8s %9s %9s  %-8s %-30s %s\n", "shape", "ops", "command", "wall s", "cpu s", "peak MiB",
+                "out MiB", "status", "growth wall/cpu/mem/out", "goal (<10 s or --time-limit +10 %, <1 GiB, out <1 GiB)");
+  }
+  int misses = 0, rows = 0, wall_only = 0;
   for (const std::string& shape : shapes) {
     std::map<std::string, Run> previous;
     int previous_size = 0;
