@@ -10,8 +10,8 @@
 // and a row that misses only on wall time is counted apart.
 //
 //   bench_scale_bench [--bin build/native/arenaplan] [--sizes 1000,10000,100000] [--outputs 2000]
-//                     [--shapes residual,many] [--commands analyze,layout-best,...] [--timeout S]
-//                     [--mem-limit-mib M] [--write-graphs DIR]
+//                     [--shapes residual,many,bars] [--commands analyze,layout-best,...] [--timeout S]
+//                     [--mem-limit-mib M] [--write-graphs DIR] [--goals-ops N] [--goals-only yes]
 // Commands (default: all): analyze, analyze-json, analyze-explain, analyze-explain-json,
 // schedule, schedule-json, layout-PLANNER for every registered planner, layout-explain, verify,
 // simulate, simulate-json, budget, budget-json, export-FORMAT (c-header, minimalloc-csv, trace,
@@ -21,6 +21,12 @@
 // A child is killed after --timeout seconds (default 60) and limited to --mem-limit-mib of address
 // space (default 4096), so an unfixed quadratic path cannot take the shared machine down.
 // --write-graphs DIR only writes the graphs there, to run one command by hand.
+// Shapes: residual and many (above), and bars (recent_reads_graph: each op reads among the last 8
+// tensors, every unread one is an output: 20,562 outputs and 852 MB live at 100,000 ops).
+// Then the goals of the bars graph at --goals-ops N ops (default 100,000; 0: skip; --goals-only yes:
+// nothing else): time to the first verified plan, each --time-limit asked (0, 1, 5 s) against the
+// wall time measured, the plan's arena against the live-bytes bound, simulate's wall time and peak
+// memory against its arena, each with its goal and PASS or MISS.
 #include <signal.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
@@ -34,12 +40,14 @@
 #include <cstring>
 #include <fstream>
 #include <map>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "bench/bench_util.h"
 #include "core/graph/graph_json.h"
+#include "core/graph/report.h"
 #include "core/layout/planner.h"
 #include "core/schedule/schedule_generators.h"
 
@@ -198,6 +206,100 @@ Run run_child(const std::string& bin, const std::vector<std::string>& rest, cons
   return r;
 }
 
+// One legal in-place rewrite of a graph for transform-apply: an add overwriting an input it reads
+// last, at least as big as its output ("inplace:OP=TENSOR").
+std::string one_in_place_rewrite(const Graph& g) {
+  for (size_t o = 0; o < g.ops.size(); ++o) {
+    const Op& op = g.ops[o];
+    if (op.kind != "add" || op.outputs.size() != 1) continue;
+    for (TensorId x : op.inputs) {
+      const Tensor& t = g.tensors[x];
+      if (!g.is_output(x) && !g.is_input(x) && t.consumers.back() == static_cast<OpId>(o) &&
+          t.bytes >= g.tensors[op.outputs[0]].bytes)
+        return "inplace:" + op.name + "=" + t.name;
+    }
+  }
+  return "inplace:add0";
+}
+
+// The integer after "KEY": in a command's JSON output, or -1.
+long long json_integer(const std::string& text, const std::string& key) {
+  const size_t at = text.find("\"" + key + "\":");
+  if (at == std::string::npos) return -1;
+  return std::atoll(text.c_str() + at + key.size() + 3);
+}
+
+std::string read_text(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+const char* verdict(bool pass) { return pass ? "PASS" : "MISS"; }
+
+// The figures the 100,000-op "bars" graph is held to: the first verified plan of `layout --planner
+// best` (asked with --time-limit 0) under 2 s; each --time-limit S held within 1.1 S + 0.5 s, the
+// whole command (reading, search, verification, output) counted; the plan's arena against the
+// live-bytes lower bound; simulate under 10 s in at most twice the arena + 256 MiB.
+int report_goals(const std::string& bin, int ops, double timeout, long mem_limit_mib, const std::string& dir) {
+  const std::string graph = dir + "/bars-goals-" + std::to_string(ops) + ".json", out = graph + ".out";
+  if (const pid_t gen = fork(); gen == 0) {
+    std::ofstream(graph) << graph_to_json(recent_reads_graph(ops, 1));
+    _exit(0);
+  } else {
+    waitpid(gen, nullptr, 0);
+  }
+  const std::map<std::string, std::string> files = {{"GRAPH", graph}};
+  std::printf("\n\"bars\" graph (recent_reads_graph(%d, 1)): goals\n", ops);
+  print_load("load before");
+  int misses = 0;
+  long long arena = -1;
+  std::printf("%-44s %9s %9s %9s  %-26s %s\n", "figure", "wall s", "cpu s", "peak MiB", "goal", "verdict");
+  for (const double limit : {0.0, 1.0, 5.0}) {
+    char limit_text[16];
+    std::snprintf(limit_text, sizeof limit_text, "%g", limit);
+    const Run r = run_child(bin, {"layout", "GRAPH", "--planner", "best", "--time-limit", limit_text, "--json"}, files,
+                            timeout, mem_limit_mib, out);
+    const std::string json = read_text(out);
+    const double goal = limit == 0 ? 2.0 : 1.1 * limit + 0.5;
+    const bool pass = r.status == "ok" && r.seconds <= goal && json.find("\"verified\": true") != std::string::npos;
+    misses += !pass;
+    char figure[64], goal_text[40];
+    std::snprintf(figure, sizeof figure, limit == 0 ? "layout best --time-limit 0 (first plan)" : "layout best --time-limit %g", limit);
+    std::snprintf(goal_text, sizeof goal_text, limit == 0 ? "< %.1f s, verified" : "<= %.2f s, verified", goal);
+    std::printf("%-44s %9.2f %9.2f %9.1f  %-26s %s%s\n", figure, r.seconds, r.cpu_seconds, r.peak_mib, goal_text,
+                verdict(pass), r.status == "ok" ? "" : (" (" + r.status + ")").c_str());
+    const long long plan_arena = json_integer(json, "arena_bytes"), bound = json_integer(json, "lower_bound_bytes");
+    if (plan_arena > 0 && bound > 0)
+      std::printf("%-44s %s B arena, bound %s B (+%.2f %%)\n", "  its plan", with_commas(plan_arena).c_str(),
+                  with_commas(bound).c_str(), 100.0 * double(plan_arena - bound) / double(bound));
+    if (limit == 0) arena = plan_arena;
+  }
+  {
+    const Run r = run_child(bin, {"simulate", "GRAPH", "--json"}, files, timeout, mem_limit_mib, out);
+    const std::string json = read_text(out);
+    const long long sim_arena = json_integer(json, "arena_bytes");
+    const double arena_mib = double(sim_arena > 0 ? sim_arena : arena) / (1 << 20);
+    const double memory_goal = 2 * arena_mib + 256;
+    const bool ok = r.status == "ok" && json.find("\"outputs_match_reference\": true") != std::string::npos;
+    const bool time_pass = ok && r.seconds < 10, memory_pass = ok && r.peak_mib <= memory_goal;
+    misses += !time_pass + !memory_pass;
+    char goal_text[48];
+    std::snprintf(goal_text, sizeof goal_text, "< 10 s; <= %.0f MiB", memory_goal);
+    std::printf("%-44s %9.2f %9.2f %9.1f  %-26s %s (time) %s (memory)%s\n", "simulate", r.seconds, r.cpu_seconds,
+                r.peak_mib, goal_text, verdict(time_pass), verdict(memory_pass),
+                r.status == "ok" ? "" : (" (" + r.status + ")").c_str());
+    std::printf("%-44s %.1f MiB arena: peak memory %.2fx the arena\n", "  its arena", arena_mib,
+                arena_mib > 0 ? r.peak_mib / arena_mib : 0.0);
+  }
+  print_load("load after");
+  std::printf("%d goal(s) missed\n", misses);
+  std::remove(graph.c_str());
+  std::remove(out.c_str());
+  return misses;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -208,19 +310,21 @@ int main(int argc, char** argv) {
     bin = (slash == std::string::npos ? std::string(".") : self.substr(0, slash)) + "/arenaplan";
   }
   std::vector<int> sizes = {1000, 10000, 100000};
-  std::vector<std::string> shapes = {"residual", "many"};
+  std::vector<std::string> shapes = {"residual", "many", "bars"};
   std::vector<std::string> commands;
   for (const auto& [name, path] : command_table()) commands.push_back(name);
   int outputs = 2000;
   double timeout = 60;
   long mem_limit_mib = 4096;
   std::string write_dir;  // --write-graphs DIR: only write the graphs there (to run one command by hand)
+  int goals_ops = 100000;  // --goals-ops N: the "bars" goal figures at N ops (0: none)
+  bool goals_only = false;  // --goals-only yes: only those
   for (int i = 1; i < argc; i += 2) {
     const std::string key = argv[i], value = i + 1 < argc ? argv[i + 1] : "";
     if (key == "--help" || value.empty()) {
       std::fprintf(stderr, "usage: bench_scale_bench [--bin PATH] [--sizes 1000,10000,100000] [--outputs N] "
-                           "[--shapes residual,many] [--commands analyze,...] [--timeout S] [--mem-limit-mib M] "
-                           "[--write-graphs DIR]\n");
+                           "[--shapes residual,many,bars] [--commands analyze,...] [--timeout S] [--mem-limit-mib M] "
+                           "[--write-graphs DIR] [--goals-ops N] [--goals-only yes]\n");
       return 2;
     }
     if (key == "--bin") bin = value;
@@ -233,6 +337,8 @@ int main(int argc, char** argv) {
     else if (key == "--timeout") timeout = std::atof(value.c_str());
     else if (key == "--mem-limit-mib") mem_limit_mib = std::atol(value.c_str());
     else if (key == "--write-graphs") write_dir = value;
+    else if (key == "--goals-ops") goals_ops = std::atoi(value.c_str());
+    else if (key == "--goals-only") goals_only = value == "yes";
     else {
       std::fprintf(stderr, "unknown option %s\n", key.c_str());
       return 2;
@@ -254,9 +360,12 @@ int main(int argc, char** argv) {
     return 1;
   }
   std::printf("binary %s; many-outputs graphs have min(%d, ops/2) graph outputs\n", bin.c_str(), outputs);
-  print_load("load before");
-  std::printf("%-9s %7s  %-22s %8s %8s %9s %9s  %-8s %-30s %s\n", "shape", "ops", "command", "wall s", "cpu s", "peak MiB",
-              "out MiB", "status", "growth wall/cpu/mem/out", "goal (<10 s or --time-limit +10 %, <1 GiB, out <1 GiB)");
+  if (goals_only) shapes.clear();
+  if (!shapes.empty()) {
+    print_load("load before");
+    std::printf("%-9s %7s  %-22s %8s %8s %9s %9s  %-8s %-30s %s\n", "shape", "ops", "command", "wall s", "cpu s", "peak MiB",
+                "out MiB", "status", "growth wall/cpu/mem/out", "goal (<10 s or --time-limit +10 %, <1 GiB, out <1 GiB)");
+  }
   int misses = 0, rows = 0, wall_only = 0;
   for (const std::string& shape : shapes) {
     std::map<std::string, Run> previous;
@@ -264,20 +373,26 @@ int main(int argc, char** argv) {
     for (int n : sizes) {
       const std::string stem = std::string(dir) + "/" + shape + "-" + std::to_string(n);
       // REWRITE: one legal rewrite of the shape (an add overwriting an input that dies there).
-      const std::map<std::string, std::string> files = {{"GRAPH", stem + ".json"},
-                                                        {"SHAPED", stem + "-shaped.json"},
-                                                        {"PLAN", stem + "-plan.json"},
-                                                        {"REWRITE", shape == "many" ? "inplace:add0" : "inplace:add2"}};
+      std::map<std::string, std::string> files = {{"GRAPH", stem + ".json"},
+                                                  {"SHAPED", stem + "-shaped.json"},
+                                                  {"PLAN", stem + "-plan.json"},
+                                                  {"REWRITE", stem + "-rewrite.txt"}};
       // Generated in a child: Linux carries a process's peak RSS across fork and exec, so the
       // bench itself must stay small for the children's figures to be theirs.
       if (const pid_t gen = fork(); gen == 0) {
-        const Graph g = shape == "many" ? many_outputs_chain_graph(n, outputs, 1) : long_residual_chain_graph(n, 1);
+        const Graph g = shape == "many"   ? many_outputs_chain_graph(n, outputs, 1)
+                        : shape == "bars" ? recent_reads_graph(n, 1)
+                                          : long_residual_chain_graph(n, 1);
         std::ofstream(files.at("GRAPH")) << graph_to_json(g);
         std::ofstream(files.at("SHAPED")) << shaped_chain_json(n);
+        std::ofstream(files.at("REWRITE")) << one_in_place_rewrite(g);
         _exit(0);
       } else {
         waitpid(gen, nullptr, 0);
       }
+      const std::string rewrite_file = files.at("REWRITE");
+      files["REWRITE"] = read_text(rewrite_file);
+      std::remove(rewrite_file.c_str());
       // The plan `verify` checks: what `layout --json` writes.
       if (std::find(commands.begin(), commands.end(), "verify") != commands.end())
         run_child(bin, {"layout", "GRAPH", "--planner", "portfolio", "--json"}, files, timeout, mem_limit_mib,
@@ -324,11 +439,12 @@ int main(int argc, char** argv) {
       }
     }
   }
-  if (!keep) {
-    rmdir(dir);
+  if (!keep && !goals_only) {
     print_load("load after");
     std::printf("%d of %d rows miss the goal on cpu time or memory; %d more only on wall time (the machine's load)\n",
                 misses, rows, wall_only);
   }
+  if (!keep && goals_ops > 0) report_goals(bin, goals_ops, timeout, mem_limit_mib, dir);
+  if (!keep) rmdir(dir);
   return 0;
 }

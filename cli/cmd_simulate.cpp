@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <iomanip>
 #include <iostream>
+#include <limits>
 
 #include "cli/command.h"
 #include "core/graph/graph_json.h"
@@ -58,6 +59,8 @@ int run_simulate(const Args& args) {
     const std::string bytes = read_file(spec.substr(eq + 1));
     req.input_bytes[spec.substr(0, eq)] = std::vector<uint8_t>(bytes.begin(), bytes.end());
   }
+  // --output-dir needs the outputs' bytes, however many: the simulator then keeps them all.
+  if (args.option("output-dir")) req.max_capture_bytes = std::numeric_limits<Bytes>::max();
   sim::SimReport r = sim::simulate(g, req);
   if (args.flag("json")) std::cout << sim::simulation_json(g, r).dump(2) << "\n";
   else std::cout << sim::simulation_text(g, r);

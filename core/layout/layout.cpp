@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <ostream>
 #include <set>
 #include <stdexcept>
 
@@ -125,6 +126,35 @@ nlohmann::ordered_json layout_json(const LayoutProblem& problem, const ArenaPlan
   out["categories"] = categories;
   out["detail"] = plan.detail;
   return out;
+}
+
+void write_layout_json(std::ostream& out, const LayoutProblem& problem, const ArenaPlan& plan) {
+  // Scalars and strings go through nlohmann (its escaping, its shortest doubles); the structure is
+  // written here with dump(2)'s indentation.
+  using J = nlohmann::ordered_json;
+  out << "{\n  \"planner\": " << J(plan.planner).dump() << ",\n  \"arena_bytes\": " << plan.arena_bytes
+      << ",\n  \"lower_bound_bytes\": " << plan.lower_bound_bytes << ",\n  \"proven_optimal\": "
+      << (plan.proven_optimal ? "true" : "false") << ",\n  \"optimality\": "
+      << (plan.proven_optimal ? J(plan.optimality).dump() : "null") << ",\n  \"verified\": "
+      << (plan.verified ? "true" : "false") << ",\n  \"buffers\": ";
+  if (problem.buffers.empty()) out << "[]";
+  for (size_t i = 0; i < problem.buffers.size(); ++i) {
+    const LayoutBuffer& b = problem.buffers[i];
+    out << (i == 0 ? "[\n" : ",\n") << "    {\n      \"name\": " << J(b.name).dump()
+        << ",\n      \"offset\": " << (i < plan.offsets.size() ? plan.offsets[i] : -1) << ",\n      \"size\": " << b.size
+        << ",\n      \"first\": " << b.first << ",\n      \"last\": " << b.last << ",\n      \"category\": \""
+        << category_name(b.category) << "\"\n    }";
+  }
+  if (!problem.buffers.empty()) out << "\n  ]";
+  out << ",\n  \"seconds\": " << J(plan.seconds).dump() << ",\n  \"categories\": ";
+  const std::vector<CategoryUsage> usage = category_usage(problem, plan.offsets);
+  if (usage.empty()) out << "[]";
+  for (size_t i = 0; i < usage.size(); ++i)
+    out << (i == 0 ? "[\n" : ",\n") << "    {\n      \"category\": \"" << category_name(usage[i].category)
+        << "\",\n      \"buffers\": " << usage[i].buffers << ",\n      \"peak_live_bytes\": " << usage[i].peak_live_bytes
+        << ",\n      \"span_bytes\": " << usage[i].span_bytes << "\n    }";
+  if (!usage.empty()) out << "\n  ]";
+  out << ",\n  \"detail\": " << J(plan.detail).dump() << "\n}";
 }
 
 std::string plan_picture(const LayoutProblem& problem, const std::vector<Bytes>& offsets, int width, int max_rows) {

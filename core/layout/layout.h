@@ -17,6 +17,7 @@
 #pragma once
 
 #include <nlohmann/json.hpp>
+#include <iosfwd>
 #include <optional>
 #include <string>
 #include <vector>
@@ -102,6 +103,9 @@ std::vector<CategoryUsage> category_usage(const LayoutProblem& problem, const st
 // "proven_optimal", "optimality" (the proof's sentence, null when not proven), "verified", "buffers": [{"name", "offset", "size", "first", "last"}], "seconds",
 // "categories": [...]}.
 nlohmann::ordered_json layout_json(const LayoutProblem& problem, const ArenaPlan& plan);
+// The same bytes as layout_json(problem, plan).dump(2), written as they are made: a JSON document
+// of 100,000 buffers costs a tenth of building it first (arenaplan layout --json).
+void write_layout_json(std::ostream& out, const LayoutProblem& problem, const ArenaPlan& plan);
 
 // An ASCII picture of a plan, like TFLM's PrintMemoryPlan: one row per time step (time down), the
 // arena across in `width` columns, each buffer drawn with its own character; '.' is free space.

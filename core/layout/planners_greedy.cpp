@@ -1,5 +1,7 @@
 #include <algorithm>
 #include <limits>
+#include <map>
+#include <set>
 #include <numeric>
 #include <optional>
 
@@ -76,8 +78,11 @@ class GreedyRun {
 
   // The plan, or std::nullopt as soon as its arena reaches `give_up_at`: the portfolio keeps a run
   // only when it beats the best so far, and an arena never shrinks as buffers are added.
+  // Also std::nullopt once `deadline` (if given) has passed, looked at every kDeadlineEvery buffers.
   std::optional<GreedyPlan> place(const std::vector<int>& order, Fit fit,
-                                  Bytes give_up_at = std::numeric_limits<Bytes>::max()) {
+                                  Bytes give_up_at = std::numeric_limits<Bytes>::max(),
+                                  const Deadline* deadline = nullptr) {
+    constexpr int64_t kDeadlineEvery = 1024;
     const int n = static_cast<int>(p_.buffers.size());
     index_.clear();
     seq_of_.assign(n, -1);
@@ -85,6 +90,7 @@ class GreedyRun {
     plan.offsets.assign(n, -1);
     int64_t seq = 0;
     for (const Job& job : jobs_in(order)) {
+      if (deadline && seq % kDeadlineEvery == 0 && std::chrono::steady_clock::now() >= *deadline) return std::nullopt;
       Bytes offset = 0;
       if (job.fixed_offset) offset = *job.fixed_offset;
       else if (job.size > 0 || fit == Fit::kLowestGap) offset = fit_among_merged(job, fit);
@@ -308,7 +314,12 @@ GreedyPlan plan_tflm_greedy(const LayoutProblem& problem) {
   return tflm_greedy_with(problem, axis, index);
 }
 
-GreedyPlan plan_portfolio(const LayoutProblem& p) {
+namespace {
+
+// The portfolio: TFLM's greedy run as the first best, then `fallback` if given, then every member,
+// each kept only when strictly smaller. With a deadline, a run still going when it passes is
+// dropped and no further run starts (so a deadline comes with a fallback).
+GreedyPlan run_portfolio(const LayoutProblem& p, std::optional<GreedyPlan> fallback, const Deadline* deadline) {
   const int n = static_cast<int>(p.buffers.size());
   const std::vector<Bytes> sizes = plain_sizes(p);
   const TimeAxis axis = build_time_axis(p);
@@ -345,20 +356,128 @@ GreedyPlan plan_portfolio(const LayoutProblem& p) {
   // One index serves every run (tflm_sizes has a zero exactly where sizes has one). A member's
   // run replaces the best plan only when strictly smaller, so it stops once it is not.
   PlacementIndex index = index_for(axis, sizes);
-  GreedyPlan best = tflm_greedy_with(p, axis, index);
+  auto out_of_time = [&] { return deadline && std::chrono::steady_clock::now() >= *deadline; };
+  GreedyPlan best;
+  const std::vector<Bytes> tflm = tflm_sizes(p);
+  if (std::optional<GreedyPlan> plan = GreedyRun(p, axis, tflm, index)
+                                           .place(tflm_order(p, tflm), Fit::kLowestGap,
+                                                  std::numeric_limits<Bytes>::max(), deadline)) {
+    best = std::move(*plan);
+    best.member = "tflm-greedy";
+    if (fallback && fallback->arena_bytes < best.arena_bytes) best = std::move(*fallback);
+  } else {
+    best = std::move(*fallback);  // a deadline is only given with a fallback
+  }
   GreedyRun run(p, axis, sizes, index);
   for (const Member& m : members) {
-    if (best.arena_bytes <= bound) break;
+    if (best.arena_bytes <= bound || out_of_time()) break;
     const std::vector<int> order = member_order(p, *m.primary, *m.secondary);
     for (Fit fit : {Fit::kLowestGap, Fit::kBestFit}) {
-      if (best.arena_bytes <= bound) break;
-      if (std::optional<GreedyPlan> plan = run.place(order, fit, best.arena_bytes)) {
+      if (best.arena_bytes <= bound || out_of_time()) break;
+      if (std::optional<GreedyPlan> plan = run.place(order, fit, best.arena_bytes, deadline)) {
         best = std::move(*plan);
         best.member = std::string(m.name) + (fit == Fit::kLowestGap ? "/lowest-gap" : "/best-fit");
       }
     }
   }
   return best;
+}
+
+}  // namespace
+
+GreedyPlan plan_portfolio(const LayoutProblem& p) { return run_portfolio(p, std::nullopt, nullptr); }
+
+GreedyPlan improve_with_portfolio(const LayoutProblem& p, GreedyPlan fallback, Deadline deadline) {
+  return run_portfolio(p, std::move(fallback), &deadline);
+}
+
+int64_t overlapping_pairs(const LayoutProblem& p) {
+  // Buffer i overlaps every other buffer except those that end before it starts and those that
+  // start after it ends: counted from the sorted firsts and lasts, each pair twice.
+  const int64_t n = static_cast<int64_t>(p.buffers.size());
+  std::vector<Step> firsts, lasts;
+  for (const LayoutBuffer& b : p.buffers) firsts.push_back(b.first), lasts.push_back(b.last);
+  std::sort(firsts.begin(), firsts.end());
+  std::sort(lasts.begin(), lasts.end());
+  int64_t twice = 0;
+  for (const LayoutBuffer& b : p.buffers) {
+    const int64_t ended = std::lower_bound(lasts.begin(), lasts.end(), b.first) - lasts.begin();
+    const int64_t later = firsts.end() - std::upper_bound(firsts.begin(), firsts.end(), b.last);
+    twice += n - 1 - ended - later;
+  }
+  return twice / 2;
+}
+
+std::optional<GreedyPlan> plan_online_best_fit(const LayoutProblem& p) {
+  const int n = static_cast<int>(p.buffers.size());
+  for (const LayoutBuffer& b : p.buffers)
+    if (b.fixed_offset) return std::nullopt;
+  // Births by first step, largest first (then index); deaths by last step.
+  std::vector<int> births(n), deaths(n);
+  std::iota(births.begin(), births.end(), 0);
+  std::iota(deaths.begin(), deaths.end(), 0);
+  std::sort(births.begin(), births.end(), [&](int a, int b) {
+    const LayoutBuffer &x = p.buffers[a], &y = p.buffers[b];
+    if (x.first != y.first) return x.first < y.first;
+    return x.size != y.size ? x.size > y.size : a < b;
+  });
+  std::sort(deaths.begin(), deaths.end(), [&](int a, int b) { return p.buffers[a].last < p.buffers[b].last; });
+  // Free blocks below the top, by address (begin -> end) and by (size, begin) for the best fit.
+  std::map<Bytes, Bytes> free_at;
+  std::set<std::pair<Bytes, Bytes>> by_size;
+  Bytes top = 0;  // everything from here up is free
+  auto add_free = [&](Bytes begin, Bytes end) {
+    auto next = free_at.find(end);
+    if (next != free_at.end()) {  // merge with the block above
+      end = next->second;
+      by_size.erase({next->second - next->first, next->first});
+      free_at.erase(next);
+    }
+    auto below = free_at.lower_bound(begin);
+    if (below != free_at.begin() && std::prev(below)->second == begin) {  // and with the block below
+      --below;
+      begin = below->first;
+      by_size.erase({below->second - below->first, below->first});
+      free_at.erase(below);
+    }
+    if (end == top) {
+      top = begin;  // the top comes down
+      return;
+    }
+    free_at[begin] = end;
+    by_size.insert({end - begin, begin});
+  };
+  auto take = [&](Bytes size, Bytes alignment) {
+    for (auto it = by_size.lower_bound({size, 0}); it != by_size.end(); ++it) {
+      const Bytes begin = it->second, end = begin + it->first, at = round_up(begin, alignment);
+      if (at + size > end) continue;  // alignment ate the room: a larger block may hold it
+      by_size.erase(it);
+      free_at.erase(begin);
+      if (at > begin) free_at[begin] = at, by_size.insert({at - begin, begin});
+      if (at + size < end) free_at[at + size] = end, by_size.insert({end - at - size, at + size});
+      return at;
+    }
+    const Bytes at = round_up(top, alignment);
+    if (at > top) free_at[top] = at, by_size.insert({at - top, top});
+    top = at + size;
+    return at;
+  };
+  GreedyPlan plan;
+  plan.member = "online best fit";
+  plan.offsets.assign(n, 0);
+  size_t d = 0;
+  for (int b : births) {
+    const LayoutBuffer& buf = p.buffers[b];
+    for (; d < deaths.size() && p.buffers[deaths[d]].last < buf.first; ++d) {
+      const int gone = deaths[d];
+      if (p.buffers[gone].size > 0 && p.buffers[gone].first <= p.buffers[gone].last)
+        add_free(plan.offsets[gone], plan.offsets[gone] + p.buffers[gone].size);
+    }
+    if (buf.size == 0) continue;  // occupies no byte: offset 0
+    plan.offsets[b] = take(buf.size, std::max<Bytes>(buf.alignment, 1));
+    plan.arena_bytes = std::max(plan.arena_bytes, plan.offsets[b] + buf.size);
+  }
+  return plan;
 }
 
 }  // namespace arenaplan::planner

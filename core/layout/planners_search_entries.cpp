@@ -1,5 +1,6 @@
 // Registry entries of the searching planners: "exact" (the portfolio, then branch and bound within
 // the time limit; anytime in the UI) and "best" (the same run: the default name users ask for).
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 
@@ -10,17 +11,39 @@
 namespace arenaplan::planner {
 namespace {
 
-// The portfolio's plan, improved by the exact search for what is left of the time limit.
+// Seconds plan_arena's verifier takes per buffer (an O(n log n) sweep: ~1 us per buffer measured
+// at 100,000 buffers), kept free at the end of the time limit so that the verified plan is
+// returned within it.
+constexpr double kVerifySecondsPerBuffer = 2e-6;
+
+// Below this many overlapping pairs a whole portfolio takes well under a second: it always runs
+// to the end there, so a small problem gets the same plan on every machine whatever the limit.
+constexpr int64_t kAlwaysCompletePairs = int64_t{1} << 24;
+
+// Small problems: the portfolio, then the exact search for what is left of the time limit. Large
+// ones (tens of thousands of buffers live at once, where each greedy run walks them all for every
+// buffer): a plan first, at once, from the online allocator (O(n log n)), or TFLM's greedy run
+// when buffers have fixed offsets; then the portfolio and the exact search improve it until the
+// time limit, less the final verification's share.
 PlannerOutput portfolio_then_exact(const LayoutProblem& problem, const PlanRequest& request) {
-  GreedyPlan greedy = plan_portfolio(problem);
+  const double budget = request.time_limit_seconds - kVerifySecondsPerBuffer * static_cast<double>(problem.buffers.size());
+  const Deadline deadline = request.start + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                                std::chrono::duration<double>(std::max(0.0, budget)));
+  const bool small = overlapping_pairs(problem) <= kAlwaysCompletePairs;
+  std::optional<GreedyPlan> first = small ? std::nullopt : plan_online_best_fit(problem);
+  GreedyPlan greedy = first ? improve_with_portfolio(problem, std::move(*first), deadline) : plan_portfolio(problem);
   PlannerOutput out;
   out.offsets = std::move(greedy.offsets);
   out.arena_bytes = greedy.arena_bytes;
   out.detail = std::move(greedy.member);
   if (out.arena_bytes <= request.lower_bound_bytes) return out;
+  const double left = std::chrono::duration<double>(deadline - std::chrono::steady_clock::now()).count();
+  if (left <= 0 && !small) {
+    out.detail += ", no time left for the exact search";
+    return out;
+  }
   ExactSolver solver(problem, out.offsets, out.arena_bytes);
-  solver.run_for(request.time_limit_seconds -
-                 std::chrono::duration<double>(std::chrono::steady_clock::now() - request.start).count());
+  solver.run_for(std::chrono::duration<double>(deadline - std::chrono::steady_clock::now()).count());
   if (solver.best_arena_bytes() < out.arena_bytes) {
     out.offsets = solver.best_so_far();
     out.arena_bytes = solver.best_arena_bytes();

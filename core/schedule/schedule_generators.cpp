@@ -343,4 +343,30 @@ Graph many_outputs_chain_graph(int ops, int outputs, uint64_t seed) {
   return b.finish();  // every head (and the chain's last tensor) is a graph output
 }
 
+Graph recent_reads_graph(int ops, uint64_t seed) {
+  constexpr int kWindow = 8;  // an op reads among the last kWindow tensors produced
+  Rng r{seed};
+  Builder b("recent-reads-" + std::to_string(ops));
+  std::vector<TensorId> recent = {b.input(kib(16))};  // the last kWindow tensors, oldest first
+  // About log-uniform in [1, 218) KiB (2^7.7), integer arithmetic only (libm may differ in Wasm):
+  // the bound puts the 100,000-op graph's peak near 850 MB.
+  auto size = [&] {
+    const int e = r.below(7700);
+    const Bytes base = Bytes{1024} << (e / 1000);
+    return (base + base * (e % 1000) / 1000) / 16 * 16;
+  };
+  for (int i = 0; i < ops; ++i) {
+    const int reads = 1 + r.below(2);
+    std::vector<TensorId> inputs;
+    for (int j = 0; j < reads; ++j) {
+      const TensorId t = recent[r.below(static_cast<int>(recent.size()))];
+      if (std::find(inputs.begin(), inputs.end(), t) == inputs.end()) inputs.push_back(t);
+    }
+    const Bytes bytes = size();
+    recent.push_back(b.op(inputs.size() > 1 ? "add" : "conv", inputs, bytes));
+    if (static_cast<int>(recent.size()) > kWindow) recent.erase(recent.begin());
+  }
+  return b.finish();  // every tensor nobody read is a graph output
+}
+
 }  // namespace arenaplan

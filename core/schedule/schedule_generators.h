@@ -52,4 +52,13 @@ Graph long_residual_chain_graph(int ops, uint64_t seed);
 // graph output, so thousands of tensors stay live until the end (live sets grow with the step).
 Graph many_outputs_chain_graph(int ops, int outputs, uint64_t seed);
 
+// The "bars" scale shape: one 16 KiB graph input, then `ops` ops, each reading one or two distinct
+// tensors among the last 8 produced (the input counts while fewer exist) and producing one tensor
+// of 1 to 218 KiB (about log-uniform, 16-byte multiples, ~40 KiB on average). A tensor none of the
+// next 8 ops reads is never read: it becomes a graph output and stays live to the end, so about a
+// fifth of the tensors are outputs and live bytes climb with the step (seed 1 at 100,000 ops:
+// 20,562 outputs, a peak of 852 MB live near the last step). Its lifetime picture is thousands of
+// bars that reach the end.
+Graph recent_reads_graph(int ops, uint64_t seed);
+
 }  // namespace arenaplan

@@ -9,8 +9,8 @@
 //                          bytes around the op's writes too, writes past the arena end are refused
 //                          and canaries past the end are checked. Every other byte is compared
 //                          with the expected image whenever the ops since the last full compare
-//                          touched as many bytes as the arena holds (every op on small arenas), so
-//                          the work per op follows what the op touched, not the arena size.
+//                          wrote as many bytes as the arena holds (every op on small arenas), so
+//                          the work per op follows what the op wrote, not the arena size.
 //   Oracle 3 "high_water": the highest arena byte any op touched never exceeds the planned arena.
 //   Oracle 4 "flash":      no op writes the read-only constants (weights, biases) in flash.
 //
@@ -23,7 +23,10 @@
 //   while (!sim.done()) { const StepRecord& r = sim.step(); /* r.reads, r.writes, sim.region_data(r.region) */ }
 //
 // Nothing is allocated while ops run except the owner lists of the write oracle (a few entries per
-// arena unit): arena, expected image, flash, captures are sized at construction.
+// arena unit): arena, expected image, flash, captures are sized at construction. Memory: the
+// planned run holds its arena and the expected image (twice the arena); the reference run holds
+// only what it still needs (graph outputs end at their last use there, kept as digests), and
+// outputs are kept as bytes only up to SimOptions::max_capture_bytes.
 #pragma once
 
 #include <cstdint>
@@ -56,6 +59,11 @@ ArenaLayout separate_layout(const LiveAnalysis& live, Bytes alignment);
 // free once its last buffer's last step has passed), lanes sit one after another. The arena is at
 // most about twice the peak per size class, so the reference allocates only what is live.
 ArenaLayout reference_layout(const LiveAnalysis& live, Bytes alignment);
+// The reference run's lifetimes: `live` with each graph output's buffer ending at its last use
+// (its producer or last reader) instead of the end of the run, unless another rule holds it
+// (persistent, retained). The reference captures each output then, so it never holds the outputs
+// all at once: on a graph with thousands of outputs they are most of the arena.
+LiveAnalysis reference_lifetimes(const Graph& g, const LiveAnalysis& live);
 
 struct SimOptions {
   McuProfile profile = find_mcu_profile("cortex-m4");
@@ -65,6 +73,10 @@ struct SimOptions {
   bool shared_arena = false;  // sessions share one arena (unsafe) instead of one arena each
   bool oracles = true;        // per-op write checks and guard canaries; false = a plain run
   size_t max_reports = 64;    // violations / foreign writes kept (all are counted)
+  // The graph outputs (and DMA transfers) of every run and session are kept as bytes up to this
+  // total; beyond it only their 64-bit digests are (captured() is then null, and the outputs
+  // oracle compares digests).
+  Bytes max_capture_bytes = Bytes{64} << 20;
   // Per graph input (Graph::inputs order): its raw bytes (exactly the tensor's size), or empty
   // for seeded bytes. The same bytes every run and session.
   std::vector<std::vector<uint8_t>> inputs;
@@ -141,6 +153,9 @@ class ArenaSimulator {
   int64_t steps_total() const { return (int64_t(options_.runs) * options_.sessions) * steps_; }
   // After each run, outputs are compared with this (finished) simulator's run of the same inputs.
   void compare_with(const ArenaSimulator* reference) { reference_ = reference; }
+  // Once every run is done, frees all but the captures (what compare_with reads): a reference
+  // nobody steps through any more gives its memory to the planned run (~100 MB at 100,000 ops).
+  void keep_only_captures();
 
   const Graph& graph() const { return g_; }
   const LiveAnalysis& live() const { return live_; }
@@ -158,9 +173,13 @@ class ArenaSimulator {
   const std::vector<ForeignWrite>& foreign_writes() const { return foreign_writes_; }
   size_t foreign_write_count() const { return foreign_write_count_; }
   bool outputs_match() const { return outputs_match_; }
-  // Graph outputs then DMA transfers of one finished (run, session), back to back.
+  // Graph outputs then DMA transfers of one finished (run, session), back to back; null when
+  // they are kept as digests only (SimOptions::max_capture_bytes).
   const uint8_t* captured(int run, int session) const;
   Bytes capture_bytes() const { return capture_bytes_; }
+  bool keeps_capture_bytes() const { return keep_capture_bytes_; }
+  // The digest of capture item `item` (graph outputs in Graph::outputs order, then DMA transfers).
+  uint64_t capture_digest(int run, int session, size_t item) const;
 
  private:
   struct BoundStep {
@@ -174,9 +193,12 @@ class ArenaSimulator {
     Bytes capture_offset = 0;
   };
 
-  // The write oracle's index: per arena unit of kClaimUnit bytes, the buffers written there that
-  // may still hold needed data, so an op's writes are checked against those buffers only.
-  static constexpr Bytes kClaimUnit = 64;
+  // The write oracle's index: per arena unit of claim_unit_ bytes, the buffers written there that
+  // may still hold needed data, so an op's writes are checked against those buffers only. Units
+  // are 64 bytes, or larger on big arenas so that there are at most kMaxClaimUnits per region
+  // (one list per 64 bytes of an 850 MB arena took 700 MB).
+  static constexpr Bytes kMinClaimUnit = 64;
+  static constexpr Bytes kMaxClaimUnits = Bytes{1} << 16;
   // Bytes an overrun or underrun of an op's writes is looked for right away, on each side.
   static constexpr Bytes kGuardBytes = 64;
   // Bytes of full compare each op earns besides what it touched: arenas up to this size are
@@ -190,6 +212,7 @@ class ArenaSimulator {
   void compute_stats();
   void load_inputs(int session);
   void run_op(int session, Step t);
+  void capture(int session, size_t item);
   void finish_session(int session);
   // Oracles (sim_oracles.cpp).
   void check_op(int session, Step t, bool loading);
@@ -234,14 +257,21 @@ class ArenaSimulator {
   std::vector<std::vector<int>> written_;               // [step] buffers the op writes
   std::vector<std::vector<Claim>> claims_;              // [region * units + unit]: who wrote it and may need it
   Bytes units_ = 0;                                     // claim units per region
-  Bytes touched_since_full_ = 0;                        // bytes the ops touched since the last full compare
+  Bytes written_since_full_ = 0;                        // bytes the ops wrote since the last full compare (+ allowance)
   int64_t ops_since_full_ = 0;                          // ops run since then (1: only the current one)
   std::vector<std::pair<int, int>> victims_;            // scratch of check_overwritten: (session, buffer)
   std::vector<Bytes> data_bytes_;                       // per buffer: bytes that carry data
   std::vector<DmaRead> dma_;                           // by completion step
   std::vector<OpStats> stats_;
   Bytes capture_bytes_ = 0;
-  std::vector<uint8_t> captures_;  // [run][session] capture_bytes_ each
+  bool keep_capture_bytes_ = true;
+  std::vector<uint8_t> captures_;  // [run][session] capture_bytes_ each (when kept)
+  // Capture items: graph outputs (Graph::outputs order), then DMA transfers (dma_ order).
+  std::vector<TensorId> capture_tensor_;   // per item
+  std::vector<Bytes> capture_offset_;      // per item: where in a capture
+  std::vector<uint64_t> digests_;          // [run][session][item]
+  std::vector<std::vector<size_t>> outputs_captured_at_;  // [step]: output items captured after it
+  Bytes claim_unit_ = kMinClaimUnit;
   std::vector<Step> next_step_;    // per session within the current run
   int run_ = 0;
   int64_t cursor_ = 0;  // position within the current run: session = cursor % sessions
@@ -279,6 +309,9 @@ struct SimRequest {
   // The most memory the simulation may hold (every session's arena and the constants): a model
   // beyond it is refused with its figures before anything is allocated.
   Bytes memory_limit_bytes = kDefaultSimMemoryLimit;
+  // Outputs kept as bytes up to this total over runs and sessions (SimOptions::max_capture_bytes);
+  // raise it to have SimReport::outputs on a graph with more output bytes.
+  Bytes max_capture_bytes = SimOptions{}.max_capture_bytes;
 };
 
 struct SimReport {
@@ -294,10 +327,12 @@ struct SimReport {
   double latency_us = 0;
   std::vector<OpStats> per_op;
   bool outputs_match_reference = true;
+  bool outputs_by_digest = false;  // compared as 64-bit digests (SimRequest::max_capture_bytes), not byte for byte
   std::vector<ForeignWrite> foreign_writes;
   std::vector<Violation> violations;
   size_t violation_count = 0, foreign_write_count = 0;
-  // Each graph output's raw bytes after run 0 of session 0 (Graph::outputs order).
+  // Each graph output's raw bytes after run 0 of session 0 (Graph::outputs order); empty when the
+  // outputs are kept as digests only (SimRequest::max_capture_bytes).
   std::vector<std::vector<uint8_t>> outputs;
   std::vector<std::string> fed_inputs;  // graph inputs given as raw bytes (the rest were seeded)
   // Ops that ran the byte-level stand-in, with the reason: their output bytes (and everything

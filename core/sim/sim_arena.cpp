@@ -2,6 +2,8 @@
 // constants, caller memory for caller-owned inputs, binding ops to addresses and stepping.
 #include <algorithm>
 #include <cstring>
+#include <stdexcept>
+#include <type_traits>
 
 #include "core/sim/sim.h"
 
@@ -17,6 +19,23 @@ uint64_t splitmix(uint64_t& state) {
   x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
   x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
   return x ^ (x >> 31);
+}
+
+// A 64-bit digest of n bytes (8-byte words multiplied in, the length last): the outputs oracle's
+// fingerprint of a capture whose bytes are not kept.
+uint64_t bytes_digest(const uint8_t* p, Bytes n) {
+  uint64_t h = 0x9E3779B97F4A7C15ull;
+  Bytes i = 0;
+  for (; i + 8 <= n; i += 8) {
+    uint64_t w;
+    std::memcpy(&w, p + i, 8);
+    h = (h ^ w) * 0xBF58476D1CE4E5B9ull;
+    h ^= h >> 31;
+  }
+  for (; i < n; ++i) h = (h ^ p[i]) * 0x94D049BB133111EBull;
+  h ^= static_cast<uint64_t>(n) * 0xD1B54A32D192ED03ull;
+  h = (h ^ (h >> 30)) * 0xBF58476D1CE4E5B9ull;
+  return h ^ (h >> 31);
 }
 
 uint64_t name_key(const std::string& s) {
@@ -132,6 +151,36 @@ ArenaLayout reference_layout(const LiveAnalysis& live, Bytes alignment) {
   return out;
 }
 
+LiveAnalysis reference_lifetimes(const Graph& g, const LiveAnalysis& live) {
+  LiveAnalysis out = live;
+  const Step steps = static_cast<Step>(live.order.size());
+  std::vector<Step> step_of(g.ops.size(), -1);
+  for (Step t = 0; t < steps; ++t) step_of[live.order[t]] = t;
+  // Per tensor: the last step that touches it (its producer, readers, asynchronous reads).
+  std::vector<Step> last_use(g.tensors.size(), -1);
+  for (size_t o = 0; o < g.ops.size(); ++o) {
+    const Step t = step_of[o];
+    if (t < 0) continue;
+    for (TensorId x : g.ops[o].inputs) last_use[x] = std::max(last_use[x], t);
+    for (TensorId y : g.ops[o].outputs) last_use[y] = std::max(last_use[y], t);
+    for (const AsyncRead& a : g.ops[o].async_reads)
+      last_use[a.tensor] = std::max(last_use[a.tensor], std::min<Step>(steps - 1, t + a.extra_steps));
+  }
+  for (LiveBuffer& b : out.buffers) {
+    if (b.kind != BufferKind::kTensor || b.tensors.empty()) continue;
+    Step last = b.first;
+    bool held = false;  // by a rule other than being a graph output
+    for (TensorId t : b.tensors) {
+      const Tensor& tensor = g.tensors[t];
+      held = held || tensor.persistent || tensor.retained ||
+             (g.is_input(t) && g.input_policy == InputPolicy::kRetained);
+      last = std::max(last, last_use[t]);
+    }
+    if (!held) b.last = std::min(b.last, last);
+  }
+  return out;
+}
+
 ArenaSimulator::ArenaSimulator(const Graph& g, LiveAnalysis live, ArenaLayout layout, SimOptions options)
     : g_(g), live_(std::move(live)), layout_(std::move(layout)), options_(std::move(options)) {
   if (layout_.offsets.size() != live_.buffers.size())
@@ -179,13 +228,17 @@ ArenaSimulator::ArenaSimulator(const Graph& g, LiveAnalysis live, ArenaLayout la
                                            std::to_string(region_bytes_) + ")");
   if (options_.oracles) {
     expected_ = memory_;
-    units_ = (region_bytes_ + kClaimUnit - 1) / kClaimUnit;
+    while (region_bytes_ / claim_unit_ > kMaxClaimUnits) claim_unit_ *= 2;
+    units_ = (region_bytes_ + claim_unit_ - 1) / claim_unit_;
     claims_.resize(static_cast<size_t>(regions_ * units_));
   }
 
   bind();
   compute_stats();
-  captures_.assign(static_cast<size_t>(options_.runs) * options_.sessions * capture_bytes_, 0);
+  const Bytes captures = static_cast<Bytes>(options_.runs) * options_.sessions * capture_bytes_;
+  keep_capture_bytes_ = captures <= options_.max_capture_bytes;
+  if (keep_capture_bytes_) captures_.assign(static_cast<size_t>(captures), 0);
+  digests_.assign(static_cast<size_t>(options_.runs) * options_.sessions * capture_tensor_.size(), 0);
   next_step_.assign(options_.sessions, 0);
 }
 
@@ -317,10 +370,23 @@ void ArenaSimulator::bind() {
   auto by_offset = [](const ByteRange& a, const ByteRange& b) { return a.offset < b.offset; };
   for (auto& w : writes_) std::sort(w.begin(), w.end(), by_offset);
   std::sort(loads_.begin(), loads_.end(), by_offset);
-  for (TensorId y : g_.outputs) capture_bytes_ += g_.tensors[y].bytes;
+  // Each graph output is captured after the last step of its buffer (the run's last step, unless
+  // these are the reference's lifetimes, where it ends at its last use); one outside the arena at
+  // the end.
+  outputs_captured_at_.assign(steps_, {});
+  for (TensorId y : g_.outputs) {
+    const int b = live_.buffer_of_tensor[y];
+    const Step at = b >= 0 ? std::min<Step>(live_.buffers[b].last, steps_ - 1) : steps_ - 1;
+    if (steps_ > 0) outputs_captured_at_[at].push_back(capture_tensor_.size());
+    capture_tensor_.push_back(y);
+    capture_offset_.push_back(capture_bytes_);
+    capture_bytes_ += g_.tensors[y].bytes;
+  }
   std::stable_sort(dma_.begin(), dma_.end(), [](const DmaRead& a, const DmaRead& b) { return a.completes < b.completes; });
   for (DmaRead& d : dma_) {
     d.capture_offset = capture_bytes_;
+    capture_tensor_.push_back(d.tensor);
+    capture_offset_.push_back(capture_bytes_);
     capture_bytes_ += g_.tensors[d.tensor].bytes;
   }
 }
@@ -381,7 +447,21 @@ int64_t ArenaSimulator::macs_per_inference() const {
 }
 
 const uint8_t* ArenaSimulator::captured(int run, int session) const {
+  if (!keep_capture_bytes_) return nullptr;
   return captures_.data() + (static_cast<size_t>(run) * options_.sessions + session) * capture_bytes_;
+}
+
+uint64_t ArenaSimulator::capture_digest(int run, int session, size_t item) const {
+  return digests_[(static_cast<size_t>(run) * options_.sessions + session) * capture_tensor_.size() + item];
+}
+
+void ArenaSimulator::capture(int session, size_t item) {
+  const TensorId t = capture_tensor_[item];
+  const Bytes n = g_.tensors[t].bytes;
+  const size_t slot = static_cast<size_t>(run_) * options_.sessions + session;
+  digests_[slot * capture_tensor_.size() + item] = bytes_digest(tensor_ptr_[session][t], n);
+  if (keep_capture_bytes_)
+    std::memcpy(captures_.data() + slot * capture_bytes_ + capture_offset_[item], tensor_ptr_[session][t], static_cast<size_t>(n));
 }
 
 void ArenaSimulator::load_inputs(int session) {
@@ -424,22 +504,14 @@ void ArenaSimulator::run_op(int session, Step t) {
   for (auto it = first_done; it != dma_.end() && it->completes == t; ++it) {
     const DmaRead& d = *it;
     const Tensor& x = g_.tensors[d.tensor];
-    std::memcpy(captures_.data() + (static_cast<size_t>(run_) * options_.sessions + session) * capture_bytes_ +
-                    d.capture_offset,
-                tensor_ptr_[session][d.tensor], static_cast<size_t>(x.bytes));
+    capture(session, g_.outputs.size() + static_cast<size_t>(it - dma_.begin()));
     if (int b = live_.buffer_of_tensor[d.tensor]; b >= 0)
       note_high_water(t, session, layout_.offsets[b] + x.bytes, "DMA reading");
   }
+  for (size_t item : outputs_captured_at_[t]) capture(session, item);
 }
 
-void ArenaSimulator::finish_session(int session) {
-  uint8_t* out = captures_.data() + (static_cast<size_t>(run_) * options_.sessions + session) * capture_bytes_;
-  for (TensorId y : g_.outputs) {
-    std::memcpy(out, tensor_ptr_[session][y], static_cast<size_t>(g_.tensors[y].bytes));
-    out += g_.tensors[y].bytes;
-  }
-  compare_capture(session);
-}
+void ArenaSimulator::finish_session(int session) { compare_capture(session); }
 
 const StepRecord& ArenaSimulator::step() {
   if (done()) throw std::logic_error("ArenaSimulator::step after the last run");
@@ -469,6 +541,15 @@ const StepRecord& ArenaSimulator::step() {
   }
   record_.end_violation = violations_.size();
   return record_;
+}
+
+void ArenaSimulator::keep_only_captures() {
+  if (!done()) throw std::logic_error("ArenaSimulator::keep_only_captures before the last run");
+  auto release = [](auto& v) { std::decay_t<decltype(v)>().swap(v); };
+  release(memory_), release(expected_), release(flash_), release(flash_image_), release(caller_);
+  release(kernels_), release(implicit_weights_), release(tensor_ptr_), release(operands_), release(bound_);
+  release(reads_), release(writes_), release(loads_), release(kept_from_), release(written_), release(claims_);
+  release(victims_), release(data_bytes_), release(outputs_captured_at_), release(live_.buffers), release(live_.steps);
 }
 
 void ArenaSimulator::run_all() {

@@ -2,6 +2,7 @@
 // still holds needed data must not change, nothing past the arena may be written, the highest byte
 // touched must fit the arena, and the outputs must equal a run with separate buffers.
 #include <algorithm>
+#include <cstdio>
 #include <cstring>
 
 #include "core/sim/sim.h"
@@ -58,8 +59,8 @@ bool ArenaSimulator::still_needed(const Claim& c, int exec_session, Step exec_st
 }
 
 std::string ArenaSimulator::victim_at(int region, Bytes offset, int exec_session, Step exec_step) const {
-  if (offset / kClaimUnit < units_)
-    for (const Claim& c : claims_[static_cast<size_t>(region * units_ + offset / kClaimUnit)])
+  if (offset / claim_unit_ < units_)
+    for (const Claim& c : claims_[static_cast<size_t>(region * units_ + offset / claim_unit_)])
       if (still_needed(c, exec_session, exec_step) && layout_.offsets[c.buffer] <= offset &&
           offset < layout_.offsets[c.buffer] + data_bytes_[c.buffer])
         return tensor_label(c.buffer, c.session);
@@ -85,14 +86,12 @@ void ArenaSimulator::check_op(int session, Step t, bool loading) {
   const size_t base = static_cast<size_t>(region) * region_bytes_;
   const size_t before = violation_count_;
 
-  // The whole arena and flash are compared once the ops since the last full compare touched as
+  // The whole arena and flash are compared once the ops since the last full compare wrote as
   // many bytes: the oracle's work stays proportional to the simulation's.
   ++ops_since_full_;
-  touched_since_full_ += kFullCompareAllowance;
-  for (const ByteRange& r : allowed) touched_since_full_ += r.bytes;
-  if (!loading)
-    for (const ByteRange& r : reads_[t]) touched_since_full_ += r.bytes;
-  const bool full = touched_since_full_ >= regions_ * region_bytes_ + static_cast<Bytes>(flash_.size());
+  written_since_full_ += kFullCompareAllowance;
+  for (const ByteRange& r : allowed) written_since_full_ += r.bytes;
+  const bool full = written_since_full_ >= regions_ * region_bytes_ + static_cast<Bytes>(flash_.size());
 
   // 1. Buffers holding data someone still needs (every session sharing memory) must not change.
   check_overwritten(session, t, loading, doing);
@@ -116,7 +115,7 @@ void ArenaSimulator::check_op(int session, Step t, bool loading) {
   else std::memcpy(expected_.data(), memory_.data(), memory_.size());
   if (!loading) check_flash(session, t, full);
   if (full) {
-    touched_since_full_ = 0;
+    written_since_full_ = 0;
     ops_since_full_ = 0;
   }
 
@@ -160,7 +159,7 @@ void ArenaSimulator::check_overwritten(int session, Step t, bool loading, const 
   victims_.clear();
   for (const ByteRange& r : allowed) {
     if (r.bytes <= 0) continue;
-    for (Bytes u = r.offset / kClaimUnit; u <= (r.offset + r.bytes - 1) / kClaimUnit; ++u)
+    for (Bytes u = r.offset / claim_unit_; u <= (r.offset + r.bytes - 1) / claim_unit_; ++u)
       for (const Claim& c : claims_[static_cast<size_t>(region * units_ + u)]) {
         if (c.session == session &&
             (loading || std::find(written_[t].begin(), written_[t].end(), c.buffer) != written_[t].end()))
@@ -239,7 +238,7 @@ void ArenaSimulator::claim(int session, const std::vector<ByteRange>& allowed) {
   for (const ByteRange& r : allowed) {
     const int b = r.buffer;
     const Bytes off = layout_.offsets[b], end = off + std::max<Bytes>(data_bytes_[b], 1);
-    for (Bytes u = off / kClaimUnit; u <= (end - 1) / kClaimUnit; ++u) {
+    for (Bytes u = off / claim_unit_; u <= (end - 1) / claim_unit_; ++u) {
       std::vector<Claim>& here = claims_[static_cast<size_t>(region * units_ + u)];
       // Drop what no longer holds needed data (an earlier run, a buffer past its last step).
       here.erase(std::remove_if(here.begin(), here.end(),
@@ -283,7 +282,7 @@ void ArenaSimulator::check_run_end(int session, Step t) {
   if (!options_.oracles || ops_since_full_ == 0) return;
   check_outside(session, t, {}, true, "op " + g_.ops[live_.order[t]].name);
   check_flash(session, t, true);
-  touched_since_full_ = 0;
+  written_since_full_ = 0;
   ops_since_full_ = 0;
 }
 
@@ -309,13 +308,29 @@ void ArenaSimulator::check_guards() {
 
 void ArenaSimulator::compare_capture(int session) {
   if (!reference_ || capture_bytes_ == 0) return;
+  const std::string who = "run " + std::to_string(run_) +
+                          (options_.sessions > 1 ? ", session " + std::to_string(session) : std::string()) + ": ";
   const uint8_t* mine = captured(run_, session);
   const uint8_t* ref = reference_->captured(run_, session);
+  if (!mine || !ref) {  // digests only: which item differs, not where
+    for (size_t item = 0; item < capture_tensor_.size(); ++item) {
+      const uint64_t a = capture_digest(run_, session, item), b = reference_->capture_digest(run_, session, item);
+      if (a == b) continue;
+      outputs_match_ = false;
+      const TensorId t = capture_tensor_[item];
+      char digests[96];
+      std::snprintf(digests, sizeof digests, " (64-bit digest %016llx, reference %016llx; bytes kept up to %lld MiB)",
+                    static_cast<unsigned long long>(a), static_cast<unsigned long long>(b),
+                    static_cast<long long>(options_.max_capture_bytes >> 20));
+      const std::string what = item < g_.outputs.size() ? "output " + g_.tensors[t].name
+                                                         : "what the asynchronous read of " + g_.tensors[t].name + " delivered";
+      report({"outputs", who + what + " differs from the reference run" + digests, run_, session, -1});
+    }
+    return;
+  }
   if (std::memcmp(mine, ref, static_cast<size_t>(capture_bytes_)) == 0) return;
   outputs_match_ = false;
   Bytes at = 0;
-  const std::string who = "run " + std::to_string(run_) +
-                          (options_.sessions > 1 ? ", session " + std::to_string(session) : std::string()) + ": ";
   auto check = [&](Bytes n, const std::string& what) {
     if (std::memcmp(mine + at, ref + at, static_cast<size_t>(n)) != 0) {
       Bytes lo, hi;

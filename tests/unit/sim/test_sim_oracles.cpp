@@ -397,3 +397,65 @@ TEST_CASE("fault: a kernel's stray write is caught wherever it lands, and named"
   req.inject = {"stray:C:99999999"};
   CHECK_THROWS_WITH_AS(sim::simulate(g, req), doctest::Contains("arena offset in [0, "), InputError);
 }
+
+TEST_CASE("the reference's lifetimes end each graph output at its last use, and its run captures the same outputs") {
+  // Outputs captured at their last use from lanes that hold only what is still needed equal the
+  // outputs of one buffer each captured at the end: checked byte for byte on every example and on
+  // graphs with hundreds of outputs, over runs and sessions.
+  std::vector<Graph> graphs;
+  for (const Example& e : builtin_examples())
+    if (is_graph(e.json)) graphs.push_back(parse_graph_json(e.json));
+  graphs.push_back(many_outputs_chain_graph(600, 150, 4));
+  graphs.push_back(recent_reads_graph(600, 4));
+  for (const Graph& g : graphs) {
+    CAPTURE(g.name);
+    const LiveAnalysis live = analyze_lifetimes(g, g.file_order());
+    const LiveAnalysis ref_live = sim::reference_lifetimes(g, live);
+    REQUIRE(ref_live.buffers.size() == live.buffers.size());
+    for (size_t b = 0; b < live.buffers.size(); ++b) {
+      CHECK(ref_live.buffers[b].first == live.buffers[b].first);
+      CHECK(ref_live.buffers[b].last <= live.buffers[b].last);
+    }
+    const sim::ArenaLayout lanes = sim::reference_layout(ref_live, g.alignment);
+    const VerifyResult check = verify_plan(layout_problem(g, ref_live), lanes.offsets, lanes.arena_bytes);
+    CHECK_MESSAGE(check.ok(), check.message);
+    sim::SimOptions options;
+    options.oracles = false;
+    options.runs = 2;
+    options.sessions = 2;
+    sim::ArenaSimulator separate(g, live, sim::separate_layout(live, g.alignment), options);
+    sim::ArenaSimulator reference(g, ref_live, lanes, options);
+    separate.run_all();
+    reference.run_all();
+    REQUIRE(reference.capture_bytes() == separate.capture_bytes());
+    for (int run = 0; run < 2; ++run)
+      for (int session = 0; session < 2; ++session)
+        CHECK(std::memcmp(separate.captured(run, session), reference.captured(run, session),
+                          static_cast<size_t>(reference.capture_bytes())) == 0);
+  }
+  // With outputs unread and live to the end, the reference holds far less than the live peak.
+  const Graph g = recent_reads_graph(2000, 1);
+  const LiveAnalysis live = analyze_lifetimes(g, g.file_order());
+  CHECK(sim::reference_layout(sim::reference_lifetimes(g, live), g.alignment).arena_bytes * 10 < live.peak_bytes);
+}
+
+TEST_CASE("outputs beyond max_capture_bytes are compared as digests: green when equal, a changed output is named") {
+  Graph g = example_graph("two_branch");
+  sim::SimRequest req;
+  req.order = parse_order(g, "A,B,C,D,E,F");
+  req.max_capture_bytes = 0;
+  const sim::SimReport ok = sim::simulate(g, req);
+  CHECK(ok.ok());
+  CHECK(ok.outputs_by_digest);
+  CHECK(ok.outputs.empty());
+  CHECK(sim::simulation_summary_text(ok).find("64-bit digests") != std::string::npos);
+  // The shifted B of the fault test above, with only the outputs oracle looking.
+  LiveAnalysis live = analyze_lifetimes(g, req.order);
+  sim::ArenaLayout layout = sim::shift_buffer(g, live, sim::plan_layout(g, live, "best"), "B", 0);
+  sim::SimOptions options;
+  options.oracles = false;
+  options.max_capture_bytes = 0;
+  const sim::SimReport r = sim::simulate_layout(g, live, layout, options);
+  CHECK_FALSE(r.outputs_match_reference);
+  CHECK(first_message(r, "outputs").find("output F differs from the reference run (64-bit digest") != std::string::npos);
+}
