@@ -153,6 +153,7 @@ class ArenaSimulator {
   int64_t steps_total() const { return (int64_t(options_.runs) * options_.sessions) * steps_; }
   // After each run, outputs are compared with this (finished) simulator's run of the same inputs.
   void compare_with(const ArenaSimulator* reference) { reference_ = reference; }
+  const ArenaSimulator* compared_with() const { return reference_; }
   // Once every run is done, frees all but the captures (what compare_with reads): a reference
   // nobody steps through any more gives its memory to the planned run (~100 MB at 100,000 ops).
   void keep_only_captures();

@@ -124,7 +124,8 @@ SimReport report_of(const Graph& g, const ArenaSimulator& planned) {
   r.latency_us = cycles_to_us(options.profile, r.cycles_total);
   r.per_op = planned.op_stats();
   r.outputs_match_reference = planned.outputs_match();
-  r.outputs_by_digest = !planned.keeps_capture_bytes() || !reference.keeps_capture_bytes();
+  const ArenaSimulator* reference = planned.compared_with();
+  r.outputs_by_digest = !planned.keeps_capture_bytes() || (reference && !reference->keeps_capture_bytes());
   r.foreign_writes = planned.foreign_writes();
   r.foreign_write_count = planned.foreign_write_count();
   r.violations = planned.violations();
