@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <string>
 
+#include "core/graph/op_kinds.h"
 #include "imgui.h"
 #include "imgui_internal.h"  // NavMoveRequestCancel: the arrow keys must move the op, not the focus
 #include "web/app.h"
@@ -94,7 +95,7 @@ void draw_order_editor(AppState& s) {
       }
       record_item_rect(s, "order.row." + o.name);
       ImGui::TableNextColumn();
-      ImGui::Text("%s (%s)", o.name.c_str(), o.kind.c_str());
+      ImGui::Text("%s (%s)%s", o.name.c_str(), o.kind.c_str(), runs_on_npu(o.kind) ? "  NPU" : "");
       ImGui::TableNextColumn();
       ImGui::TextUnformatted(tensor_list(s.graph, o.inputs).c_str());
       ImGui::TableNextColumn();

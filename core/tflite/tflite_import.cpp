@@ -132,8 +132,9 @@ const tfl::Model* verified_model(std::string_view bytes) {
 // A custom op's working memory: a tensor without data that no op writes and only custom ops read
 // (Vela's scratch and fast scratch, read by its `ethos-u` op). TFLM allocates it in the arena like
 // any tensor; here the first custom op that reads it writes it, so that it has a lifetime.
-void adopt_custom_working_tensors(Graph& g, const std::vector<char>& custom_op) {
-  bool adopted = false;
+// Returns the tensors adopted.
+std::vector<TensorId> adopt_custom_working_tensors(Graph& g, const std::vector<char>& custom_op) {
+  std::vector<TensorId> adopted;
   for (size_t t = 0; t < g.tensors.size(); ++t) {
     const Tensor& tensor = g.tensors[t];
     const TensorId id = static_cast<TensorId>(t);
@@ -149,9 +150,10 @@ void adopt_custom_working_tensors(Graph& g, const std::vector<char>& custom_op) 
     Op& op = g.ops[first];
     op.inputs.erase(std::remove(op.inputs.begin(), op.inputs.end(), id), op.inputs.end());
     op.outputs.push_back(id);
-    adopted = true;
+    adopted.push_back(id);
   }
-  if (adopted) link_tensors(g);
+  if (!adopted.empty()) link_tensors(g);
+  return adopted;
 }
 
 }  // namespace
@@ -390,7 +392,7 @@ TfliteModel import_tflite(std::string_view bytes, const TfliteImportOptions& opt
   link_tensors(g);
   std::vector<char> custom(g.ops.size());
   for (size_t o = 0; o < g.ops.size(); ++o) custom[o] = ops[out.op_index[o]].builtin == tflite_ops::kCustom;
-  adopt_custom_working_tensors(g, custom);
+  out.working_tensors = adopt_custom_working_tensors(g, custom);
 
   if (options.reshape_in_place) {
     for (size_t o = 0; o < g.ops.size(); ++o) {

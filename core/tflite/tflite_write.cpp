@@ -30,7 +30,13 @@ int8_t tensor_type(DType t) {
   return 0;
 }
 
+// Vela's `ethos-u` op: a custom op whose options are the flexbuffer of one int8, CO_TYPE_ETHOSU
+// (1), which TFLM's kernel checks in Eval; Prepare refuses empty options.
+constexpr const char* kEthosU = "ethos-u";
+const std::vector<uint8_t> kEthosUOptions = {0x01, 0x04, 0x01};  // value 1, type int (width 1), root width 1
+
 int32_t builtin_code(const Op& op) {
+  if (op.kind == kEthosU) return tflite_ops::kCustom;
   for (int32_t code = 0; const char* name = tflite_ops::builtin_name(code); ++code)
     if (op.kind == name && op.kind != "custom" && op.kind != "placeholder_for_greater_op_codes") return code;
   throw InputError("op " + op.name, "kind \"" + op.kind + "\" is not a TFLite builtin operator");
@@ -250,6 +256,14 @@ std::string tflite_from_graph(const Graph& g) {
     const uint32_t index = static_cast<uint32_t>(at - codes.begin());
     if (at == codes.end()) codes.push_back(code);
     AttrReader attrs(op);
+    if (op.kind == kEthosU) {  // its operands as the graph lists them: command stream, flash, scratch, fast scratch, inputs
+      attrs.check_all_read();
+      const auto inputs = b.CreateVector(ids(op.inputs));
+      const auto outputs = b.CreateVector(ids(op.outputs));
+      const auto custom = b.CreateVector(kEthosUOptions);
+      ops.push_back(tfl::CreateOperator(b, index, inputs, outputs, 0, 0, custom));
+      continue;
+    }
     const Options options = write_options(b, g, op, attrs);
     const std::vector<int32_t> slots = operand_slots(op, attrs);
     attrs.check_all_read();
@@ -259,7 +273,8 @@ std::string tflite_from_graph(const Graph& g) {
   }
   std::vector<fb::Offset<tfl::OperatorCode>> opcodes;
   for (int32_t code : codes)
-    opcodes.push_back(tfl::CreateOperatorCode(b, static_cast<int8_t>(std::min<int32_t>(code, 127)), 0, 1, code));
+    opcodes.push_back(tfl::CreateOperatorCode(b, static_cast<int8_t>(std::min<int32_t>(code, 127)),
+                                              code == tflite_ops::kCustom ? b.CreateString(kEthosU) : 0, 1, code));
   const auto tensor_vector = b.CreateVector(tensors);
   const auto graph_inputs = b.CreateVector(ids(g.inputs));
   const auto graph_outputs = b.CreateVector(ids(g.outputs));
