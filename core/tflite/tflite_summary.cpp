@@ -94,6 +94,10 @@ std::string tflite_summary_text(const std::string& label, const TfliteSummary& s
     out << "NPU ops             " << npu.size() << " run on the Ethos-U NPU (not on the CPU):";
     for (const std::string& n : npu) out << " " << n;
     out << "\n";
+    // Vela nests the NPU's feature maps inside its scratch; the lifetimes above count them apart.
+    if (!m.working_tensors.empty())
+      out << "  the peak above counts the scratch apart from the feature maps Vela places inside it (an upper "
+             "bound); the TFLM arena below, on Vela's own plan, is what the firmware needs\n";
   }
   for (TensorId t : m.working_tensors) {
     const int32_t off = offline_offset_of(m, t);
