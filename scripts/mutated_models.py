@@ -42,7 +42,7 @@ def main():
         for cmd in COMMANDS:
             runs += 1
             try:
-                r = subprocess.run([a.binary, cmd[0], path] + cmd[1:], capture_output=True, text=True, timeout=60)
+                r = subprocess.run([a.binary, cmd[0], path] + cmd[1:], capture_output=True, text=True, errors="replace", timeout=60)
                 code = r.returncode
             except subprocess.TimeoutExpired:
                 code, r = "timeout", None
