@@ -9,8 +9,9 @@ Each mutant flips 1 to 8 random bytes of a random seed model (or truncates it); 
 is kept in --keep DIR (default: a temporary folder) with the command that failed."""
 import argparse, os, random, shutil, subprocess, sys, tempfile
 
-COMMANDS = [["import"], ["tflm-arena", "--kernels", "cmsis-nn", "--core", "cortex-m55"],
-            ["simulate", "--planner", "portfolio", "--memory-limit", "64MiB"]]
+# --json as well as text: the JSON writer refuses what is not UTF-8 (a corrupt name), text does not.
+COMMANDS = [["import", "--json"], ["tflm-arena", "--kernels", "cmsis-nn", "--core", "cortex-m55"],
+            ["simulate", "--planner", "portfolio", "--memory-limit", "64MiB", "--json"]]
 
 def main():
     p = argparse.ArgumentParser()

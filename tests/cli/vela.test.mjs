@@ -50,6 +50,11 @@ export const tests = [
     assert.equal(j.outputs_are_the_model, false);
     assert.equal(j.ok, true);
   }],
+  ['transform: the what-if does not compare outputs an NPU op leaves not computed', (cli) => {
+    const r = cli('transform', vela, '--auto', '--time-limit', '2', '--report');
+    assert.equal(r.status, 0, r.stderr);
+    assert.match(r.stdout, /outputs: not compared \(an NPU op \(Vela's ethos-u\) is not simulated/);
+  }],
   ['export of an offline plan refuses a Vela model by the NPU op\'s name (exit 2)', (cli) => {
     const out = join(mkdtempSync(join(tmpdir(), 'ap-vela-')), 'x.tflite');
     const r = cli('export', vela, '--format', 'tflite-offline', '-o', out);
