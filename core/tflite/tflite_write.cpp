@@ -35,6 +35,25 @@ int8_t tensor_type(DType t) {
 constexpr const char* kEthosU = "ethos-u";
 const std::vector<uint8_t> kEthosUOptions = {0x01, 0x04, 0x01};  // value 1, type int (width 1), root width 1
 
+// Vela's operand order: command stream and flash (constants), then scratch and fast scratch
+// (working memory no op writes and the caller does not feed). An imported Vela model holds its
+// scratch as the NPU op's outputs and depends on Vela's offline plan: it cannot be written back.
+void check_vela_operands(const Graph& g, const Op& op) {
+  std::vector<char> written(g.tensors.size(), 0);
+  for (const Op& o : g.ops)
+    for (TensorId t : o.outputs) written[t] = 1;
+  bool ok = op.inputs.size() >= 4;
+  for (size_t k = 0; ok && k < 4; ++k) {
+    const TensorId t = op.inputs[k];
+    ok = k < 2 ? g.tensors[t].constant : !g.tensors[t].constant && !written[t] && !g.is_input(t);
+  }
+  if (!ok)
+    throw InputError("op " + op.name, "an ethos-u op is written with Vela's operands first (command stream and flash "
+                                      "constants, then scratch and fast scratch that no op writes); an imported Vela "
+                                      "model holds its scratch as the op's outputs and its command stream addresses "
+                                      "Vela's offline plan, so a rewritten model cannot keep them");
+}
+
 int32_t builtin_code(const Op& op) {
   if (op.kind == kEthosU) return tflite_ops::kCustom;
   for (int32_t code = 0; const char* name = tflite_ops::builtin_name(code); ++code)
@@ -257,6 +276,7 @@ std::string tflite_from_graph(const Graph& g) {
     if (at == codes.end()) codes.push_back(code);
     AttrReader attrs(op);
     if (op.kind == kEthosU) {  // its operands as the graph lists them: command stream, flash, scratch, fast scratch, inputs
+      check_vela_operands(g, op);
       attrs.check_all_read();
       const auto inputs = b.CreateVector(ids(op.inputs));
       const auto outputs = b.CreateVector(ids(op.outputs));

@@ -186,3 +186,9 @@ TEST_CASE("Vela models: the writer writes an ethos-u op as Vela's custom op, wit
   REQUIRE(options);
   CHECK(std::vector<uint8_t>(options->begin(), options->end()) == std::vector<uint8_t>{1, 4, 1});  // int8 1: CO_TYPE_ETHOSU
 }
+
+TEST_CASE("Vela models: an imported NPU op is not written back (its scratch is its output, its plan Vela's)") {
+  const Graph imported = import_tflite(test::read_tflm_fixture("vela_npu.tflite")).graph;
+  CHECK(test::input_error_of([&] { tflite_from_graph(imported); })
+            .rfind("op ethos-u_1: an ethos-u op is written with Vela's operands first", 0) == 0);
+}
