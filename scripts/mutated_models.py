@@ -9,8 +9,9 @@ Each mutant flips 1 to 8 random bytes of a random seed model (or truncates it); 
 is kept in --keep DIR (default: a temporary folder) with the command that failed."""
 import argparse, os, random, shutil, subprocess, sys, tempfile
 
-COMMANDS = [["import"], ["tflm-arena", "--kernels", "cmsis-nn", "--core", "cortex-m55"],
-            ["simulate", "--planner", "portfolio", "--memory-limit", "64MiB"]]
+# --json as well as text: the JSON writer refuses what is not UTF-8 (a corrupt name), text does not.
+COMMANDS = [["import", "--json"], ["tflm-arena", "--kernels", "cmsis-nn", "--core", "cortex-m55"],
+            ["simulate", "--planner", "portfolio", "--memory-limit", "64MiB", "--json"]]
 
 def main():
     p = argparse.ArgumentParser()
@@ -42,7 +43,7 @@ def main():
         for cmd in COMMANDS:
             runs += 1
             try:
-                r = subprocess.run([a.binary, cmd[0], path] + cmd[1:], capture_output=True, text=True, timeout=60)
+                r = subprocess.run([a.binary, cmd[0], path] + cmd[1:], capture_output=True, text=True, errors="replace", timeout=60)
                 code = r.returncode
             except subprocess.TimeoutExpired:
                 code, r = "timeout", None

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "core/graph/op_kinds.h"
 #include "core/teach/dag_layout.h"
 #include "imgui.h"
 #include "web/app.h"
@@ -155,7 +156,9 @@ bool draw_op_node(const DrawContext& c, const DagNode& n, ImVec2 a, ImVec2 b) {
     found_tensor = found_tensor || t == c.found_tensor;
   }
   const float r = 4.0f * c.f.zoom;
-  c.dl->AddRectFilled(a, b, selected || found_tensor ? kSelectedFill : kOpFill, r);
+  // An op that runs on the NPU (Vela's ethos-u) is drawn apart: its own fill and "NPU" after the kind.
+  const bool npu = runs_on_npu(op.kind);
+  c.dl->AddRectFilled(a, b, selected || found_tensor ? kSelectedFill : npu ? kNpuFill : kOpFill, r);
   if (running) c.dl->AddRect(ImVec2(a.x - 3, a.y - 3), ImVec2(b.x + 3, b.y + 3), kCurrentColor, r, 0, 2.5f);
   // An op whose output is live keeps a green outline: the live set reads at any zoom, text or not.
   c.dl->AddRect(a, b, any_live ? kLiveColor : kBarColor, r, 0, any_live ? 2.0f : 1.0f);
@@ -163,7 +166,7 @@ bool draw_op_node(const DrawContext& c, const DagNode& n, ImVec2 a, ImVec2 b) {
   if (running) title += "  RUNNING";
   if (peak) title += "  PEAK";
   const bool named = box_text(c.dl, a, b, 0, kTextColor, title);
-  box_text(c.dl, a, b, 1, kTextColor, op.kind.empty() ? "-" : op.kind);
+  box_text(c.dl, a, b, 1, kTextColor, (op.kind.empty() ? "-" : op.kind) + (npu ? "  NPU" : ""));
   // Third line: what the op writes, by size (names are on the edges and in the tooltip).
   std::string outs = op.outputs.size() == 1 ? format_bytes(written)
                                             : std::to_string(op.outputs.size()) + " out " + format_bytes(written);
@@ -218,6 +221,7 @@ void op_tooltip(const AppState& s, OpId op) {
   const Step st = step_of(s, op);
   ImGui::BeginTooltip();
   ImGui::Text("%s (%s), step %d", o.name.c_str(), o.kind.empty() ? "-" : o.kind.c_str(), st);
+  if (runs_on_npu(o.kind)) ImGui::TextUnformatted("runs on the Ethos-U NPU: not simulated, its outputs not computed");
   ImGui::Text("reads:  %s", sized_names(g, o.inputs).c_str());
   ImGui::Text("writes: %s", sized_names(g, o.outputs).c_str());
   if (o.scratch_bytes > 0) ImGui::Text("scratch: %s", format_bytes(o.scratch_bytes).c_str());

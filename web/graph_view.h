@@ -19,6 +19,7 @@ inline constexpr ImU32 kLiveColor = IM_COL32(0x00, 0x9E, 0x73, 0xFF);     // blu
 inline constexpr ImU32 kSelectedFill = IM_COL32(0x00, 0x72, 0xB2, 0xC0);  // blue, plus the editor header
 inline constexpr ImU32 kOpFill = IM_COL32(0x2A, 0x2E, 0x35, 0xFF);
 inline constexpr ImU32 kInputFill = IM_COL32(0x22, 0x26, 0x2C, 0xFF);
+inline constexpr ImU32 kNpuFill = IM_COL32(0x6E, 0x3B, 0x5A, 0xFF);  // dark reddish purple, plus "NPU" after the kind
 inline constexpr ImU32 kEdgeColor = IM_COL32(0xA0, 0xA0, 0xA0, 0xB0);
 inline constexpr ImU32 kCanvasBg = IM_COL32(0x16, 0x18, 0x1C, 0xFF);
 inline const ImVec4 kLiveText(0.0f, 0.62f, 0.45f, 1.0f);

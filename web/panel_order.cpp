@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <string>
 
+#include "core/graph/op_kinds.h"
 #include "imgui.h"
 #include "imgui_internal.h"  // NavMoveRequestCancel: the arrow keys must move the op, not the focus
 #include "web/app.h"
@@ -108,7 +109,8 @@ void draw_order_editor(AppState& s) {
       }
       record_item_rect(s, "order.row." + o.name);
       ImGui::TableNextColumn();
-      scoped_cell(without_scope(o.name, scopes.ops) + " (" + o.kind + ")", o.name + " (" + o.kind + ")");
+      const std::string npu = runs_on_npu(o.kind) ? "  NPU" : "";
+      scoped_cell(without_scope(o.name, scopes.ops) + " (" + o.kind + ")" + npu, o.name + " (" + o.kind + ")" + npu);
       ImGui::TableNextColumn();
       scoped_cell(tensor_list(s.graph, o.inputs, scopes.tensors), tensor_list(s.graph, o.inputs));
       ImGui::TableNextColumn();

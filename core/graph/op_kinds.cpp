@@ -38,6 +38,8 @@ OpFamily op_family(std::string_view kind) {
   return it == kinds.end() ? OpFamily::kOther : it->family;
 }
 
+bool runs_on_npu(std::string_view kind) { return kind == "ethos-u"; }
+
 const char* op_family_name(OpFamily family) {
   switch (family) {
     case OpFamily::kConv: return "conv";

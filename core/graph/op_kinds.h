@@ -52,4 +52,9 @@ inline bool is_pool_family(OpFamily f) {
 }
 inline bool is_elementwise_kind(std::string_view kind) { return op_family(kind) == OpFamily::kElementwise; }
 
+// Ops that run on an NPU, not on the CPU: Vela's `ethos-u` custom op (an Ethos-U command stream).
+// The simulator refuses them by name and every view draws them apart; their tensors still take
+// arena memory as TFLM allocates them.
+bool runs_on_npu(std::string_view kind);
+
 }  // namespace arenaplan

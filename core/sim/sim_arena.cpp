@@ -401,6 +401,7 @@ void ArenaSimulator::compute_stats() {
     st.kernel = plan_kernel_name(kernels_[o]);
     st.note = kernels_[o].note;
     st.stand_in = kernels_[o].stand_in;
+    st.on_npu = kernels_[o].on_npu;
     OpWork w;
     w.kind = cost_kind_of(op.kind, kernels_[o].work.pointwise);
     w.flash_bytes_read = kernels_[o].implicit_weight_bytes;

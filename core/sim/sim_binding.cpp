@@ -16,6 +16,7 @@ namespace arenaplan::sim {
 
 const char* plan_kernel_name(const KernelPlan& p) {
   if (p.kind == KernelKind::kModel && p.model_kernel) return p.model_kernel;
+  if (p.on_npu) return "NPU, not run";
   if (p.stand_in) return "stand-in";
   return kernel_name(p.kind);
 }
@@ -429,7 +430,11 @@ KernelPlan plan_kernel(const Graph& g, OpId id) {
   const bool known = simplified.has_value();
   const KernelKind kind = simplified.value_or(KernelKind::kMix);
   KernelPlan p;
-  if (uses_model_kernels(g, op)) {
+  if (runs_on_npu(op.kind)) {
+    p = plan_mix(g, op, op.kind + ": runs on the Ethos-U NPU, not simulated");
+    p.on_npu = true;
+    p.work.alu_ops = 0;  // the CPU computes nothing; only the placeholder's bytes are charged
+  } else if (uses_model_kernels(g, op)) {
     p = plan_model(g, op);
   } else if (!known) {
     p = plan_mix(g, op, op.kind.empty() ? "no kind given" : "no kernel for kind \"" + op.kind + "\"");

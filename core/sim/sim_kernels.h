@@ -141,6 +141,9 @@ struct KernelPlan {
   int64_t state_bytes = 0;
   // kMix standing in for an op no kernel can run (`note` says why): its outputs are not the model's.
   bool stand_in = false;
+  // An op that runs on an NPU (`runs_on_npu`): not simulated; kMix keeps the plan checks running,
+  // and its outputs and everything computed from them are reported as not computed.
+  bool on_npu = false;
 };
 
 // What reports call the kernel of a plan: "conv_2d int8", "stand-in", "mix", "conv2d", ...

@@ -104,6 +104,24 @@ std::unique_ptr<ArenaSimulator> reference_simulator(const Graph& g, const LiveAn
 
 namespace {
 
+// An NPU op's outputs, and in schedule order every output of an op reading one, are not computed.
+void mark_not_computed(const Graph& g, SimReport& r) {
+  std::vector<char> tainted(g.tensors.size(), 0);
+  for (const OpStats& s : r.per_op) {
+    const Op& op = g.ops[s.op];
+    bool taint = s.on_npu;
+    for (TensorId t : op.inputs) taint = taint || tainted[t];
+    if (s.on_npu) r.not_simulated.emplace_back(op.name, s.note);
+    if (!taint) continue;
+    for (TensorId t : op.outputs)
+      if (!tainted[t]) {
+        tainted[t] = 1;
+        r.not_computed.push_back(g.tensors[t].name);
+      }
+  }
+  for (TensorId y : g.outputs) r.output_computed.push_back(!tainted[y]);
+}
+
 // The report of a finished planned run.
 SimReport report_of(const Graph& g, const ArenaSimulator& planned) {
   const LiveAnalysis& live = planned.live();
@@ -140,6 +158,7 @@ SimReport report_of(const Graph& g, const ArenaSimulator& planned) {
     if (!options.inputs[i].empty()) r.fed_inputs.push_back(g.tensors[g.inputs[i]].name);
   for (const OpStats& s : r.per_op)
     if (s.stand_in) r.stand_ins.emplace_back(g.ops[s.op].name, s.note);
+  mark_not_computed(g, r);
   // In a graph that carries model data (an imported network), a constant without data (the output
   // of an op folded at import, weights past a 2 GB file) was generated: say so.
   const bool carries_data = std::any_of(g.tensors.begin(), g.tensors.end(), [](const Tensor& t) { return t.data != nullptr; });
@@ -339,6 +358,14 @@ JsonOut simulation_json(const Graph& g, const SimReport& r) {
   JsonOut stand_ins = JsonOut::array();
   for (const auto& [op, why] : r.stand_ins) stand_ins.push_back({{"op", op}, {"why", why}});
   j["stand_ins"] = stand_ins;
+  JsonOut not_simulated = JsonOut::array();
+  for (const auto& [op, why] : r.not_simulated) not_simulated.push_back({{"op", op}, {"why", why}});
+  j["not_simulated"] = not_simulated;
+  j["not_computed"] = r.not_computed;
+  JsonOut outputs_not_computed = JsonOut::array();
+  for (size_t i = 0; i < g.outputs.size() && i < r.output_computed.size(); ++i)
+    if (!r.output_computed[i]) outputs_not_computed.push_back(g.tensors[g.outputs[i]].name);
+  j["outputs_not_computed"] = outputs_not_computed;
   j["generated_constants"] = r.generated_constants;
   j["fed_inputs"] = r.fed_inputs;
   j["outputs_are_the_model"] = outputs_are_the_model(r);

@@ -6,6 +6,7 @@
 #include <limits>
 #include <stdexcept>
 
+#include "core/graph/op_kinds.h"
 #include "tflite_schema_generated.h"
 
 namespace arenaplan {
@@ -68,8 +69,22 @@ std::vector<int32_t> offline_offsets_for(const TfliteModel& m, const LiveAnalysi
   return out;
 }
 
+std::optional<std::string> npu_plan_kept(const TfliteModel& m, std::string* npu_op) {
+  if (!m.offline_offsets) return std::nullopt;
+  for (const Op& op : m.graph.ops) {
+    if (!runs_on_npu(op.kind)) continue;
+    if (npu_op) *npu_op = op.name;
+    return std::string("runs on the Ethos-U NPU: its command stream addresses the feature maps Vela placed "
+                       "inside its scratch tensor, at the offsets of the model's offline plan, so arenaplan keeps "
+                       "that plan and does not re-plan the model (tflm-arena sizes it as Vela wrote it)");
+  }
+  return std::nullopt;
+}
+
 int keep_offline_offsets(LayoutProblem& problem, const TfliteModel& m, const LiveAnalysis& live) {
   if (!m.offline_offsets) return 0;
+  std::string npu_op;
+  if (const std::optional<std::string> kept = npu_plan_kept(m, &npu_op)) throw InputError("op " + npu_op, *kept);
   std::vector<std::optional<Bytes>> want(problem.buffers.size());
   std::vector<char> conflict(problem.buffers.size(), 0);
   for (size_t i = 0; i < m.offline_offsets->size() && i < m.graph_tensor.size(); ++i) {

@@ -31,8 +31,15 @@ std::vector<int32_t> offline_offsets_for(const TfliteModel& m, const LiveAnalysi
 // Keeps the offsets an OfflineMemoryAllocation already in the model fixes (TFLM's -1 means
 // "planned online" and stays free): the buffer of each such tensor gets that fixed offset, so a
 // re-plan places everything else around them. A buffer whose tensors disagree stays free.
-// Returns how many buffers it fixed.
+// Returns how many buffers it fixed. A model with an NPU op and an offline plan is refused
+// (InputError naming the op, npu_plan_kept's reason).
 int keep_offline_offsets(LayoutProblem& problem, const TfliteModel& m, const LiveAnalysis& live);
+
+// Why the model's offline plan must stay as it is, or nullopt: it has an NPU op (`runs_on_npu`)
+// and an offline plan. Vela places the NPU's feature maps inside its scratch tensor, at the
+// offsets its command stream addresses, so the plan nests buffers and no disjoint re-plan exists.
+// Sets *npu_op to the first NPU op when given.
+std::optional<std::string> npu_plan_kept(const TfliteModel& m, std::string* npu_op = nullptr);
 
 // The model with an OfflineMemoryAllocation entry (words: version 1, subgraph index 0, tensor
 // count, one offset per tensor of the model; -1 also for subgraphs other than 0). An existing

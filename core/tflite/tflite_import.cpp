@@ -17,9 +17,11 @@ namespace {
 
 constexpr const char* kOfflineMetadataName = "OfflineMemoryAllocation";
 
+std::string text_of(const flatbuffers::String* s) { return tflite_ops::utf8_text(s ? s->str() : std::string()); }
+
 std::string tensor_where(int32_t i, const tfl::Tensor* t) {
   std::string w = "subgraph 0 tensor " + std::to_string(i);
-  if (t && t->name() && t->name()->size() > 0) w += " (" + t->name()->str() + ")";
+  if (t && t->name() && t->name()->size() > 0) w += " (" + text_of(t->name()) + ")";
   return w;
 }
 
@@ -53,7 +55,7 @@ std::string kind_of(const tfl::OperatorCode* code, int32_t* builtin_out) {
   int32_t builtin = std::max<int32_t>(code->deprecated_builtin_code(), code->builtin_code());
   *builtin_out = builtin;
   if (builtin == tflite_ops::kCustom)
-    return code->custom_code() && code->custom_code()->size() > 0 ? code->custom_code()->str() : "custom";
+    return code->custom_code() && code->custom_code()->size() > 0 ? text_of(code->custom_code()) : "custom";
   if (const char* n = tflite_ops::builtin_name(builtin)) return n;
   return "builtin_" + std::to_string(builtin);
 }
@@ -132,8 +134,9 @@ const tfl::Model* verified_model(std::string_view bytes) {
 // A custom op's working memory: a tensor without data that no op writes and only custom ops read
 // (Vela's scratch and fast scratch, read by its `ethos-u` op). TFLM allocates it in the arena like
 // any tensor; here the first custom op that reads it writes it, so that it has a lifetime.
-void adopt_custom_working_tensors(Graph& g, const std::vector<char>& custom_op) {
-  bool adopted = false;
+// Returns the tensors adopted.
+std::vector<TensorId> adopt_custom_working_tensors(Graph& g, const std::vector<char>& custom_op) {
+  std::vector<TensorId> adopted;
   for (size_t t = 0; t < g.tensors.size(); ++t) {
     const Tensor& tensor = g.tensors[t];
     const TensorId id = static_cast<TensorId>(t);
@@ -149,9 +152,10 @@ void adopt_custom_working_tensors(Graph& g, const std::vector<char>& custom_op) 
     Op& op = g.ops[first];
     op.inputs.erase(std::remove(op.inputs.begin(), op.inputs.end(), id), op.inputs.end());
     op.outputs.push_back(id);
-    adopted = true;
+    adopted.push_back(id);
   }
-  if (adopted) link_tensors(g);
+  if (!adopted.empty()) link_tensors(g);
+  return adopted;
 }
 
 }  // namespace
@@ -172,13 +176,13 @@ TfliteModel import_tflite(std::string_view bytes, const TfliteImportOptions& opt
   out.sha256 = sha256_hex(bytes);
   out.file_bytes = static_cast<Bytes>(bytes.size());
   out.schema_version = model->version();
-  if (model->description()) out.description = model->description()->str();
+  if (model->description()) out.description = text_of(model->description());
   if (!model->subgraphs() || model->subgraphs()->size() == 0)
     throw InputError("model", "has no subgraphs");
   for (flatbuffers::uoffset_t s = 0; s < model->subgraphs()->size(); ++s) {
     const tfl::SubGraph* sg = model->subgraphs()->Get(s);
     TfliteSubgraphInfo info;
-    info.name = sg->name() ? sg->name()->str() : "";
+    info.name = text_of(sg->name());
     info.tensors = sg->tensors() ? static_cast<int32_t>(sg->tensors()->size()) : 0;
     info.operators = sg->operators() ? static_cast<int32_t>(sg->operators()->size()) : 0;
     out.total_tensors += info.tensors;
@@ -316,7 +320,7 @@ TfliteModel import_tflite(std::string_view bytes, const TfliteImportOptions& opt
     if (!used[i]) continue;
     const tfl::Tensor* ft = tensor_at(i);
     Tensor t;
-    t.name = ft->name() && ft->name()->size() > 0 ? ft->name()->str() : "tensor_" + std::to_string(i);
+    t.name = ft->name() && ft->name()->size() > 0 ? text_of(ft->name()) : "tensor_" + std::to_string(i);
     if (!names.insert(t.name).second) {
       t.name += "#" + std::to_string(i);
       names.insert(t.name);
@@ -390,7 +394,7 @@ TfliteModel import_tflite(std::string_view bytes, const TfliteImportOptions& opt
   link_tensors(g);
   std::vector<char> custom(g.ops.size());
   for (size_t o = 0; o < g.ops.size(); ++o) custom[o] = ops[out.op_index[o]].builtin == tflite_ops::kCustom;
-  adopt_custom_working_tensors(g, custom);
+  out.working_tensors = adopt_custom_working_tensors(g, custom);
 
   if (options.reshape_in_place) {
     for (size_t o = 0; o < g.ops.size(); ++o) {

@@ -51,6 +51,10 @@ struct TfliteModel {
   std::vector<int32_t> op_index;       // per graph op: its index in subgraph 0's operators
   std::vector<int32_t> folded_ops;     // subgraph-0 operators evaluated at initialisation
   std::vector<std::string> custom_ops;  // distinct custom op names, in first-use order
+  // A custom op's working memory (Vela's scratch and fast scratch of its `ethos-u` op): tensors
+  // without data that no op writes and only custom ops read. TFLM allocates them in the arena;
+  // here the first custom op reading one writes it, so it lives from that op to its last reader.
+  std::vector<TensorId> working_tensors;
 
   Bytes constant_bytes = 0;  // weight bytes in the file read by subgraph 0 (flash)
   Bytes folded_bytes = 0;    // constants made at initialisation by folded ops

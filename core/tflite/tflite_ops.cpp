@@ -78,4 +78,29 @@ std::optional<DType> to_dtype(int8_t type) {
   }
 }
 
+std::string utf8_text(std::string out) {
+  for (size_t i = 0; i < out.size();) {
+    const unsigned char c = static_cast<unsigned char>(out[i]);
+    const size_t n = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xE ? 3 : (c >> 3) == 0x1E ? 4 : 0;
+    bool ok = n > 0 && i + n <= out.size() && !(n == 2 && c < 0xC2) && !(n == 4 && c > 0xF4);
+    for (size_t k = 1; ok && k < n; ++k) ok = (static_cast<unsigned char>(out[i + k]) & 0xC0) == 0x80;
+    if (ok && n == 3) {  // no overlong forms, no surrogates
+      const unsigned char d = static_cast<unsigned char>(out[i + 1]);
+      ok = !(c == 0xE0 && d < 0xA0) && !(c == 0xED && d >= 0xA0);
+    }
+    if (ok && n == 4) {
+      const unsigned char d = static_cast<unsigned char>(out[i + 1]);
+      ok = !(c == 0xF0 && d < 0x90) && !(c == 0xF4 && d >= 0x90);
+    }
+    if (!ok) {
+      out[i] = '?';
+      ++i;
+    } else {
+      i += n;
+    }
+  }
+  return out;
+}
+
+
 }  // namespace arenaplan::tflite_ops

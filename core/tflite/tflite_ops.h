@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
 
 #include "core/graph/graph.h"
 
@@ -28,5 +29,9 @@ int type_bits(int8_t type);
 const char* type_name(int8_t type);
 // Our DType for a TensorType when there is one (float64, complex, uint16/32/64 have none).
 std::optional<DType> to_dtype(int8_t type);
+
+// A name from a file as text: every byte that does not start a valid UTF-8 sequence becomes '?'.
+// Names reach JSON, which must be UTF-8, and the terminal; a corrupt name must not end a run.
+std::string utf8_text(std::string bytes);
 
 }  // namespace arenaplan::tflite_ops

@@ -2,7 +2,27 @@
 
 #include <sstream>
 
+#include "core/graph/op_kinds.h"
+
 namespace arenaplan {
+namespace {
+
+std::vector<std::string> npu_op_names(const Graph& g) {
+  std::vector<std::string> names;
+  for (const Op& op : g.ops)
+    if (runs_on_npu(op.kind)) names.push_back(op.name);
+  return names;
+}
+
+// The file's offline offset of a graph tensor, -1 when planned online or without a plan.
+int32_t offline_offset_of(const TfliteModel& m, TensorId t) {
+  if (!m.offline_offsets) return -1;
+  for (size_t i = 0; i < m.graph_tensor.size() && i < m.offline_offsets->size(); ++i)
+    if (m.graph_tensor[i] == t) return (*m.offline_offsets)[i];
+  return -1;
+}
+
+}  // namespace
 
 TfliteSummary tflite_summary(const TfliteModel& m, const LiveAnalysis& live) {
   const Graph& g = m.graph;
@@ -36,6 +56,14 @@ JsonOut tflite_summary_json(const TfliteSummary& s) {
   j["peak_op"] = s.peak_op;
   j["lower_bound_bytes"] = s.lower_bound_bytes;
   j["has_offline_plan"] = m.offline_offsets.has_value();
+  j["npu_ops"] = npu_op_names(g);
+  JsonOut working = JsonOut::array();
+  for (TensorId t : m.working_tensors)
+    working.push_back({{"tensor", g.tensors[t].name},
+                       {"bytes", g.tensors[t].bytes},
+                       {"op", g.ops[g.tensors[t].producer].name},
+                       {"offline_offset", offline_offset_of(m, t)}});
+  j["working_tensors"] = working;
   return j;
 }
 
@@ -61,6 +89,21 @@ std::string tflite_summary_text(const std::string& label, const TfliteSummary& s
     out << "custom ops         ";
     for (const std::string& c : m.custom_ops) out << " " << c;
     out << "\n";
+  }
+  if (const std::vector<std::string> npu = npu_op_names(m.graph); !npu.empty()) {
+    out << "NPU ops             " << npu.size() << " run on the Ethos-U NPU (not on the CPU):";
+    for (const std::string& n : npu) out << " " << n;
+    out << "\n";
+    // Vela nests the NPU's feature maps inside its scratch; the lifetimes above count them apart.
+    if (!m.working_tensors.empty())
+      out << "  the peak above counts the scratch apart from the feature maps Vela places inside it (an upper "
+             "bound); the TFLM arena below, on Vela's own plan, is what the firmware needs\n";
+  }
+  for (TensorId t : m.working_tensors) {
+    const int32_t off = offline_offset_of(m, t);
+    out << "  working memory    " << m.graph.tensors[t].name << ": " << with_commas(m.graph.tensors[t].bytes)
+        << " B, allocated by TFLM" << (off >= 0 ? " at offset " + std::to_string(off) + " (the model's offline plan)" : "")
+        << "\n";
   }
   return out.str();
 }

@@ -27,7 +27,8 @@ TfliteSummary tflite_summary(const TfliteModel& m, const LiveAnalysis& live);
 // {"name", "sha256", "file_bytes", "schema_version", "subgraphs": [{"name", "tensors",
 // "operators"}], "ops", "folded_ops", "custom_ops", "activation_tensors", "constant_bytes",
 // "folded_bytes", "variable_bytes", "peak_bytes", "peak_step", "peak_op", "lower_bound_bytes",
-// "has_offline_plan"}.
+// "has_offline_plan", "npu_ops": [op names], "working_tensors": [{"tensor", "bytes", "op",
+// "offline_offset"}]}.
 JsonOut tflite_summary_json(const TfliteSummary& s);
 // The same for people; `label` names the model (its path).
 std::string tflite_summary_text(const std::string& label, const TfliteSummary& s);

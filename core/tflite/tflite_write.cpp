@@ -33,12 +33,37 @@ int8_t tensor_type(DType t) {
 }
 
 // TFLM's Signal library registers its ops as custom codes ("SignalDelay", ...) whose options are
-// a flexbuffer map; the writer writes every other kind as a builtin.
+// a flexbuffer map; Vela's ethos-u is a custom op too; the writer writes every other kind as a
+// builtin.
 bool is_signal_op(const Op& op) { return op.kind.rfind("Signal", 0) == 0; }
-constexpr int32_t kCustomCode = 32;
+// Vela's `ethos-u` op: a custom op whose options are the flexbuffer of one int8, CO_TYPE_ETHOSU
+// (1), which TFLM's kernel checks in Eval; Prepare refuses empty options.
+constexpr const char* kEthosU = "ethos-u";
+const std::vector<uint8_t> kEthosUOptions = {0x01, 0x04, 0x01};  // value 1, type int (width 1), root width 1
+
+// Vela's operand order: command stream and flash (constants), then scratch and fast scratch
+// (working memory no op writes and the caller does not feed). An imported Vela model holds its
+// scratch as the NPU op's outputs and depends on Vela's offline plan: it cannot be written back.
+void check_vela_operands(const Graph& g, const Op& op) {
+  std::vector<char> written(g.tensors.size(), 0);
+  for (const Op& o : g.ops)
+    for (TensorId t : o.outputs) written[t] = 1;
+  bool ok = op.inputs.size() >= 4;
+  for (size_t k = 0; ok && k < 4; ++k) {
+    const TensorId t = op.inputs[k];
+    ok = k < 2 ? g.tensors[t].constant : !g.tensors[t].constant && !written[t] && !g.is_input(t);
+  }
+  if (!ok)
+    throw InputError("op " + op.name, "an ethos-u op is written with Vela's operands first (command stream and flash "
+                                      "constants, then scratch and fast scratch that no op writes); an imported Vela "
+                                      "model holds its scratch as the op's outputs and its command stream addresses "
+                                      "Vela's offline plan, so a rewritten model cannot keep them");
+}
+
+bool is_custom_op(const Op& op) { return is_signal_op(op) || op.kind == kEthosU; }
 
 int32_t builtin_code(const Op& op) {
-  if (is_signal_op(op)) return kCustomCode;
+  if (is_custom_op(op)) return tflite_ops::kCustom;
   for (int32_t code = 0; const char* name = tflite_ops::builtin_name(code); ++code)
     if (op.kind == name && op.kind != "custom" && op.kind != "placeholder_for_greater_op_codes") return code;
   throw InputError("op " + op.name, "kind \"" + op.kind + "\" is not a TFLite builtin operator");
@@ -261,11 +286,20 @@ std::string tflite_from_graph(const Graph& g) {
   std::vector<std::pair<int32_t, std::string>> codes;
   std::vector<fb::Offset<tfl::Operator>> ops;
   for (const Op& op : g.ops) {
-    const std::pair<int32_t, std::string> code{builtin_code(op), is_signal_op(op) ? op.kind : std::string()};
+    const std::pair<int32_t, std::string> code{builtin_code(op), is_custom_op(op) ? op.kind : std::string()};
     auto at = std::find(codes.begin(), codes.end(), code);
     const uint32_t index = static_cast<uint32_t>(at - codes.begin());
     if (at == codes.end()) codes.push_back(code);
     AttrReader attrs(op);
+    if (op.kind == kEthosU) {  // its operands as the graph lists them: command stream, flash, scratch, fast scratch, inputs
+      check_vela_operands(g, op);
+      attrs.check_all_read();
+      const auto inputs = b.CreateVector(ids(op.inputs));
+      const auto outputs = b.CreateVector(ids(op.outputs));
+      const auto custom = b.CreateVector(kEthosUOptions);
+      ops.push_back(tfl::CreateOperator(b, index, inputs, outputs, 0, 0, custom));
+      continue;
+    }
     const Options options = is_signal_op(op) ? Options{} : write_options(b, g, op, attrs);
     fb::Offset<fb::Vector<uint8_t>> custom_options;
     if (is_signal_op(op)) {

@@ -15,6 +15,9 @@ namespace arenaplan {
 // InputError naming the tensor or op when the graph lacks a fact the file needs: a tensor without
 // dtype and shape, a constant without bytes, an op kind that is no TFLite builtin, an attr that is
 // not a field of the op's builtin options. The bytes are the same on every platform.
+// An `ethos-u` op (Vela's NPU op) is written as the custom op with Vela's options, its operands in
+// the graph's order (command stream, flash, scratch, fast scratch, then its inputs): a graph built
+// that way, not one imported (import moves the scratch tensors to the op's outputs).
 std::string tflite_from_graph(const Graph& g);
 
 }  // namespace arenaplan

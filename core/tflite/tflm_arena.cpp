@@ -389,12 +389,23 @@ TflmArenaComparison tflm_arena_comparison(std::string_view model_bytes, const Tf
   TflmArenaComparison c;
   o.plan = TflmPlan::kTflm;
   c.tflm = tflm_arena(model_bytes, o);
+  TfliteImportOptions keep;
+  keep.fold_constant_ops = false;
+  std::string npu_op;
+  if (const std::optional<std::string> kept = npu_plan_kept(import_tflite(model_bytes, keep), &npu_op)) {
+    c.offline = c.tflm;
+    c.offline_kept = npu_op + " " + *kept;
+    return c;
+  }
   o.plan = TflmPlan::kOffline;
   c.offline = tflm_arena(model_bytes, o);
   return c;
 }
 
 std::string tflm_comparison_sentence(const TflmArenaComparison& c) {
+  if (!c.offline_kept.empty())
+    return "with the model's own offline plan: " + with_commas(c.tflm.min_arena_bytes) + " bytes (no arenaplan plan: " +
+           c.offline_kept + ")";
   std::string s = "TFLM's own planner: " + with_commas(c.tflm.min_arena_bytes) +
                   " bytes; with arenaplan's offline plan: " + with_commas(c.offline.min_arena_bytes) + " bytes (";
   const Bytes saved = c.saved_bytes();
@@ -409,6 +420,7 @@ nlohmann::ordered_json tflm_comparison_json(const TflmArenaComparison& c) {
   j["tflm_planner_arena_bytes"] = c.tflm.min_arena_bytes;
   j["offline_plan_arena_bytes"] = c.offline.min_arena_bytes;
   j["saved_bytes"] = c.saved_bytes();
+  if (!c.offline_kept.empty()) j["offline_plan_kept"] = c.offline_kept;
   j["tflm_planner"] = tflm_arena_json(c.tflm);
   j["offline_plan"] = tflm_arena_json(c.offline);
   return j;

@@ -148,7 +148,10 @@ std::string tflm_arena_text(const TflmArena& a);
 // TFLM's own planner next to arenaplan's offline plan, for one pointer size.
 struct TflmArenaComparison {
   TflmArena tflm;     // TflmPlan::kTflm
-  TflmArena offline;  // TflmPlan::kOffline
+  TflmArena offline;  // TflmPlan::kOffline; a copy of `tflm` when the model's plan is kept
+  // Why arenaplan kept the model's own offline plan instead of planning one (an NPU model:
+  // npu_plan_kept), else empty.
+  std::string offline_kept;
   Bytes saved_bytes() const { return tflm.min_arena_bytes - offline.min_arena_bytes; }
 };
 TflmArenaComparison tflm_arena_comparison(std::string_view model_bytes, const TflmTarget& target = {},

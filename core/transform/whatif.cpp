@@ -2,8 +2,10 @@
 // stands, and combined savings are measured on the combined graph, never summed.
 #include "core/transform/whatif.h"
 
+#include <algorithm>
 #include <sstream>
 
+#include "core/graph/op_kinds.h"
 #include "core/layout/layout.h"
 #include "core/layout/pipeline.h"
 #include "core/sim/sim.h"
@@ -166,6 +168,10 @@ WhatIfReport run_whatif(const Graph& input, const std::vector<WhatIfSpec>& specs
   if (pooled) {
     r.outputs_check = "not compared";
     r.outputs_note = "pooled models run under renamed tensors; each plan is still checked by the simulator's oracles";
+  } else if (std::any_of(original.ops.begin(), original.ops.end(), [](const Op& op) { return runs_on_npu(op.kind); })) {
+    r.outputs_check = "not compared";
+    r.outputs_note = "an NPU op (Vela's ethos-u) is not simulated: its outputs and everything computed from them are "
+                     "not computed; each plan is still checked by the simulator's oracles";
   } else if (changes_values(cur) && !changes_values(original)) {
     // Quantize ops the steps inserted change values by design; a model's own quantize ops do not
     // stop the comparison below.

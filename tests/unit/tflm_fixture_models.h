@@ -616,6 +616,38 @@ class SignalStatefulStack : public ModelBuilder {
   }
   // The first input's raw bytes (the second is not fed).
   std::vector<uint8_t> input_bytes(uint64_t seed) const { return drawn_input(g, seed, false, 0.f); }
+
+// A model shaped as Vela writes one for an Ethos-U NPU, around CPU ops: QUANTIZE (CPU) -> ethos-u
+// (NPU: command stream and flash constants, scratch and fast scratch that TFLM allocates, then
+// the input) -> DEQUANTIZE (CPU). The command stream and flash are drawn bytes, not a program an
+// NPU could run: the fixture is for planning, sizing and refusing, never for numbers.
+// `vela_offsets` is Vela's offline plan, one offset per tensor in tensor order: the scratch (and
+// the fast scratch, as Vela writes it when both share the SRAM) at 0, every feature map INSIDE it
+// (Vela addresses them through the scratch's base address), the constants -1 (not in the arena).
+class VelaStack : public ModelBuilder {
+ public:
+  static constexpr Bytes kScratch = 1024;
+  explicit VelaStack(uint64_t seed) {
+    PortableDraws d(seed);
+    g.name = "vela_npu";
+    const TensorId input = tensor("input", {1, 16}, DType::kFloat32);
+    const TensorId x = tensor("x", {1, 16}, DType::kInt8, quant(0.05f, 3));
+    const TensorId cmd = tensor("main_split_1_command_stream", {96}, DType::kUInt8, std::nullopt, d.bytes(96));
+    const TensorId flash = tensor("main_split_1_flash", {320}, DType::kUInt8, std::nullopt, d.bytes(320));
+    const TensorId scratch = tensor("main_split_1_scratch", {kScratch}, DType::kUInt8);
+    const TensorId scratch_fast = tensor("main_split_1_scratch_fast", {kScratch}, DType::kUInt8);
+    const TensorId y = tensor("y", {1, 8}, DType::kInt8, quant(0.1f, -2));
+    const TensorId out = tensor("output", {1, 8}, DType::kFloat32);
+    op("quantize", "quantize", {input}, {x});
+    op("npu", "ethos-u", {cmd, flash, scratch, scratch_fast, x}, {y});
+    op("dequantize", "dequantize", {y}, {out});
+    g.inputs = {input};
+    g.outputs = {out};
+    // input [0, 64), x [64, 80), y [80, 88), output [0, 32) once input is dead; all inside the scratch.
+    vela_offsets = {0, 64, -1, -1, 0, 0, 80, 0};
+  }
+  std::vector<int32_t> vela_offsets;
+  std::vector<uint8_t> input_bytes(uint64_t seed) const { return drawn_input(g, seed, true, 4.f); }
 };
 
 }  // namespace arenaplan::test

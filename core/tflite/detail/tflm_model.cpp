@@ -139,7 +139,7 @@ Model read_model(std::string_view input) {
     for (uint32_t i = 0; i < n_tensors; ++i) {
       const tfl::Tensor* ft = sg->tensors()->Get(i);
       Tensor t;
-      t.name = ft->name() ? ft->name()->str() : "";
+      t.name = ft->name() ? tflite_ops::utf8_text(ft->name()->str()) : "";
       const std::string where = tensor_place(s, i, t.name);
       t.type = ft->type();
       t.dims = int_vector(ft->shape());
@@ -183,7 +183,7 @@ Model read_model(std::string_view input) {
       Operator op;
       op.builtin = std::max<int32_t>(code->deprecated_builtin_code(), code->builtin_code());
       if (op.builtin == tflite_ops::kCustom)
-        op.kind = code->custom_code() ? code->custom_code()->str() : "custom";
+        op.kind = code->custom_code() ? tflite_ops::utf8_text(code->custom_code()->str()) : "custom";
       else if (const char* n = tflite_ops::builtin_name(op.builtin)) op.kind = n;
       else op.kind = "builtin_" + std::to_string(op.builtin);
       op.inputs = int_vector(fo->inputs());

@@ -13,6 +13,8 @@
 #include "core/graph/lifetime.h"
 #include "core/schedule/schedule.h"
 #include "core/tflite/tflite_import.h"
+#include "core/tflite/tflite_ops.h"
+#include "core/tflite/tflite_summary.h"
 #include "tests/unit/test_support.h"
 #include "core/tflite/tflite_sha256.h"
 #include "tflite_schema_generated.h"
@@ -413,6 +415,24 @@ TEST_CASE("tflite: truncated and bit-flipped real models never crash (bounded fu
     CHECK(rejected > 0);
     CHECK(accepted > 0);
   }
+}
+
+
+// A corrupt name is not UTF-8, which JSON requires: the bytes that start no valid sequence become
+// '?', so `import --json` and `simulate --json` still print (a mutated model once ended in exit 3).
+TEST_CASE("tflite import: names that are not UTF-8 import with '?' for each bad byte, and print as JSON") {
+  std::string bytes = test::read_tflm_fixture("vela_npu.tflite");
+  const size_t at = bytes.find("main_split_1_scratch_fast");
+  REQUIRE(at != std::string::npos);
+  bytes[at + 2] = static_cast<char>(0x90);  // a continuation byte with no lead
+  bytes[at + 5] = static_cast<char>(0xC3);  // a lead byte followed by ASCII
+  const TfliteModel m = import_tflite(bytes);
+  CHECK(m.graph.find_tensor("ma?n_?plit_1_scratch_fast").has_value());
+  const JsonOut j = tflite_summary_json(tflite_summary(m, analyze_lifetimes(m.graph, m.graph.file_order())));
+  CHECK(j.dump().find("ma?n_?plit_1_scratch_fast") != std::string::npos);
+  // Valid multi-byte text is kept as it is.
+  CHECK(tflite_ops::utf8_text("caf\xC3\xA9 \xE2\x82\xAC \xF0\x9F\x98\x80") == "caf\xC3\xA9 \xE2\x82\xAC \xF0\x9F\x98\x80");
+  CHECK(tflite_ops::utf8_text("\xC0\xAF \xED\xA0\x80 \xF5") == "?? ??? ?");  // overlong, surrogate, beyond U+10FFFF
 }
 
 }  // namespace arenaplan

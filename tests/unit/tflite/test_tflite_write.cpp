@@ -9,6 +9,7 @@
 #include <tuple>
 
 #include "core/tflite/tflite_import.h"
+#include "core/tflite/tflite_export.h"
 #include "core/tflite/tflite_write.h"
 #include "tests/unit/model_builder.h"
 #include "tests/unit/test_support.h"
@@ -138,6 +139,9 @@ TEST_CASE("tflite writer: the committed TFLM fixtures are what the writer writes
     check_or_write(std::string(name) + ".tflite", tflite_from_graph(lstm.g));
     check_or_write(std::string(name) + ".input.bin", text(lstm.input_bytes(seed + 100)));
   }
+  const test::VelaStack vela(20261205);
+  check_or_write("vela_npu.tflite", tflite_with_offline_plan(tflite_from_graph(vela.g), vela.vela_offsets));
+  check_or_write("vela_npu.input.bin", text(vela.input_bytes(13)));
   check_or_write("lstm_int8_per_channel.tflite", tflite_from_graph(test::LstmStack(20261205, DType::kInt8, true).g));
   const test::Int16Stack int16_stack(20261208);
   check_or_write("int16_conv_fc.tflite", tflite_from_graph(int16_stack.g));

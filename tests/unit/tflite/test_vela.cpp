@@ -4,10 +4,19 @@
 #include <doctest/doctest.h>
 #include <flatbuffers/flatbuffers.h>
 
+#include <algorithm>
+
 #include "core/graph/lifetime.h"
+#include "core/graph/op_kinds.h"
+#include "core/layout/layout.h"
+#include "core/sim/sim.h"
+#include "core/tflite/tflite_export.h"
 #include "core/tflite/tflite_import.h"
+#include "core/tflite/tflite_summary.h"
+#include "core/tflite/tflite_write.h"
 #include "core/tflite/tflm_arena.h"
 #include "tests/unit/test_support.h"
+#include "tests/unit/tflm_fixture_models.h"
 #include "tflite_schema_generated.h"
 
 using namespace arenaplan;
@@ -76,4 +85,110 @@ TEST_CASE("Vela models: TFLM's ethos-u kernel sized (OpData, base-address scratc
     CHECK(a.scratch_buffers == 2);  // base addresses (uint64_t) and sizes (size_t) of its 6 tensors
     CHECK(a.scratch_bytes == align_up(6 * 8, 16) + align_up(6 * pointer, 16));
   }
+}
+
+// ---- The project's own Vela-shaped model (tests/unit/data/tflm/vela_npu.tflite, written by
+// tflite_from_graph from test::VelaStack with Vela's nested offline plan). -----------------------
+
+TEST_CASE("Vela models: the ethos-u op imports as an NPU op, its scratch TFLM's, Vela's offsets kept") {
+  const test::VelaStack built(20261205);
+  const TfliteModel m = import_tflite(test::read_tflm_fixture("vela_npu.tflite"));
+  const Graph& g = m.graph;
+  REQUIRE(g.ops.size() == 3);
+  CHECK(!runs_on_npu(g.ops[0].kind));  // quantize: CPU
+  CHECK(runs_on_npu(g.ops[1].kind));   // ethos-u: NPU
+  CHECK(g.ops[1].name == "ethos-u_1");
+  CHECK(!runs_on_npu(g.ops[2].kind));  // dequantize: CPU
+  // The command stream and flash are constants (flash, never arena); the scratch tensors are TFLM's.
+  CHECK(g.tensors[*g.find_tensor("main_split_1_command_stream")].constant);
+  CHECK(g.tensors[*g.find_tensor("main_split_1_flash")].constant);
+  std::vector<std::string> working;
+  for (TensorId t : m.working_tensors) working.push_back(g.tensors[t].name);
+  CHECK(working == std::vector<std::string>{"main_split_1_scratch", "main_split_1_scratch_fast"});
+  REQUIRE(m.offline_offsets);
+  CHECK(*m.offline_offsets == built.vela_offsets);
+  const JsonOut j = tflite_summary_json(tflite_summary(m, analyze_lifetimes(g, g.file_order())));
+  CHECK(j["npu_ops"] == JsonOut::array({"ethos-u_1"}));
+  CHECK(j["working_tensors"][0]["offline_offset"] == 0);
+  CHECK(j["working_tensors"][0]["bytes"] == test::VelaStack::kScratch);
+}
+
+TEST_CASE("Vela models: Vela's nested plan is kept, never re-planned, and the refusal names the op") {
+  TfliteImportOptions keep;
+  keep.fold_constant_ops = false;
+  const TfliteModel m = import_tflite(test::read_tflm_fixture("vela_npu.tflite"), keep);
+  const LiveAnalysis live = analyze_lifetimes(m.graph, m.graph.file_order());
+  LayoutProblem problem = layout_problem(m.graph, live);
+  const std::string why = test::input_error_of([&] { keep_offline_offsets(problem, m, live); });
+  CHECK(why.rfind("op ethos-u_1: runs on the Ethos-U NPU", 0) == 0);
+  // A model without an NPU op keeps its offsets as before.
+  TfliteModel cpu_only = m;
+  cpu_only.graph.ops[1].kind = "custom";
+  CHECK(!npu_plan_kept(cpu_only));
+}
+
+TEST_CASE("Vela models: tflm-arena of TFLM with the Ethos-U kernel: Vela's scratch at 0, the kernel's two arrays after it") {
+  const std::string model = test::read_tflm_fixture("vela_npu.tflite");
+  for (int pointer : {4, 8}) {
+    CAPTURE(pointer);
+    TflmArenaOptions o;
+    o.target.pointer_bytes = pointer;
+    const TflmArena a = tflm_arena(model, o);
+    CHECK(a.estimated_ops.empty());
+    // Every feature map lies inside the 1,024-byte scratch (offline); the ethos-u kernel's base
+    // addresses (6 x uint64_t) and sizes (6 x size_t) are planned online after it.
+    CHECK(a.head_bytes == test::VelaStack::kScratch + 48 + align_up(6 * pointer, 16));
+    const TflmArenaComparison c = tflm_arena_comparison(model, o.target, "best", 1.0);
+    CHECK(c.offline.min_arena_bytes == c.tflm.min_arena_bytes);
+    CHECK(c.offline_kept.rfind("ethos-u_1 runs on the Ethos-U NPU", 0) == 0);
+    CHECK(tflm_comparison_sentence(c).rfind("with the model's own offline plan: ", 0) == 0);
+  }
+}
+
+TEST_CASE("Vela models: simulate runs the CPU ops, refuses the NPU op by name, its outputs not computed") {
+  const Graph g = import_tflite(test::read_tflm_fixture("vela_npu.tflite")).graph;
+  sim::SimRequest req;
+  req.input_bytes["input"] = test::VelaStack(20261205).input_bytes(13);
+  const sim::SimReport r = sim::simulate(g, req);
+  CHECK(r.ok());  // the plan oracles hold: placeholder bytes fill the NPU op's outputs
+  REQUIRE(r.per_op.size() == 3);
+  CHECK(!r.per_op[0].stand_in);
+  CHECK(std::string(r.per_op[0].kernel).find("quantize") == 0);
+  CHECK(r.per_op[1].on_npu);
+  CHECK(std::string(r.per_op[1].kernel) == "NPU, not run");
+  REQUIRE(r.not_simulated.size() == 1);
+  CHECK(r.not_simulated[0].first == "ethos-u_1");
+  CHECK(r.not_simulated[0].second == "ethos-u: runs on the Ethos-U NPU, not simulated");
+  CHECK(r.stand_ins.empty());  // refused by name, not a stand-in
+  // x was computed by the CPU; y and everything after it was not.
+  CHECK(std::find(r.not_computed.begin(), r.not_computed.end(), "x") == r.not_computed.end());
+  CHECK(std::find(r.not_computed.begin(), r.not_computed.end(), "y") != r.not_computed.end());
+  CHECK(std::find(r.not_computed.begin(), r.not_computed.end(), "output") != r.not_computed.end());
+  CHECK(r.output_computed == std::vector<char>{0});
+  CHECK(!sim::outputs_are_the_model(r));
+  const std::string text = sim::simulation_summary_text(r);
+  CHECK(text.find("outputs:           1 of 1 NOT computed") != std::string::npos);
+  CHECK(text.find("the model's") == std::string::npos);
+  const JsonOut j = sim::simulation_json(g, r);
+  CHECK(j["outputs_not_computed"] == JsonOut::array({"output"}));
+  CHECK(j["outputs_are_the_model"] == false);
+}
+
+TEST_CASE("Vela models: the writer writes an ethos-u op as Vela's custom op, with its options") {
+  const test::VelaStack built(20261205);
+  const std::string bytes = tflite_from_graph(built.g);
+  const tfl::Model* model = tfl::GetModel(bytes.data());
+  const tfl::OperatorCode* code = model->operator_codes()->Get(model->subgraphs()->Get(0)->operators()->Get(1)->opcode_index());
+  CHECK(code->builtin_code() == 32);
+  REQUIRE(code->custom_code());
+  CHECK(code->custom_code()->str() == "ethos-u");
+  const auto* options = model->subgraphs()->Get(0)->operators()->Get(1)->custom_options();
+  REQUIRE(options);
+  CHECK(std::vector<uint8_t>(options->begin(), options->end()) == std::vector<uint8_t>{1, 4, 1});  // int8 1: CO_TYPE_ETHOSU
+}
+
+TEST_CASE("Vela models: an imported NPU op is not written back (its scratch is its output, its plan Vela's)") {
+  const Graph imported = import_tflite(test::read_tflm_fixture("vela_npu.tflite")).graph;
+  CHECK(test::input_error_of([&] { tflite_from_graph(imported); })
+            .rfind("op ethos-u_1: an ethos-u op is written with Vela's operands first", 0) == 0);
 }
