@@ -616,6 +616,7 @@ class SignalStatefulStack : public ModelBuilder {
   }
   // The first input's raw bytes (the second is not fed).
   std::vector<uint8_t> input_bytes(uint64_t seed) const { return drawn_input(g, seed, false, 0.f); }
+};
 
 // A model shaped as Vela writes one for an Ethos-U NPU, around CPU ops: QUANTIZE (CPU) -> ethos-u
 // (NPU: command stream and flash constants, scratch and fast scratch that TFLM allocates, then
