@@ -66,7 +66,7 @@ test('Simulator tab: an opened .tflite runs with its own kernels and weights, al
   assert.deepEqual(errors, []);
 });
 
-test('Budget tab: an opened .tflite\'s flash line is `arenaplan budget`\'s, at -Os and -O2', async (t) => {
+test('Budget tab: an opened .tflite\'s flash line is `arenaplan budget`\'s (the page\'s default -Os)', async (t) => {
   const { page, errors } = await t.open();
   const file = path.join(repo, 'tests/unit/data/tflm/int8_inception.tflite');
   const bytes = Array.from(fs.readFileSync(file));
