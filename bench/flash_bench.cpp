@@ -17,21 +17,14 @@
 #include "bench/bench_util.h"
 #include "core/budget/flash.h"
 #include "core/tflite/tflite_import.h"
+#include "tests/unit/budget/flash_fixtures.h"
 
 using namespace arenaplan;
 
 namespace {
 
-struct MeasuredBuild {
-  const char* fixture;
-  FlashBuild build;
-};
-const MeasuredBuild kMeasured[] = {
-    {"m4f-ref-Os", {TflmKernels::kReference, FlashOpt::kOs, "cortex-m4"}},
-    {"m4f-cmsis-Os", {TflmKernels::kCmsisNn, FlashOpt::kOs, "cortex-m4"}},
-    {"m4f-ref-O2", {TflmKernels::kReference, FlashOpt::kO2, "cortex-m4"}},
-    {"m4f-cmsis-O2", {TflmKernels::kCmsisNn, FlashOpt::kO2, "cortex-m4"}},
-};
+using test::MeasuredBuild;
+const auto& kMeasured = test::kMeasuredFlashBuilds;
 
 }  // namespace
 

@@ -9,6 +9,7 @@
 
 #include "core/budget/flash.h"
 #include "core/tflite/tflite_import.h"
+#include "tests/unit/budget/flash_fixtures.h"
 #include "tests/unit/test_support.h"
 
 using namespace arenaplan;
@@ -17,16 +18,8 @@ using arenaplan::test::read_tflm_fixture;
 
 namespace {
 
-struct MeasuredBuild {
-  const char* fixture;  // tests/unit/data/tflm_flash/<fixture>.json
-  FlashBuild build;
-};
-const MeasuredBuild kMeasured[] = {
-    {"m4f-ref-Os", {TflmKernels::kReference, FlashOpt::kOs, "cortex-m4"}},
-    {"m4f-cmsis-Os", {TflmKernels::kCmsisNn, FlashOpt::kOs, "cortex-m4"}},
-    {"m4f-ref-O2", {TflmKernels::kReference, FlashOpt::kO2, "cortex-m4"}},
-    {"m4f-cmsis-O2", {TflmKernels::kCmsisNn, FlashOpt::kO2, "cortex-m4"}},
-};
+using test::MeasuredBuild;
+const auto& kMeasured = test::kMeasuredFlashBuilds;
 
 nlohmann::json read_flash_fixture(const std::string& name) {
   return nlohmann::json::parse(
