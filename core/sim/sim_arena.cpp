@@ -14,6 +14,18 @@ namespace {
 // What never-written arena bytes hold: position-dependent, so stale or garbage reads are visible.
 inline uint8_t canary(Bytes i) { return static_cast<uint8_t>(0xA5 ^ (i * 0x3B)); }
 
+// canary(i) repeats every 256 bytes: one period written, then copied in doubling blocks (an
+// 850 MB arena byte by byte took a second).
+void fill_canaries(uint8_t* out, Bytes n) {
+  const Bytes period = std::min<Bytes>(n, 256);
+  for (Bytes i = 0; i < period; ++i) out[i] = canary(i);
+  for (Bytes done = period; done < n;) {
+    const Bytes k = std::min(done, n - done);
+    std::memcpy(out + done, out, static_cast<size_t>(k));
+    done += k;
+  }
+}
+
 uint64_t splitmix(uint64_t& state) {
   uint64_t x = (state += 0x9E3779B97F4A7C15ull);
   x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
@@ -221,7 +233,7 @@ ArenaSimulator::ArenaSimulator(const Graph& g, LiveAnalysis live, ArenaLayout la
   regions_ = options_.shared_arena ? 1 : options_.sessions;
   memory_.resize(static_cast<size_t>(regions_ * region_bytes_));
   for (int r = 0; r < regions_; ++r)
-    for (Bytes i = 0; i < region_bytes_; ++i) memory_[r * region_bytes_ + i] = canary(i);
+    fill_canaries(memory_.data() + r * region_bytes_, region_bytes_);
   for (const SimOptions::StrayWrite& w : options_.stray_writes)
     if (w.op < 0 || w.op >= static_cast<OpId>(g_.ops.size()) || w.offset < 0 || w.offset >= region_bytes_)
       throw InputError("inject stray", "needs an op of the graph and an arena offset in [0, " +

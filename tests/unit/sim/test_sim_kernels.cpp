@@ -403,7 +403,12 @@ TEST_CASE("simulate: an arena no process could hold is refused before memory run
     "tensors": {"x": {"shape": [1, 100000, 100000, 1], "dtype": "int8"}, "y": {"shape": [1, 100000, 100000, 1], "dtype": "int8"}},
     "ops": [{"name": "relu", "kind": "relu", "inputs": ["x"], "outputs": ["y"]}], "inputs": ["x"], "outputs": ["y"]})");
   sim::SimRequest req;
+  // simulate() refuses on the live bytes, before its reference run (beside the plan search)
+  // allocates; the page's stepped run on the plan it made.
   CHECK(input_error_of([&] { sim::simulate(g, req); }) ==
+        "model: the live bytes at the peak (20,000,000,000 B) and the constants (0 B) are more than the simulator's "
+        "memory limit (1,073,741,824 B, --memory-limit); check the tensor shapes");
+  CHECK(input_error_of([&] { sim::prepare_simulation(g, req); }) ==
         "model: the planned arena (20,000,000,000 B) and the constants (0 B) are more than the simulator's memory "
         "limit (1,073,741,824 B, --memory-limit); check the tensor shapes");
   // The limit is the caller's: a small one refuses a model that fits the default.

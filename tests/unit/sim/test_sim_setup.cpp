@@ -66,3 +66,17 @@ TEST_CASE("a whole run stepped a slice at a time reports what simulate() does, w
   unfinished.step();
   CHECK_THROWS_AS(sim::planned_run_report(g, setup, unfinished), std::logic_error);
 }
+
+// simulate() runs the reference on a thread beside the plan search: an error on either side is
+// reported as the InputError it is (never std::terminate), the plan's first, as when they ran in turn.
+TEST_CASE("simulate: errors of the reference run and of the plan search reach the caller") {
+  const Graph g = example_graph("tiny_cnn");
+  sim::SimRequest req;
+  req.runs = 0;  // refused by the reference simulator, on the thread
+  CHECK(input_error_of([&] { sim::simulate(g, req); }) == "runs: must be in [1, 100000]");
+  req.inject = {"shift:no_such_tensor"};  // refused by the plan's side too: that one is reported
+  const std::string both = input_error_of([&] { sim::simulate(g, req); });
+  CHECK(both.find("no_such_tensor") != std::string::npos);
+  req.runs = 1;
+  CHECK(input_error_of([&] { sim::simulate(g, req); }) == both);
+}
