@@ -133,39 +133,14 @@ class SvdfStack : public ModelBuilder {
   }
 };
 
-// A keyword-spotting CNN in the shape of MLPerf Tiny's DS-CNN, small, int8 with per-channel
-// weights: a 10x4 stride-2 SAME stem (asymmetric padding), depthwise 3x3 and 5x5, pointwise 1x1,
-// a 3x3 VALID conv, a residual ADD, max and average pooling, RESHAPE, FULLY_CONNECTED and SOFTMAX.
-// It walks the CMSIS-NN kernels' buffer rules: im2col convs, the 3x3 depthwise fast path (no
-// buffer on DSP, 4,464 B on MVE), the generic depthwise buffer, avgpool's DSP sums, FC kernel sums.
-class DsCnnStack : public ModelBuilder {
+// int8 CNN layers with per-channel weights drawn portably (the same bytes natively and in Wasm):
+// what DsCnnStack and SwiftNetStem are built of.
+class PortableCnn : public ModelBuilder {
  public:
-  explicit DsCnnStack(uint64_t seed) : draws_(seed) {
-    g.name = "ds_cnn_small";
-    TensorId x = activation("input", {1, 49, 10, 1});
-    TensorId t = conv("stem", x, 16, 10, 4, 2, true);
-    t = depthwise("dw1", t, 3, true);
-    TensorId p1 = conv("pw1", t, 24, 1, 1, 1, true);
-    TensorId d2 = depthwise("dw2", p1, 5, true);
-    TensorId r = add("residual", p1, d2);
-    t = pool("maxpool", r, false, 2, 2);        // 25x5 -> 12x2
-    t = conv("conv3", t, 32, 3, 3, 1, true);    // SAME, pads of 1
-    t = conv("conv4", t, 32, 3, 2, 1, false);   // VALID -> 10x1
-    t = pool("avgpool", t, true, 10, 1);        // global -> 1x1x32
-    TensorId flat = tensor("flatten.out", {1, 32}, DType::kInt8, g.tensors[t].quant);
-    TensorId shape = tensor("flatten.shape", {2}, DType::kInt32, {}, bytes_of(std::vector<int32_t>{1, 32}));
-    op("flatten", "reshape", {t, shape}, {flat});
-    t = fully_connected("fc", flat, 32, 12);
-    TensorId y = tensor("softmax.out", {1, 12}, DType::kInt8, quant(1.f / 256, -128));
-    op("softmax", "softmax", {t}, {y}, {{"beta_f32", 0x3f800000}});
-    g.inputs = {x};
-    g.outputs = {y};
-    link_tensors(g);
-    validate_graph(g);
-  }
   std::vector<uint8_t> input_bytes(uint64_t seed) const { return drawn_input(g, seed, false, 0.f); }
 
- private:
+ protected:
+  explicit PortableCnn(uint64_t seed) : draws_(seed) {}
   PortableDraws draws_;
 
   TensorId activation(const std::string& name, std::vector<int64_t> shape) {
@@ -238,6 +213,61 @@ class DsCnnStack : public ModelBuilder {
     TensorId y = activation(name + ".out", {1, out});
     op(name, "fully_connected", {x, w, bias(name + ".b", out)}, {y}, {{"activation", 0}, {"keep_num_dims", 0}});
     return y;
+  }
+};
+
+// A keyword-spotting CNN in the shape of MLPerf Tiny's DS-CNN, small, int8 with per-channel
+// weights: a 10x4 stride-2 SAME stem (asymmetric padding), depthwise 3x3 and 5x5, pointwise 1x1,
+// a 3x3 VALID conv, a residual ADD, max and average pooling, RESHAPE, FULLY_CONNECTED and SOFTMAX.
+// It walks the CMSIS-NN kernels' buffer rules: im2col convs, the 3x3 depthwise fast path (no
+// buffer on DSP, 4,464 B on MVE), the generic depthwise buffer, avgpool's DSP sums, FC kernel sums.
+class DsCnnStack : public PortableCnn {
+ public:
+  explicit DsCnnStack(uint64_t seed) : PortableCnn(seed) {
+    g.name = "ds_cnn_small";
+    TensorId x = activation("input", {1, 49, 10, 1});
+    TensorId t = conv("stem", x, 16, 10, 4, 2, true);
+    t = depthwise("dw1", t, 3, true);
+    TensorId p1 = conv("pw1", t, 24, 1, 1, 1, true);
+    TensorId d2 = depthwise("dw2", p1, 5, true);
+    TensorId r = add("residual", p1, d2);
+    t = pool("maxpool", r, false, 2, 2);        // 25x5 -> 12x2
+    t = conv("conv3", t, 32, 3, 3, 1, true);    // SAME, pads of 1
+    t = conv("conv4", t, 32, 3, 2, 1, false);   // VALID -> 10x1
+    t = pool("avgpool", t, true, 10, 1);        // global -> 1x1x32
+    TensorId flat = tensor("flatten.out", {1, 32}, DType::kInt8, g.tensors[t].quant);
+    TensorId shape = tensor("flatten.shape", {2}, DType::kInt32, {}, bytes_of(std::vector<int32_t>{1, 32}));
+    op("flatten", "reshape", {t, shape}, {flat});
+    t = fully_connected("fc", flat, 32, 12);
+    TensorId y = tensor("softmax.out", {1, 12}, DType::kInt8, quant(1.f / 256, -128));
+    op("softmax", "softmax", {t}, {y}, {{"beta_f32", 0x3f800000}});
+    g.inputs = {x};
+    g.outputs = {y};
+    link_tensors(g);
+    validate_graph(g);
+  }
+};
+
+// SwiftNet's stem at SwiftNet's size: the 224x224x3 int8 image goes through a SPLIT into one part
+// (a copy of the image, as the converter wrote SwiftNet), then a 3x3 stride-2 conv to 10 channels
+// (125,440 B), a 3x3 depthwise and a 1x1 conv to 4 channels, the graph output. Both copies of the
+// image are live while the split runs (301,056 B, in every order); with the split a view
+// (`transform --apply view:split`) the peak is the first conv's image + output, 275,968 B.
+class SwiftNetStem : public PortableCnn {
+ public:
+  explicit SwiftNetStem(uint64_t seed) : PortableCnn(seed) {
+    g.name = "split_stem";
+    TensorId image = activation("image", {1, 224, 224, 3});
+    TensorId axis = tensor("split.axis", {}, DType::kInt32, {}, bytes_of(std::vector<int32_t>{3}));
+    TensorId copy = tensor("split.out", dims(image), DType::kInt8, g.tensors[image].quant);
+    op("split", "split", {axis, image}, {copy}, {{"num_splits", 1}});
+    TensorId t = conv("conv1", copy, 10, 3, 3, 2, true);
+    t = depthwise("dw", t, 3, true);
+    t = conv("conv2", t, 4, 1, 1, 1, true);
+    g.inputs = {image};
+    g.outputs = {t};
+    link_tensors(g);
+    validate_graph(g);
   }
 };
 

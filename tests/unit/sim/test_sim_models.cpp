@@ -79,6 +79,7 @@ struct MeasuredOutputs {
   // musl (like a device's newlib) rounds some values differently. Such a model is held to its
   // figures only under glibc; elsewhere its planned run must still equal its reference run.
   bool bits_follow_libm = false;
+  const char* input = nullptr;  // the fixture whose .input.bin it is fed (default: its own)
 };
 #ifdef __GLIBC__
 constexpr bool kMeasuredLibm = true;
@@ -103,6 +104,9 @@ const MeasuredOutputs kTflmOutputs[] = {
     {"resolver_float", {0x8aae46dc7e70f92bull, 0x8aae46dc7e70f92bull, 0x8aae46dc7e70f92bull}, true},  // expm1f, expf, logf
     // L2_POOL_2D, FLOOR_DIV, FLOOR_MOD, DYNAMIC_UPDATE_SLICE, EMBEDDING_LOOKUP, REDUCE_ALL, BROADCAST_ARGS.
     {"resolver_float_more", {0xece7077d6962b76full, 0xece7077d6962b76full, 0xece7077d6962b76full}, true},  // sqrtf, fmodf
+    // SwiftNet's stem, and the same model with its one-way SPLIT removed (view:split): the same bytes.
+    {"swiftnet_stem", {0xab3030e9afc85d83ull}},
+    {"swiftnet_stem_view", {0xab3030e9afc85d83ull}, false, "swiftnet_stem"},
 };
 
 // Each run's graph outputs, concatenated, from the reference simulator (the planned run must
@@ -132,7 +136,7 @@ TEST_CASE("the fixtures fed their inputs give the output bytes TFLM's reference 
   for (const MeasuredOutputs& m : kTflmOutputs) {
     CAPTURE(m.model);
     Graph g = import_tflite(test::read_test_file(kFixtures + m.model + ".tflite")).graph;
-    const std::string input = test::read_test_file(kFixtures + m.model + ".input.bin");
+    const std::string input = test::read_test_file(kFixtures + (m.input ? m.input : m.model) + ".input.bin");
     REQUIRE(g.inputs.size() == 1);
     for (const char* planner : {"best", "tflm-greedy"}) {
       CAPTURE(planner);

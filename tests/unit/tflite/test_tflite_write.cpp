@@ -11,6 +11,7 @@
 #include "core/tflite/tflite_import.h"
 #include "core/tflite/tflite_export.h"
 #include "core/tflite/tflite_write.h"
+#include "core/transform/transform.h"
 #include "tests/unit/model_builder.h"
 #include "tests/unit/test_support.h"
 #include "tests/unit/tflm_fixture_models.h"
@@ -158,6 +159,13 @@ TEST_CASE("tflite writer: the committed TFLM fixtures are what the writer writes
   check_or_write("resolver_float_more.input.bin", text(more.input_bytes(20261312)));
   check_or_write("signal_stateful.tflite", tflite_from_graph(test::SignalStatefulStack().g));
   check_or_write("signal_stateful.input.bin", text(test::SignalStatefulStack().input_bytes(20261213)));
+  // SwiftNet's stem, and the same model with its one-way SPLIT removed as `transform --apply
+  // view:split -o OUT.tflite` writes it: both measured in TFLM.
+  const test::SwiftNetStem stem(20261214);
+  check_or_write("swiftnet_stem.tflite", tflite_from_graph(stem.g));
+  check_or_write("swiftnet_stem.input.bin", text(stem.input_bytes(20261314)));
+  check_or_write("swiftnet_stem_view.tflite",
+                 tflite_from_graph(apply_transformation(stem.g, parse_transformation("view:split"), {}).graph));
   for (const auto& [name, seed] : {std::pair<std::string, uint64_t>{"int8_branches_small", 9}, {"int8_inception", 10}}) {
     const Graph g = import_tflite(test::read_test_file(dir + name + ".tflite")).graph;
     REQUIRE(g.inputs.size() == 1);

@@ -159,6 +159,21 @@ TEST_CASE("LSTM stacks, the int16 stack and the op-resolver stacks: TFLM's minim
   }
 }
 
+// SwiftNet's stem (tflm_fixture_models.h): its one-way SPLIT keeps a second copy of the image in
+// TFLM's head; the model `transform --apply view:split -o` writes runs in stock TFLM without it,
+// with the same outputs (tests/unit/sim/test_sim_models.cpp). x86-64, reference kernels.
+TEST_CASE("SwiftNet's stem: the split as a view takes TFLM's measured minimum from 302,616 to 277,416 B") {
+  const TflmArena file = sized("swiftnet_stem.tflite", 8), view = sized("swiftnet_stem_view.tflite", 8);
+  CHECK(file.min_arena_bytes == 302616);
+  CHECK(view.min_arena_bytes == 277416);
+  check_near(file.arena_used_bytes, 302624, 8);  // measured over an 8 MiB arena
+  check_near(view.arena_used_bytes, 277424, 8);
+  CHECK(file.head_bytes == 301056);  // image + its copy
+  CHECK(view.head_bytes == 275968);  // image + the first conv's output
+  CHECK(file.estimated_ops.empty());
+  CHECK(view.estimated_ops.empty());
+}
+
 TEST_CASE("the JSON view carries the contract's keys and the pinned TFLM version") {
   const TflmArena a = sized("int8_inception.tflite", 4);
   const nlohmann::ordered_json j = tflm_arena_json(a);

@@ -6,6 +6,7 @@
 #include "core/graph/lifetime.h"
 #include "core/tflite/tflite_import.h"
 #include "core/tflite/tflite_write.h"
+#include "core/transform/schedule_views.h"
 #include "core/transform/transform.h"
 #include "core/transform/transform_auto.h"
 #include "core/transform/whatif.h"
@@ -73,6 +74,30 @@ TEST_CASE("view: a one-way SPLIT is removed, its copy of the image leaves the pe
     // The automatic search finds it on its own.
     CHECK(view_candidates(s.g) == std::vector<std::string>{"view:split"});
   }
+}
+
+// `schedule`'s second answer: the best order once the copy is a view, which no order of the file's
+// graph reaches (both copies of the image are live while the split runs).
+TEST_CASE("schedule with views: the one-way SPLIT's copy leaves the proven optimum") {
+  const SplitStem s = split_stem(false);
+  const ScheduleResult file = optimize_schedule(s.g, 5.0);
+  REQUIRE(file.proven_optimal);
+  const std::optional<ViewSchedule> v = schedule_with_views(s.g, 5.0);
+  REQUIRE(v);
+  CHECK(v->rewrites == std::vector<std::string>{"view:split"});
+  CHECK(!v->graph.find_op("split"));
+  CHECK(v->result.proven_optimal);
+  // The search's answer is the peak of its order on the rewritten graph, and below the file's optimum.
+  CHECK(v->result.peak_bytes == analyze_lifetimes(v->graph, v->result.order).peak_bytes);
+  CHECK(v->result.peak_bytes < file.peak_bytes);
+  const JsonOut j = view_schedule_json(*v, file);
+  CHECK(j["peak_below_file_optimum_bytes"].get<Bytes>() == file.peak_bytes - v->result.peak_bytes);
+  const std::string text = view_schedule_text(*v, file, "stem.tflite");
+  CHECK(text.find("with identity ops as views (view:split)") != std::string::npos);
+  CHECK(text.find("arenaplan transform stem.tflite --apply view:split -o OUT.tflite") != std::string::npos);
+  // A graph without identity ops has no second answer.
+  const Rewrite without = apply_transformation(s.g, parse_transformation("view:split"), {});
+  CHECK(!schedule_with_views(without.graph, 1.0));
 }
 
 TEST_CASE("view: the rewritten model is written as a .tflite and reads back with the same outputs") {
