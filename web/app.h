@@ -177,6 +177,7 @@ struct SchedulePanelState {
   bool has_result = false;
   ScheduleResult result;
   JsonOut result_json;
+  std::string views_text;  // the optimum with identity ops as views, checked on the page; empty: none
 };
 
 // -- Arena tab (web/panel_arena.cpp) --

@@ -11,6 +11,8 @@
 
 #include "core/schedule/schedule.h"
 #include "core/schedule/schedule_json.h"
+#include "core/transform/schedule_views.h"
+#include "core/transform/transform.h"
 #include "imgui.h"
 #include "web/app.h"
 #include "web/panel_exercise.h"
@@ -144,6 +146,32 @@ void draw_orders(AppState& s) {
   ImGui::TextDisabled("Click: make current.  Right-click: compare side by side.");
 }
 
+// The search's optimum with identity ops as views, in words, once it checks out like the order
+// does: the rewrites applied to this graph, and the order's peak on what they leave. Empty when
+// the graph has no such op or the answer does not check out (the panel then shows none).
+std::string checked_views_text(const AppState& s, const JsonOut& views, const ScheduleResult& file) {
+  if (!views.is_object()) return "";
+  try {
+    ViewSchedule v;
+    v.graph = s.graph;
+    for (const auto& spec : views.at("rewrites")) {
+      v.rewrites.push_back(spec.get<std::string>());
+      v.graph = apply_transformation(v.graph, parse_transformation(v.rewrites.back()), {}).graph;
+    }
+    std::string names;
+    for (const auto& name : views.at("order")) names += (names.empty() ? "" : ",") + name.get<std::string>();
+    v.result.order = parse_order(v.graph, names);
+    v.result.peak_bytes = analyze_lifetimes(v.graph, v.result.order).peak_bytes;
+    v.result.lower_bound_bytes = views.at("lower_bound_bytes").get<Bytes>();
+    v.result.proven_optimal = views.at("proven_optimal").get<bool>();
+    if (v.result.peak_bytes != views.at("peak_bytes").get<Bytes>() || v.result.peak_bytes > file.peak_bytes) return "";
+    const std::string text = view_schedule_text(v, file, "MODEL");
+    return text.substr(text.find_first_not_of('\n'));
+  } catch (const std::exception&) {
+    return "";
+  }
+}
+
 // The search's order is shown only when it checks out on the page: a valid order of this graph
 // whose peak under analyze_lifetimes is the one the search claims. Every other figure of the
 // result (bound, method, states) is the search's own report.
@@ -182,6 +210,8 @@ void finish_search(AppState& s) {
   }
   v.result = r;
   v.result_json = schedule_json(s.graph, v.result);
+  v.views_text = checked_views_text(s, j.value("views", JsonOut()), r);
+  if (!v.views_text.empty()) v.result_json["views"] = j.at("views");
   v.has_result = true;
   set_compare(s, v.result.order, "optimised");
 }
@@ -229,6 +259,7 @@ void draw_optimiser(AppState& s) {
                 r.method.c_str(), kib_text(r.baseline_peak_bytes).c_str(), kib_text(r.lower_bound_bytes).c_str(),
                 r.proven_optimal ? "proven optimal" : "not proven", (long long)r.states_explored, r.seconds);
     ImGui::PopTextWrapPos();
+    if (!s.schedule.views_text.empty()) ImGui::TextWrapped("%s", s.schedule.views_text.c_str());
     if (ImGui::Button("Use the optimised order")) set_order(s, r.order);
     record_item_rect(s, "schedule.use");
     if (!r.explanation.empty() && ImGui::TreeNode("Why it cannot be lower")) {

@@ -157,3 +157,23 @@ test('search worker: with a work budget the page finds what the native build fin
   await waitFrames(page, 2);
   assert.deepEqual(errors, []);
 });
+
+test('search worker: the optimiser gives schedule\'s second answer, identity ops as views, as the CLI does', async (t) => {
+  const { page, errors } = await t.open();
+  const model = path.join(repo, 'tests/unit/data/tflm/swiftnet_stem.tflite');
+  const bytes = Array.from(fs.readFileSync(model));
+  assert.equal(await page.evaluate((b) => window.arenaplan.loadTflite(new Uint8Array(b)), bytes), '');
+  await click(page, 'tab.Schedule');
+  await click(page, 'schedule.optimise');
+  await waitUntil(page, () => { const s = window.arenaplan.state().schedule; return !s.running && (s.result || s.error); });
+  const sched = (await state(page)).schedule;
+  assert.equal(sched.error, '');
+  const want = cli(['schedule', model, '--json']);
+  assert.equal(sched.result.peak_bytes, want.peak_bytes);  // the split's two copies of the image
+  assert.ok(want.views, 'the CLI found no identity op');
+  assert.deepEqual(sched.result.views.rewrites, want.views.rewrites);
+  assert.equal(sched.result.views.peak_bytes, want.views.peak_bytes);
+  assert.equal(sched.result.views.proven_optimal, true);
+  assert.ok(sched.result.views.peak_bytes < sched.result.peak_bytes);
+  assert.deepEqual(errors, []);
+});

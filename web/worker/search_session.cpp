@@ -7,6 +7,7 @@
 #include "core/layout/pipeline.h"
 #include "core/schedule/schedule.h"
 #include "core/schedule/schedule_json.h"
+#include "core/transform/schedule_views.h"
 
 namespace arenaplan::web {
 
@@ -122,6 +123,10 @@ JsonOut SearchSession::result_json() const {
   } else {
     out = schedule_json(m.graph, m.schedule->result());
     out["kind"] = "schedule";
+    // `arenaplan schedule`'s second answer: the optimum once identity ops are views (proven at
+    // once on graphs of the size a page holds; a second at most otherwise).
+    const std::optional<ViewSchedule> views = schedule_with_views(m.graph, 1.0);
+    out["views"] = views ? view_schedule_json(*views, m.schedule->result()) : JsonOut(nullptr);
   }
   out["work"] = m.spent;
   return out;
