@@ -41,6 +41,8 @@ struct ScheduleSearch::Impl {
   std::unique_ptr<ExactSearch> exact;
   std::unique_ptr<BeamSearch> beam;
   std::unique_ptr<SuffixSearch> suffix;
+  std::unique_ptr<CutBoundSearch> cuts;  // the cut bound, beside the others until complete
+  int64_t cut_credit = 0;                // work the cut bound may still spend (state units)
   std::unique_ptr<LocalSearch> local;  // beside the beam: improves the best order by moves
   bool local_stale = true;             // best changed elsewhere: the local search restarts from it
   int64_t local_seen = 0;
@@ -106,6 +108,7 @@ struct ScheduleSearch::Impl {
     check_proven();
     if (phase == Phase::kDone) return;
     suffix = std::make_unique<SuffixSearch>(model, best_model_peak, suffix_cap());
+    if (model.ops() <= kCutMaxOps) cuts = std::make_unique<CutBoundSearch>(model);
     beam = std::make_unique<BeamSearch>(macro, best_model_peak, search_cap(), options.seed);
     beam->set_max_width(options.warmup_beam_width);
     phase = Phase::kWarmBeam;
@@ -147,6 +150,22 @@ struct ScheduleSearch::Impl {
     if (suffix->complete()) offer(suffix->order(), "suffix search (exact)");
     cap_hit = cap_hit || suffix->cap_hit();
     if (suffix->finished()) suffix.reset();  // frees its tables for the others
+  }
+
+  // The cut bound earns half of every step's budget and spends it a whole cut at a time (a cut
+  // is all-or-nothing), about 16 arcs scanned per state; it frees itself once complete.
+  void run_cuts(int64_t budget) {
+    if (!cuts) return;
+    cut_credit += std::max<int64_t>(1, budget / 2);
+    const int64_t before = cuts->cuts();
+    while (cut_credit > 0 && !cuts->finished()) {
+      int64_t work = 1;  // one cut
+      cuts->advance(work);
+      cut_credit += (work - 1) / kArcsPerState;
+    }
+    states += cuts->cuts() - before;
+    model_lb = std::max(model_lb, std::min(cuts->lower_bound(), best_peak));
+    if (cuts->finished()) cuts.reset();
   }
 
   // Three quarters of the slice polish the best order with moves and kicks (on wide graphs they
@@ -192,6 +211,9 @@ struct ScheduleSearch::Impl {
     budget = std::max<int64_t>(budget, 1);
     while (budget > 0 && phase != Phase::kDone) {
       if (phase != Phase::kHeuristics) {
+        run_cuts(budget);
+        check_proven();
+        if (phase == Phase::kDone) break;
         run_suffix(budget);
         check_proven();
         if (phase == Phase::kDone || budget <= 0) break;
@@ -243,6 +265,9 @@ struct ScheduleSearch::Impl {
   }
 
   int64_t states_exact_seen = 0, states_beam_seen = 0;
+  // Ancestor and descendant bitsets take ops^2 / 4 bytes: 4 MB here.
+  static constexpr int kCutMaxOps = 4000;
+  static constexpr int64_t kArcsPerState = 16;
   Bytes beam_peak_offered = -1;
 };
 
@@ -253,6 +278,7 @@ void ScheduleSearch::step(int64_t budget) { impl_->step(budget); }
 bool ScheduleSearch::done() const { return impl_->phase == Impl::Phase::kDone; }
 void ScheduleSearch::cancel() {
   impl_->suffix.reset();
+  impl_->cuts.reset();
   impl_->local.reset();
   impl_->exact.reset();
   impl_->beam.reset();

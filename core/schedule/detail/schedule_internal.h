@@ -281,4 +281,54 @@ class LocalSearch {
   static constexpr int kPlateauMoves = 50;
 };
 
+// The cut bound (schedule_cut_bound.cpp): per op, the fewest bytes live before it over every
+// executed set that holds its ancestors and none of its descendants, by a minimum cut; the most
+// promising ops first. Every op done is a valid bound, so it may stop at any time.
+class CutBoundSearch {
+ public:
+  explicit CutBoundSearch(const LiveModel& m);
+  // Computes cuts until `budget` units of work (arcs scanned) are spent; true when finished.
+  bool advance(int64_t& budget);
+  bool finished() const { return next_ >= queue_.size(); }
+  Bytes lower_bound() const { return best_; }  // no order's model peak is below this
+  OpId op() const { return best_op_; }        // the op whose step attains it (-1: none yet)
+  int64_t cuts() const { return cuts_; }
+  // Live in every order while op() runs, besides the cut: persistent state, its outputs, scratch.
+  Bytes own_bytes(OpId o) const;
+  // The tensors live in the cheapest executed set before op() (they sum to lower_bound() minus
+  // own_bytes(op())).
+  std::vector<TensorId> witness();
+
+ private:
+  struct Estimate {
+    Bytes bytes;
+    OpId op;
+  };
+  struct Network {
+    struct Arc {
+      int to, next;
+      int64_t capacity;
+    };
+    std::vector<Arc> arcs;
+    std::vector<int> first, level, cursor, queue;
+    void reset(int nodes);
+    void add(int from, int to, int64_t capacity);
+    bool levels_from_source();
+    int64_t push(int v, int64_t limit);
+    int64_t max_flow(int64_t& work);
+  };
+  Bytes cut(OpId o, std::vector<TensorId>* live);
+
+  const LiveModel* m_;
+  int words_ = 1;
+  std::vector<Word> ancestors_, descendants_;  // per op, a bitset of ops
+  std::vector<char> single_;                   // per tensor: its in-place group is itself alone
+  std::vector<Estimate> queue_;                // by decreasing upper estimate
+  size_t next_ = 0;
+  Network net_;
+  Bytes best_ = 0;
+  OpId best_op_ = -1;
+  int64_t cuts_ = 0, work_ = 0;
+};
+
 }  // namespace arenaplan::schedule_detail
