@@ -231,7 +231,7 @@ Bytes CutBoundSearch::cut(OpId o, std::vector<TensorId>* live) {
 bool CutBoundSearch::advance(int64_t& budget) {
   while (next_ < queue_.size() && budget > 0) {
     const Estimate e = queue_[next_];
-    if (e.bytes <= best_) {  // no op left can beat the bound: it is final
+    if (e.bytes <= std::max(best_, floor_)) {  // no op left can raise the bound: it is final
       next_ = queue_.size();
       break;
     }

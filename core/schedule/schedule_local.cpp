@@ -7,8 +7,10 @@
 // Moves that can lower the peak step p: an op before p that leaves more live bytes than it found
 // (it produces more than it frees) goes right after p, or as late as its first consumer allows;
 // an op after p that frees more than it produces goes right before p, or as early as its last
-// predecessor allows. Each candidate is re-walked with the set model, stopping as soon as a step
-// reaches the best peak, so a useless move costs a prefix of the order, not all of it.
+// predecessor allows. A move changes only the steps inside its window (every op outside it runs
+// after the same set of ops), so a candidate walks just the window with the set model, from a
+// walker parked at the window's start, stopping as soon as a step exceeds the peak; the steps
+// outside come from the profile's prefix and suffix maxima and sums.
 //
 // At a local optimum (no such move helps) it kicks from the best order, and the descent starts
 // again from there (iterated local search; the best order is kept apart, so a kick never loses
@@ -42,9 +44,28 @@ void LocalSearch::set_current(const Schedule& order) {
   moves_.clear();
   next_move_ = 0;
   profile(order_, during_, after_);
-  peak_ = 0;
-  area_ = 0;
-  for (Bytes d : during_) peak_ = std::max(peak_, d), area_ += d;
+  index_profile();
+  peak_ = peak_from_[0];
+  area_ = area_before_.back();
+  cursor_ = std::make_unique<LiveModel::Walker>(*m_);
+  cursor_at_ = 0;
+}
+
+void LocalSearch::index_profile() {
+  const size_t n = during_.size();
+  peak_before_.assign(n + 1, 0);
+  peak_from_.assign(n + 1, 0);
+  area_before_.assign(n + 1, 0);
+  for (size_t i = 0; i < n; ++i) {
+    peak_before_[i + 1] = std::max(peak_before_[i], during_[i]);
+    area_before_[i + 1] = area_before_[i] + during_[i];
+  }
+  for (size_t i = n; i-- > 0;) peak_from_[i] = std::max(peak_from_[i + 1], during_[i]);
+}
+
+void LocalSearch::move_cursor(int position, int64_t& cost) {
+  for (; cursor_at_ < position; ++cost) cursor_->apply(order_[cursor_at_++]);
+  for (; cursor_at_ > position; ++cost) cursor_->undo(order_[--cursor_at_]);
 }
 
 Schedule LocalSearch::rebuild_window(int64_t& budget) {
@@ -137,20 +158,34 @@ void LocalSearch::profile(const Schedule& order, std::vector<Bytes>& during, std
   }
 }
 
-// Peak and area of `order`; stops early (returning false) once it cannot beat (peak_, area_).
-bool LocalSearch::better(const Schedule& order, Bytes& peak, Bytes& area, int64_t& cost) const {
-  LiveModel::Walker w(*m_);
-  peak = 0;
-  area = 0;
-  for (OpId o : order) {
-    ++cost;
-    const StepCost c = w.cost(o);
-    if (c.during > peak_) return false;
+// Peak and area after the move; stops early (returning false) once a step exceeds peak_.
+bool LocalSearch::better(const Move& mv, Bytes& peak, Bytes& area, int64_t& cost) {
+  const int a = std::min(mv.from, mv.to), b = std::max(mv.from, mv.to);
+  move_cursor(a, cost);
+  // The window's ops in their new order: the moved op last (moved later) or first (earlier).
+  auto op_at = [&](int i) -> OpId {
+    if (mv.to > mv.from) return i == b ? order_[mv.from] : order_[i + 1];
+    return i == a ? order_[mv.from] : order_[i - 1];
+  };
+  peak = std::max(peak_before_[a], peak_from_[b + 1]);
+  area = area_before_[a] + area_before_.back() - area_before_[b + 1];
+  int applied = 0;
+  bool within = true;
+  for (int i = a; i <= b; ++i) {
+    const OpId o = op_at(i);
+    const StepCost c = cursor_->cost(o);
+    if (c.during > peak_) {
+      within = false;
+      break;
+    }
     peak = std::max(peak, c.during);
     area += c.during;
-    w.apply(o);
+    cursor_->apply(o);
+    ++applied;
   }
-  return peak < peak_ || (peak == peak_ && area < area_);
+  for (int i = a + applied - 1; i >= a; --i) cursor_->undo(op_at(i));
+  cost += 2 * applied + 1;
+  return within && (peak < peak_ || (peak == peak_ && area < area_));
 }
 
 bool LocalSearch::advance(int64_t& budget) {
@@ -206,19 +241,19 @@ void LocalSearch::try_moves(int64_t& budget) {
   while (next_move_ < moves_.size()) {
     if (budget <= 0) return;
     const Move mv = moves_[next_move_++];
-    trial_ = order_;
-    if (mv.to > mv.from) std::rotate(trial_.begin() + mv.from, trial_.begin() + mv.from + 1, trial_.begin() + mv.to + 1);
-    else std::rotate(trial_.begin() + mv.to, trial_.begin() + mv.from, trial_.begin() + mv.from + 1);
     Bytes peak = 0, area = 0;
     int64_t cost = 0;
-    const bool improved = better(trial_, peak, area, cost);
+    const bool improved = better(mv, peak, area, cost);
     budget -= cost;
     states_ += cost;
     if (!improved) continue;
     moves_.clear();  // positions changed: the next round builds a new pass
     next_move_ = 0;
-    order_.swap(trial_);
+    // The cursor stands at the window's start: the prefix it ran is unchanged.
+    if (mv.to > mv.from) std::rotate(order_.begin() + mv.from, order_.begin() + mv.from + 1, order_.begin() + mv.to + 1);
+    else std::rotate(order_.begin() + mv.to, order_.begin() + mv.from, order_.begin() + mv.from + 1);
     profile(order_, during_, after_);
+    index_profile();
     // Area-only moves are tie-breaks: a long run of them without a lower peak is a plateau
     // the kicks leave faster.
     plateau_moves_ = peak < peak_ ? 0 : plateau_moves_ + 1;

@@ -158,6 +158,7 @@ struct ScheduleSearch::Impl {
     if (!cuts) return;
     cut_credit += std::max<int64_t>(1, budget / 2);
     const int64_t before = cuts->cuts();
+    cuts->set_floor(std::max(static_lb, model_lb));  // ops that cannot raise the bound are skipped
     while (cut_credit > 0 && !cuts->finished()) {
       int64_t work = 1;  // one cut
       cuts->advance(work);
@@ -211,10 +212,10 @@ struct ScheduleSearch::Impl {
     budget = std::max<int64_t>(budget, 1);
     while (budget > 0 && phase != Phase::kDone) {
       if (phase != Phase::kHeuristics) {
-        run_cuts(budget);
+        run_suffix(budget);
         check_proven();
         if (phase == Phase::kDone) break;
-        run_suffix(budget);
+        run_cuts(budget);
         check_proven();
         if (phase == Phase::kDone || budget <= 0) break;
       }

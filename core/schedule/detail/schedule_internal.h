@@ -260,7 +260,12 @@ class LocalSearch {
     int from, to;  // positions in the order
   };
   void profile(const Schedule& order, std::vector<Bytes>& during, std::vector<Bytes>& after) const;
-  bool better(const Schedule& order, Bytes& peak, Bytes& area, int64_t& cost) const;
+  // Whether moving one op beats (peak_, area_): only the steps inside the move's window change
+  // (outside it every op runs after the same set of ops), so only those are walked, from a
+  // walker parked at the window's start.
+  bool better(const Move& mv, Bytes& peak, Bytes& area, int64_t& cost);
+  void move_cursor(int position, int64_t& cost);
+  void index_profile();
   void set_current(const Schedule& order);
   void kick(int64_t& budget);
   void try_moves(int64_t& budget);
@@ -268,7 +273,11 @@ class LocalSearch {
 
   const LiveModel* m_;
   uint64_t rng_;
-  Schedule order_, trial_;  // the descent's current order, a candidate move
+  Schedule order_;  // the descent's current order
+  std::unique_ptr<LiveModel::Walker> cursor_;  // has run order_[0, cursor_at_)
+  int cursor_at_ = 0;
+  // Per step i of order_: the highest step before i, from i on, and the sum of the steps before i.
+  std::vector<Bytes> peak_before_, peak_from_, area_before_;
   Schedule best_;
   Bytes best_peak_ = 0;
   std::vector<Bytes> during_, after_;  // per step of order_
@@ -290,6 +299,9 @@ class CutBoundSearch {
   // Computes cuts until `budget` units of work (arcs scanned) are spent; true when finished.
   bool advance(int64_t& budget);
   bool finished() const { return next_ >= queue_.size(); }
+  // A bound proven elsewhere: ops whose estimate does not exceed it are skipped (finished() then
+  // means "cannot raise the bound above the floor"), and lower_bound() may stay below it.
+  void set_floor(Bytes floor) { floor_ = std::max(floor_, floor); }
   Bytes lower_bound() const { return best_; }  // no order's model peak is below this
   OpId op() const { return best_op_; }        // the op whose step attains it (-1: none yet)
   int64_t cuts() const { return cuts_; }
@@ -326,7 +338,7 @@ class CutBoundSearch {
   std::vector<Estimate> queue_;                // by decreasing upper estimate
   size_t next_ = 0;
   Network net_;
-  Bytes best_ = 0;
+  Bytes best_ = 0, floor_ = 0;
   OpId best_op_ = -1;
   int64_t cuts_ = 0, work_ = 0;
 };
