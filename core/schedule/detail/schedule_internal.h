@@ -263,7 +263,8 @@ class LocalSearch {
   // Whether moving one op beats (peak_, area_): only the steps inside the move's window change
   // (outside it every op runs after the same set of ops), so only those are walked, from a
   // walker parked at the window's start.
-  bool better(const Move& mv, Bytes& peak, Bytes& area, int64_t& cost);
+  bool better(Move& mv, Bytes& peak, Bytes& area, int64_t& cost);
+  bool best_later_position(Move& mv, Bytes& peak, Bytes& area, int64_t& cost);
   void move_cursor(int position, int64_t& cost);
   void index_profile();
   void set_current(const Schedule& order);
