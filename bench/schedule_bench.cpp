@@ -238,7 +238,9 @@ int main(int argc, char** argv) {
   std::printf("# before (main 47ea2b2, 10 s): seed 7 best 2026.7 LB 626.5 gap 223.5%% vs greedy +24.1%%\n"
               "#                               seed 8 best 1918.7 LB 777.0 gap 147.0%% vs greedy +28.2%%\n"
               "#                               seed 9 best 2081.4 LB 825.2 gap 152.2%% vs greedy +23.3%%\n"
-              "#   and (defaults, seed 7): 250 ops best 471.3 LB 305.7 gap 54.2%%; 500 ops best 908.0 LB 565.5 gap 60.6%%\n");
+              "#   and (defaults, seed 7): 250 ops best 471.3 LB 305.7 gap 54.2%%; 500 ops best 908.0 LB 565.5 gap 60.6%%\n"
+              "# before the cut bound and best-place moves (main 75f7830, 10 s, seeds 7 8 9): 500 ops best 879.9 / 1030.4 /\n"
+              "#   871.5 LB 776.7 / 922.7 / 853.9 (gaps 13.3 / 11.7 / 2.1%%); 1000 ops seed 8 best 1806.9 LB 1774.8 (1.8%%)\n");
   for (int s = 0; s < seeds; ++s)
     for (int n : sizes) {
       Graph g = wide_random_dag(n, 7 + s);

@@ -43,6 +43,8 @@ struct ScheduleSearch::Impl {
   std::unique_ptr<SuffixSearch> suffix;
   std::unique_ptr<CutBoundSearch> cuts;  // the cut bound, beside the others until complete
   int64_t cut_credit = 0;                // work the cut bound may still spend (state units)
+  int64_t cut_memory = 0;                // the most it held
+  bool cut_reserved = false;             // an eighth of the memory cap is the cut bound's
   std::unique_ptr<LocalSearch> local;  // beside the beam: improves the best order by moves
   bool local_stale = true;             // best changed elsewhere: the local search restarts from it
   int64_t local_seen = 0;
@@ -108,7 +110,13 @@ struct ScheduleSearch::Impl {
     check_proven();
     if (phase == Phase::kDone) return;
     suffix = std::make_unique<SuffixSearch>(model, best_model_peak, suffix_cap());
-    if (model.ops() <= kCutMaxOps) cuts = std::make_unique<CutBoundSearch>(model);
+    // Bitsets and a network of a few arcs per op and tensor, within an eighth of the cap.
+    const int64_t cut_bytes = CutBoundSearch::bitset_bytes(model.ops()) +
+                              256 * (model.ops() + static_cast<int64_t>(g.tensors.size()));
+    if (model.ops() <= kCutMaxOps && cut_bytes <= cut_cap()) {
+      cuts = std::make_unique<CutBoundSearch>(model);
+      cut_reserved = true;  // its share of the cap stays set aside, as its peak is reported
+    }
     beam = std::make_unique<BeamSearch>(macro, best_model_peak, search_cap(), options.seed);
     beam->set_max_width(options.warmup_beam_width);
     phase = Phase::kWarmBeam;
@@ -135,7 +143,8 @@ struct ScheduleSearch::Impl {
 
   // The memory cap, shared: the suffix search holds its tables while the others run.
   int64_t suffix_cap() const { return options.memory_cap_bytes / 4; }
-  int64_t search_cap() const { return options.memory_cap_bytes - suffix_cap(); }
+  int64_t cut_cap() const { return options.memory_cap_bytes / 8; }
+  int64_t search_cap() const { return options.memory_cap_bytes - suffix_cap() - (cut_reserved ? cut_cap() : 0); }
 
   void run_suffix(int64_t& budget) {
     if (!suffix || suffix->finished()) return;
@@ -165,6 +174,7 @@ struct ScheduleSearch::Impl {
       cut_credit += (work - 1) / kArcsPerState;
     }
     states += cuts->cuts() - before;
+    cut_memory = std::max(cut_memory, cuts->memory_bytes());
     model_lb = std::max(model_lb, std::min(cuts->lower_bound(), best_peak));
     if (cuts->finished()) cuts.reset();
   }
@@ -306,7 +316,7 @@ ScheduleResult ScheduleSearch::result() const {
   r.lower_bound_bytes = impl_->proven ? impl_->best_peak : impl_->lower_bound();
   r.proven_optimal = impl_->proven;
   r.states_explored = impl_->states;
-  r.memory_bytes = impl_->memory + impl_->suffix_memory;  // held side by side
+  r.memory_bytes = impl_->memory + impl_->suffix_memory + impl_->cut_memory;  // held side by side
   r.memory_cap_bytes = impl_->options.memory_cap_bytes;
   r.memory_cap_hit = impl_->cap_hit;
   r.seconds = impl_->seconds;

@@ -306,6 +306,16 @@ class CutBoundSearch {
   Bytes lower_bound() const { return best_; }  // no order's model peak is below this
   OpId op() const { return best_op_; }        // the op whose step attains it (-1: none yet)
   int64_t cuts() const { return cuts_; }
+  // What it holds: the ancestor and descendant bitsets, the network, the queue.
+  int64_t memory_bytes() const {
+    return static_cast<int64_t>((ancestors_.capacity() + descendants_.capacity()) * sizeof(Word) +
+                                net_.arcs.capacity() * sizeof(Network::Arc) +
+                                (net_.first.capacity() + net_.level.capacity() + net_.cursor.capacity() +
+                                 net_.queue.capacity()) * sizeof(int) +
+                                queue_.capacity() * sizeof(Estimate) + single_.capacity());
+  }
+  // The bitsets it would hold for a model of `ops` ops (the caller checks them against its cap).
+  static int64_t bitset_bytes(int ops) { return 2 * int64_t{ops} * ((ops + 63) / 64) * 8; }
   // Live in every order while op() runs, besides the cut: persistent state, its outputs, scratch.
   Bytes own_bytes(OpId o) const;
   // The tensors live in the cheapest executed set before op() (they sum to lower_bound() minus
