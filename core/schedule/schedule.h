@@ -115,6 +115,23 @@ struct SuffixBound {
 SuffixBound suffix_lower_bound(const Graph& g, int64_t max_expansions,
                                int64_t memory_cap_bytes = int64_t{64} << 20);
 
+// A stronger per-op bound by minimum cuts (schedule_cut_bound.cpp proves it): while an op runs,
+// the ops already run hold its ancestors and none of its descendants; the fewest bytes any such
+// set leaves live, plus the op's outputs, scratch and persistent state, is below every order's
+// step for that op. Ops are tried from the most promising; `complete` says every op was either cut
+// or could not beat the bound; stopping at `time_limit_seconds` keeps a valid (weaker) bound.
+// The certificate: the op, its own bytes, and the tensors live in the cheapest set before it.
+struct CutBound {
+  Bytes bytes = 0;
+  OpId op = -1;
+  Bytes own_bytes = 0;                // persistent state + op's outputs + scratch
+  std::vector<TensorId> live_before;  // the cheapest set's live tensors: bytes - own_bytes
+  bool complete = false;
+  int64_t cuts = 0;                   // minimum cuts computed
+  double seconds = 0;
+};
+CutBound cut_lower_bound(const Graph& g, double time_limit_seconds);
+
 // For small graphs (at most `max_orders` orders), why no order peaks below `optimum`: the cases
 // every order falls into, each naming the tensors that must coexist and why they are still live.
 // Empty when the graph has too many orders.

@@ -5,10 +5,12 @@
 // peak, instead of stopping at the first one).
 //
 // Moves that can lower the peak step p: an op before p that leaves more live bytes than it found
-// (it produces more than it frees) goes right after p, or as late as its first consumer allows;
-// an op after p that frees more than it produces goes right before p, or as early as its last
-// predecessor allows. Each candidate is re-walked with the set model, stopping as soon as a step
-// reaches the best peak, so a useless move costs a prefix of the order, not all of it.
+// (it produces more than it frees) goes to its best place after p, up to its first consumer (all
+// those places scored in one walk); an op after p that frees more than it produces goes right
+// before p, or as early as its last predecessor allows. A move changes only the steps inside its window (every op outside it runs
+// after the same set of ops), so a candidate walks just the window with the set model, from a
+// walker parked at the window's start, stopping as soon as a step exceeds the peak; the steps
+// outside come from the profile's prefix and suffix maxima and sums.
 //
 // At a local optimum (no such move helps) it kicks from the best order, and the descent starts
 // again from there (iterated local search; the best order is kept apart, so a kick never loses
@@ -42,9 +44,28 @@ void LocalSearch::set_current(const Schedule& order) {
   moves_.clear();
   next_move_ = 0;
   profile(order_, during_, after_);
-  peak_ = 0;
-  area_ = 0;
-  for (Bytes d : during_) peak_ = std::max(peak_, d), area_ += d;
+  index_profile();
+  peak_ = peak_from_[0];
+  area_ = area_before_.back();
+  cursor_ = std::make_unique<LiveModel::Walker>(*m_);
+  cursor_at_ = 0;
+}
+
+void LocalSearch::index_profile() {
+  const size_t n = during_.size();
+  peak_before_.assign(n + 1, 0);
+  peak_from_.assign(n + 1, 0);
+  area_before_.assign(n + 1, 0);
+  for (size_t i = 0; i < n; ++i) {
+    peak_before_[i + 1] = std::max(peak_before_[i], during_[i]);
+    area_before_[i + 1] = area_before_[i] + during_[i];
+  }
+  for (size_t i = n; i-- > 0;) peak_from_[i] = std::max(peak_from_[i + 1], during_[i]);
+}
+
+void LocalSearch::move_cursor(int position, int64_t& cost) {
+  for (; cursor_at_ < position; ++cost) cursor_->apply(order_[cursor_at_++]);
+  for (; cursor_at_ > position; ++cost) cursor_->undo(order_[--cursor_at_]);
 }
 
 Schedule LocalSearch::rebuild_window(int64_t& budget) {
@@ -137,19 +158,63 @@ void LocalSearch::profile(const Schedule& order, std::vector<Bytes>& during, std
   }
 }
 
-// Peak and area of `order`; stops early (returning false) once it cannot beat (peak_, area_).
-bool LocalSearch::better(const Schedule& order, Bytes& peak, Bytes& area, int64_t& cost) const {
-  LiveModel::Walker w(*m_);
-  peak = 0;
-  area = 0;
-  for (OpId o : order) {
-    ++cost;
-    const StepCost c = w.cost(o);
-    if (c.during > peak_) return false;
+// Peak and area after the move; stops early (returning false) once a step exceeds peak_.
+bool LocalSearch::better(Move& mv, Bytes& peak, Bytes& area, int64_t& cost) {
+  const int a = std::min(mv.from, mv.to), b = std::max(mv.from, mv.to);
+  move_cursor(a, cost);
+  if (mv.to > mv.from) return best_later_position(mv, peak, area, cost);
+  // The window's ops in their new order: the moved op last (moved later) or first (earlier).
+  auto op_at = [&](int i) -> OpId {
+    if (mv.to > mv.from) return i == b ? order_[mv.from] : order_[i + 1];
+    return i == a ? order_[mv.from] : order_[i - 1];
+  };
+  peak = std::max(peak_before_[a], peak_from_[b + 1]);
+  area = area_before_[a] + area_before_.back() - area_before_[b + 1];
+  int applied = 0;
+  bool within = true;
+  for (int i = a; i <= b; ++i) {
+    const OpId o = op_at(i);
+    const StepCost c = cursor_->cost(o);
+    if (c.during > peak_) {
+      within = false;
+      break;
+    }
     peak = std::max(peak, c.during);
     area += c.during;
-    w.apply(o);
+    cursor_->apply(o);
+    ++applied;
   }
+  for (int i = a + applied - 1; i >= a; --i) cursor_->undo(op_at(i));
+  cost += 2 * applied + 1;
+  return within && (peak < peak_ || (peak == peak_ && area < area_));
+}
+
+// A move later, to the best position up to mv.to, in one walk: with the ops after mv.from run
+// one by one (the moved op not yet run), each position's step for the moved op is one cost away,
+// and the steps after it are the profile's (same executed sets). mv.to becomes the best position.
+bool LocalSearch::best_later_position(Move& mv, Bytes& peak, Bytes& area, int64_t& cost) {
+  const OpId moved = order_[mv.from];
+  Bytes walked_peak = peak_before_[mv.from], walked_area = area_before_[mv.from];
+  Bytes best_peak = peak_ + 1, best_area = 0;
+  int best_to = -1, applied = 0;
+  for (int s = mv.from + 1; s <= mv.to; ++s) {
+    const StepCost c = cursor_->cost(order_[s]);
+    if (c.during > peak_) break;  // this step stays in every later position
+    walked_peak = std::max(walked_peak, c.during);
+    walked_area += c.during;
+    cursor_->apply(order_[s]);
+    ++applied;
+    const Bytes own = cursor_->cost(moved).during;
+    const Bytes p = std::max({walked_peak, own, peak_from_[s + 1]});
+    const Bytes ar = walked_area + own + area_before_.back() - area_before_[s + 1];
+    if (p < best_peak || (p == best_peak && ar < best_area)) best_peak = p, best_area = ar, best_to = s;
+  }
+  for (int s = mv.from + applied; s > mv.from; --s) cursor_->undo(order_[s]);
+  cost += 3 * applied + 1;
+  if (best_to < 0) return false;
+  mv.to = best_to;
+  peak = best_peak;
+  area = best_area;
   return peak < peak_ || (peak == peak_ && area < area_);
 }
 
@@ -170,8 +235,8 @@ bool LocalSearch::advance(int64_t& budget) {
     for (int i = 0; i < n; ++i)
       if (during_[i] == peak_) peaks.push_back(i);
     const int p = peaks[static_cast<size_t>(splitmix64(rng_) % peaks.size())];
-    // Where a move lands, from `near` (just across the peak) to `far` (its precedence limit):
-    // half the moves just across, half anywhere up to the limit.
+    // Where a move earlier lands, from `near` (just across the peak) to `far` (its precedence
+    // limit): half the moves just across, half anywhere up to the limit.
     auto across = [&](int near, int far) {
       const int span = std::abs(far - near);
       const int step = splitmix64(rng_) % 2 ? static_cast<int>(splitmix64(rng_) % 3)
@@ -185,7 +250,7 @@ bool LocalSearch::advance(int64_t& budget) {
       if (i <= p && after_[i] > before) {  // grows the live set: later
         int last = n - 1;
         for (OpId s : m.succs()[o]) last = std::min(last, pos[s] - 1);
-        if (last >= p && last > i) moves_.push_back({i, across(std::min(p + 1, last), last)});
+        if (last >= p && last > i) moves_.push_back({i, last});  // the best place up to `last`
       } else if (i >= p && after_[i] < before) {  // shrinks it: earlier
         int first = 0;
         for (OpId q : m.preds()[o]) first = std::max(first, pos[q] + 1);
@@ -205,20 +270,20 @@ bool LocalSearch::advance(int64_t& budget) {
 void LocalSearch::try_moves(int64_t& budget) {
   while (next_move_ < moves_.size()) {
     if (budget <= 0) return;
-    const Move mv = moves_[next_move_++];
-    trial_ = order_;
-    if (mv.to > mv.from) std::rotate(trial_.begin() + mv.from, trial_.begin() + mv.from + 1, trial_.begin() + mv.to + 1);
-    else std::rotate(trial_.begin() + mv.to, trial_.begin() + mv.from, trial_.begin() + mv.from + 1);
+    Move mv = moves_[next_move_++];
     Bytes peak = 0, area = 0;
     int64_t cost = 0;
-    const bool improved = better(trial_, peak, area, cost);
+    const bool improved = better(mv, peak, area, cost);
     budget -= cost;
     states_ += cost;
     if (!improved) continue;
     moves_.clear();  // positions changed: the next round builds a new pass
     next_move_ = 0;
-    order_.swap(trial_);
+    // The cursor stands at the window's start: the prefix it ran is unchanged.
+    if (mv.to > mv.from) std::rotate(order_.begin() + mv.from, order_.begin() + mv.from + 1, order_.begin() + mv.to + 1);
+    else std::rotate(order_.begin() + mv.to, order_.begin() + mv.from, order_.begin() + mv.from + 1);
     profile(order_, during_, after_);
+    index_profile();
     // Area-only moves are tie-breaks: a long run of them without a lower peak is a plateau
     // the kicks leave faster.
     plateau_moves_ = peak < peak_ ? 0 : plateau_moves_ + 1;

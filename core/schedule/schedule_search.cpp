@@ -41,6 +41,10 @@ struct ScheduleSearch::Impl {
   std::unique_ptr<ExactSearch> exact;
   std::unique_ptr<BeamSearch> beam;
   std::unique_ptr<SuffixSearch> suffix;
+  std::unique_ptr<CutBoundSearch> cuts;  // the cut bound, beside the others until complete
+  int64_t cut_credit = 0;                // work the cut bound may still spend (state units)
+  int64_t cut_memory = 0;                // the most it held
+  bool cut_reserved = false;             // an eighth of the memory cap is the cut bound's
   std::unique_ptr<LocalSearch> local;  // beside the beam: improves the best order by moves
   bool local_stale = true;             // best changed elsewhere: the local search restarts from it
   int64_t local_seen = 0;
@@ -106,6 +110,13 @@ struct ScheduleSearch::Impl {
     check_proven();
     if (phase == Phase::kDone) return;
     suffix = std::make_unique<SuffixSearch>(model, best_model_peak, suffix_cap());
+    // Bitsets and a network of a few arcs per op and tensor, within an eighth of the cap.
+    const int64_t cut_bytes = CutBoundSearch::bitset_bytes(model.ops()) +
+                              256 * (model.ops() + static_cast<int64_t>(g.tensors.size()));
+    if (model.ops() <= kCutMaxOps && cut_bytes <= cut_cap()) {
+      cuts = std::make_unique<CutBoundSearch>(model);
+      cut_reserved = true;  // its share of the cap stays set aside, as its peak is reported
+    }
     beam = std::make_unique<BeamSearch>(macro, best_model_peak, search_cap(), options.seed);
     beam->set_max_width(options.warmup_beam_width);
     phase = Phase::kWarmBeam;
@@ -132,7 +143,8 @@ struct ScheduleSearch::Impl {
 
   // The memory cap, shared: the suffix search holds its tables while the others run.
   int64_t suffix_cap() const { return options.memory_cap_bytes / 4; }
-  int64_t search_cap() const { return options.memory_cap_bytes - suffix_cap(); }
+  int64_t cut_cap() const { return options.memory_cap_bytes / 8; }
+  int64_t search_cap() const { return options.memory_cap_bytes - suffix_cap() - (cut_reserved ? cut_cap() : 0); }
 
   void run_suffix(int64_t& budget) {
     if (!suffix || suffix->finished()) return;
@@ -147,6 +159,24 @@ struct ScheduleSearch::Impl {
     if (suffix->complete()) offer(suffix->order(), "suffix search (exact)");
     cap_hit = cap_hit || suffix->cap_hit();
     if (suffix->finished()) suffix.reset();  // frees its tables for the others
+  }
+
+  // The cut bound earns half of every step's budget and spends it a whole cut at a time (a cut
+  // is all-or-nothing), about 16 arcs scanned per state; it frees itself once complete.
+  void run_cuts(int64_t budget) {
+    if (!cuts) return;
+    cut_credit += std::max<int64_t>(1, budget / 2);
+    const int64_t before = cuts->cuts();
+    cuts->set_floor(std::max(static_lb, model_lb));  // ops that cannot raise the bound are skipped
+    while (cut_credit > 0 && !cuts->finished()) {
+      int64_t work = 1;  // one cut
+      cuts->advance(work);
+      cut_credit += (work - 1) / kArcsPerState;
+    }
+    states += cuts->cuts() - before;
+    cut_memory = std::max(cut_memory, cuts->memory_bytes());
+    model_lb = std::max(model_lb, std::min(cuts->lower_bound(), best_peak));
+    if (cuts->finished()) cuts.reset();
   }
 
   // Three quarters of the slice polish the best order with moves and kicks (on wide graphs they
@@ -193,6 +223,9 @@ struct ScheduleSearch::Impl {
     while (budget > 0 && phase != Phase::kDone) {
       if (phase != Phase::kHeuristics) {
         run_suffix(budget);
+        check_proven();
+        if (phase == Phase::kDone) break;
+        run_cuts(budget);
         check_proven();
         if (phase == Phase::kDone || budget <= 0) break;
       }
@@ -243,6 +276,9 @@ struct ScheduleSearch::Impl {
   }
 
   int64_t states_exact_seen = 0, states_beam_seen = 0;
+  // Ancestor and descendant bitsets take ops^2 / 4 bytes: 4 MB here.
+  static constexpr int kCutMaxOps = 4000;
+  static constexpr int64_t kArcsPerState = 16;
   Bytes beam_peak_offered = -1;
 };
 
@@ -253,6 +289,7 @@ void ScheduleSearch::step(int64_t budget) { impl_->step(budget); }
 bool ScheduleSearch::done() const { return impl_->phase == Impl::Phase::kDone; }
 void ScheduleSearch::cancel() {
   impl_->suffix.reset();
+  impl_->cuts.reset();
   impl_->local.reset();
   impl_->exact.reset();
   impl_->beam.reset();
@@ -279,7 +316,7 @@ ScheduleResult ScheduleSearch::result() const {
   r.lower_bound_bytes = impl_->proven ? impl_->best_peak : impl_->lower_bound();
   r.proven_optimal = impl_->proven;
   r.states_explored = impl_->states;
-  r.memory_bytes = impl_->memory + impl_->suffix_memory;  // held side by side
+  r.memory_bytes = impl_->memory + impl_->suffix_memory + impl_->cut_memory;  // held side by side
   r.memory_cap_bytes = impl_->options.memory_cap_bytes;
   r.memory_cap_hit = impl_->cap_hit;
   r.seconds = impl_->seconds;

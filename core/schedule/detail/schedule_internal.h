@@ -260,7 +260,13 @@ class LocalSearch {
     int from, to;  // positions in the order
   };
   void profile(const Schedule& order, std::vector<Bytes>& during, std::vector<Bytes>& after) const;
-  bool better(const Schedule& order, Bytes& peak, Bytes& area, int64_t& cost) const;
+  // Whether moving one op beats (peak_, area_): only the steps inside the move's window change
+  // (outside it every op runs after the same set of ops), so only those are walked, from a
+  // walker parked at the window's start.
+  bool better(Move& mv, Bytes& peak, Bytes& area, int64_t& cost);
+  bool best_later_position(Move& mv, Bytes& peak, Bytes& area, int64_t& cost);
+  void move_cursor(int position, int64_t& cost);
+  void index_profile();
   void set_current(const Schedule& order);
   void kick(int64_t& budget);
   void try_moves(int64_t& budget);
@@ -268,7 +274,11 @@ class LocalSearch {
 
   const LiveModel* m_;
   uint64_t rng_;
-  Schedule order_, trial_;  // the descent's current order, a candidate move
+  Schedule order_;  // the descent's current order
+  std::unique_ptr<LiveModel::Walker> cursor_;  // has run order_[0, cursor_at_)
+  int cursor_at_ = 0;
+  // Per step i of order_: the highest step before i, from i on, and the sum of the steps before i.
+  std::vector<Bytes> peak_before_, peak_from_, area_before_;
   Schedule best_;
   Bytes best_peak_ = 0;
   std::vector<Bytes> during_, after_;  // per step of order_
@@ -279,6 +289,69 @@ class LocalSearch {
   int64_t improvements_ = 0, states_ = 0, kicks_ = 0;
   int plateau_moves_ = 0;                    // accepted moves since the peak last fell
   static constexpr int kPlateauMoves = 50;
+};
+
+// The cut bound (schedule_cut_bound.cpp): per op, the fewest bytes live before it over every
+// executed set that holds its ancestors and none of its descendants, by a minimum cut; the most
+// promising ops first. Every op done is a valid bound, so it may stop at any time.
+class CutBoundSearch {
+ public:
+  explicit CutBoundSearch(const LiveModel& m);
+  // Computes cuts until `budget` units of work (arcs scanned) are spent; true when finished.
+  bool advance(int64_t& budget);
+  bool finished() const { return next_ >= queue_.size(); }
+  // A bound proven elsewhere: ops whose estimate does not exceed it are skipped (finished() then
+  // means "cannot raise the bound above the floor"), and lower_bound() may stay below it.
+  void set_floor(Bytes floor) { floor_ = std::max(floor_, floor); }
+  Bytes lower_bound() const { return best_; }  // no order's model peak is below this
+  OpId op() const { return best_op_; }        // the op whose step attains it (-1: none yet)
+  int64_t cuts() const { return cuts_; }
+  // What it holds: the ancestor and descendant bitsets, the network, the queue.
+  int64_t memory_bytes() const {
+    return static_cast<int64_t>((ancestors_.capacity() + descendants_.capacity()) * sizeof(Word) +
+                                net_.arcs.capacity() * sizeof(Network::Arc) +
+                                (net_.first.capacity() + net_.level.capacity() + net_.cursor.capacity() +
+                                 net_.queue.capacity()) * sizeof(int) +
+                                queue_.capacity() * sizeof(Estimate) + single_.capacity());
+  }
+  // The bitsets it would hold for a model of `ops` ops (the caller checks them against its cap).
+  static int64_t bitset_bytes(int ops) { return 2 * int64_t{ops} * ((ops + 63) / 64) * 8; }
+  // Live in every order while op() runs, besides the cut: persistent state, its outputs, scratch.
+  Bytes own_bytes(OpId o) const;
+  // The tensors live in the cheapest executed set before op() (they sum to lower_bound() minus
+  // own_bytes(op())).
+  std::vector<TensorId> witness();
+
+ private:
+  struct Estimate {
+    Bytes bytes;
+    OpId op;
+  };
+  struct Network {
+    struct Arc {
+      int to, next;
+      int64_t capacity;
+    };
+    std::vector<Arc> arcs;
+    std::vector<int> first, level, cursor, queue;
+    void reset(int nodes);
+    void add(int from, int to, int64_t capacity);
+    bool levels_from_source();
+    int64_t push(int v, int64_t limit);
+    int64_t max_flow(int64_t& work);
+  };
+  Bytes cut(OpId o, std::vector<TensorId>* live);
+
+  const LiveModel* m_;
+  int words_ = 1;
+  std::vector<Word> ancestors_, descendants_;  // per op, a bitset of ops
+  std::vector<char> single_;                   // per tensor: its in-place group is itself alone
+  std::vector<Estimate> queue_;                // by decreasing upper estimate
+  size_t next_ = 0;
+  Network net_;
+  Bytes best_ = 0, floor_ = 0;
+  OpId best_op_ = -1;
+  int64_t cuts_ = 0, work_ = 0;
 };
 
 }  // namespace arenaplan::schedule_detail
