@@ -158,6 +158,10 @@ TEST_CASE("tflite writer: the committed TFLM fixtures are what the writer writes
   check_or_write("resolver_float_more.input.bin", text(more.input_bytes(20261312)));
   check_or_write("signal_stateful.tflite", tflite_from_graph(test::SignalStatefulStack().g));
   check_or_write("signal_stateful.input.bin", text(test::SignalStatefulStack().input_bytes(20261213)));
+  const test::SignalFrontEndStack front_end(20261214);
+  check_or_write("signal_front_end.tflite", tflite_from_graph(front_end.g));
+  check_or_write("signal_front_end.input.bin", text(front_end.input_bytes(20261215)));
+  check_or_write("signal_fft.tflite", tflite_from_graph(test::SignalFftStack().g));
   for (const auto& [name, seed] : {std::pair<std::string, uint64_t>{"int8_branches_small", 9}, {"int8_inception", 10}}) {
     const Graph g = import_tflite(test::read_test_file(dir + name + ".tflite")).graph;
     REQUIRE(g.inputs.size() == 1);
