@@ -185,7 +185,7 @@ struct SampleQueue {
 ModelKernel prepare_signal_framer(const KernelContext& c) {
   c.require(c.inputs() == 1 && c.outputs() == 2, "SignalFramer expects one input, the frames and a valid flag");
   const Tensor &xt = c.in(0), &yt = c.out(0), &vt = c.out(1);
-  c.require(c.is(xt, DType::kInt16) && c.is(yt, DType::kInt16) && c.is(vt, DType::kBool) && c.dims(vt).empty() &&
+  c.require(c.is(xt, DType::kInt16) && c.is(yt, DType::kInt16) && c.is(vt, DType::kBool) && c.count(vt) == 1 &&
                 c.dims(yt).size() == c.dims(xt).size() + 1 && !c.dims(xt).empty(),
             "SignalFramer runs int16 [..., n] to int16 [..., frames, frame_size] and a bool scalar (TFLM)");
   const int64_t size = c.attr("frame_size", 0), step = c.attr("frame_step", 0), prefill = c.attr("prefill", 0);
@@ -235,7 +235,7 @@ ModelKernel prepare_signal_framer(const KernelContext& c) {
 ModelKernel prepare_signal_stacker(const KernelContext& c) {
   c.require(c.inputs() == 1 && c.outputs() == 2, "SignalStacker expects one input, the stack and a valid flag");
   const Tensor &xt = c.in(0), &yt = c.out(0), &vt = c.out(1);
-  c.require(c.is(xt, DType::kInt16) && c.is(yt, DType::kInt16) && c.is(vt, DType::kBool) && c.dims(vt).empty(),
+  c.require(c.is(xt, DType::kInt16) && c.is(yt, DType::kInt16) && c.is(vt, DType::kBool) && c.count(vt) == 1,
             "SignalStacker runs int16 with a bool scalar valid flag (TFLM)");
   for (const char* key : {"num_channels", "stacker_left_context", "stacker_right_context", "stacker_step"})
     c.require(c.op.attrs.count(key) == 1, std::string("SignalStacker has no ") + key + " option");

@@ -205,7 +205,7 @@ ModelKernel prepare_signal_filter_bank(const KernelContext& c) {
 ModelKernel prepare_signal_filter_bank_square_root(const KernelContext& c) {
   c.require(c.inputs() == 2 && c.outputs() == 1, "SignalFilterBankSquareRoot expects channels and a scale");
   const Tensor &xt = c.in(0), &st = c.in(1), &yt = c.out(0);
-  c.require(is_1d(c, xt, DType::kUInt64) && c.is(st, DType::kInt32) && c.dims(st).empty() && is_1d(c, yt, DType::kUInt32),
+  c.require(is_1d(c, xt, DType::kUInt64) && c.is(st, DType::kInt32) && c.count(st) == 1 && is_1d(c, yt, DType::kUInt32),
             "SignalFilterBankSquareRoot runs 1-D uint64 and an int32 scalar to 1-D uint32 (TFLM)");
   const int64_t n = c.count(xt);
   c.require(c.count(yt) == n, "SignalFilterBankSquareRoot's output and input differ in length");

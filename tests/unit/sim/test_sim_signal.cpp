@@ -215,7 +215,7 @@ TEST_CASE("SignalFramer: frames of frame_size every frame_step samples of each r
     OneOpModel m;
     TensorId xt = m.input("x", {2, 4}, DType::kInt16, bytes_of(x));
     TensorId yt = m.tensor("y", {2, 2, 3}, DType::kInt16);
-    TensorId vt = m.tensor("valid", {}, DType::kBool);
+    TensorId vt = m.tensor("valid", {1}, DType::kBool);  // a scalar: a hand-built graph needs a dim
     m.op("framer", "SignalFramer", {xt}, {yt, vt}, {{"frame_size", 3}, {"frame_step", 2}, {"prefill", prefill}});
     const auto runs = m.run_each({yt, vt}, 3);
     // Naive: each row's stream (frame_size - frame_step zeros first with prefill); the next frame
@@ -254,7 +254,7 @@ TEST_CASE("SignalStacker: the last left + 1 + right frames once they arrived, th
     TensorId dt = m.tensor("delayed", {2}, DType::kInt16);
     m.op("delay", "SignalDelay", {xt}, {dt}, {{"delay_length", 1}});
     TensorId yt = m.tensor("y", {8}, DType::kInt16);
-    TensorId vt = m.tensor("valid", {}, DType::kBool);
+    TensorId vt = m.tensor("valid", {1}, DType::kBool);  // a scalar: a hand-built graph needs a dim
     m.op("stacker", "SignalStacker", {dt}, {yt, vt},
          {{"num_channels", 2}, {"stacker_left_context", 1}, {"stacker_right_context", 2}, {"stacker_step", step}});
     const auto runs = m.run_each({yt, vt}, 4);
