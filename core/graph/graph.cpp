@@ -18,6 +18,7 @@ constexpr DTypeInfo kDTypes[] = {
     {DType::kInt8, "int8", 1},       {DType::kUInt8, "uint8", 1},   {DType::kInt16, "int16", 2},
     {DType::kInt32, "int32", 4},     {DType::kFloat16, "float16", 2},
     {DType::kFloat32, "float32", 4}, {DType::kInt64, "int64", 8},   {DType::kBool, "bool", 1},
+    {DType::kUInt32, "uint32", 4},   {DType::kUInt64, "uint64", 8},
 };
 const DTypeInfo& info(DType t) {
   for (const auto& d : kDTypes)

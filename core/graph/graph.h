@@ -28,7 +28,8 @@ class InputError : public std::runtime_error {
   std::string where_;
 };
 
-enum class DType { kInt8, kUInt8, kInt16, kInt32, kFloat16, kFloat32, kInt64, kBool };
+// kUInt32 and kUInt64: TFLM's Signal library (energies, filter bank sums, noise estimates).
+enum class DType { kInt8, kUInt8, kInt16, kInt32, kFloat16, kFloat32, kInt64, kBool, kUInt32, kUInt64 };
 
 // Width in bytes of one element; names are the JSON spellings ("int8", "float32", ...).
 int dtype_width(DType t);

@@ -94,7 +94,7 @@ Tensor parse_tensor(const Graph& g, const std::string& name, const Json& j, cons
     auto d = dtype_from_name(get_string(require(j, "dtype", where), ptr(where, "dtype")));
     if (!d)
       throw InputError(ptr(where, "dtype"),
-                       "unknown dtype; expected int8, uint8, int16, int32, float16, float32, int64 or bool");
+                       "unknown dtype; expected int8, uint8, int16, int32, float16, float32, int64, bool, uint32 or uint64");
     t.dtype = d;
     Bytes bytes = dtype_width(*d);
     for (size_t i = 0; i < shape.size(); ++i) {

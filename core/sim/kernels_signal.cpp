@@ -1,7 +1,8 @@
 // Model kernels of TFLM's Signal library (signal/micro/kernels, custom ops named "Signal..."):
-// SignalWindow and SignalFftAutoScale (stateless, int16), SignalDelay and SignalOverlapAdd (state
-// kept across runs in the kernel's own state, as TFLM keeps it in persistent buffers). The others
-// need uint32 / uint64 tensors or are not written yet (README).
+// SignalWindow and SignalFftAutoScale (stateless, int16), SignalDelay, SignalOverlapAdd,
+// SignalFramer and SignalStacker (state kept across runs in the kernel's own state, as TFLM keeps
+// it in persistent buffers). The front end on uint32 / uint64 tensors is in
+// kernels_signal_frontend.cpp; the FFTs are not written yet (README).
 #include <algorithm>
 #include <limits>
 #include <type_traits>
@@ -151,6 +152,123 @@ ModelKernel prepare_signal_overlap_add(const KernelContext& c) {
   if (c.is(xt, DType::kInt16)) return overlap_add_of<int16_t>("SignalOverlapAdd int16", rows, frames, size, step);
   c.require(c.is(xt, DType::kFloat32), "SignalOverlapAdd runs int16 or float32 (TFLM)");
   return overlap_add_of<float>("SignalOverlapAdd float32", rows, frames, size, step);
+}
+
+}  // namespace arenaplan::sim
+
+namespace arenaplan::sim {
+
+namespace {
+
+// A FIFO of int16 samples in a kernel's state, as TFLM's CircularBuffer behaves for the framer and
+// stacker (which never overfill it): an int32 count, then the samples, oldest first.
+struct SampleQueue {
+  int32_t* count;
+  int16_t* samples;
+  static int64_t bytes(int64_t capacity) { return 4 + (2 * capacity + 3) / 4 * 4; }  // keeps the next queue aligned
+  static SampleQueue at(uint8_t* base) { return {reinterpret_cast<int32_t*>(base), reinterpret_cast<int16_t*>(base + 4)}; }
+  void push(const int16_t* x, int64_t n) {
+    std::copy(x, x + n, samples + *count);
+    *count += static_cast<int32_t>(n);
+  }
+  void drop(int64_t n) {
+    std::copy(samples + n, samples + *count, samples);
+    *count -= static_cast<int32_t>(n);
+  }
+};
+
+}  // namespace
+
+// Each row cut into frames of `frame_size` every `frame_step` samples, the samples carried across
+// runs (with `prefill`, frame_size - frame_step zeros first). The valid flag is false when a frame
+// was not yet full; TFLM leaves such a frame's output as it was, the kernel writes it 0.
+ModelKernel prepare_signal_framer(const KernelContext& c) {
+  c.require(c.inputs() == 1 && c.outputs() == 2, "SignalFramer expects one input, the frames and a valid flag");
+  const Tensor &xt = c.in(0), &yt = c.out(0), &vt = c.out(1);
+  c.require(c.is(xt, DType::kInt16) && c.is(yt, DType::kInt16) && c.is(vt, DType::kBool) && c.count(vt) == 1 &&
+                c.dims(yt).size() == c.dims(xt).size() + 1 && !c.dims(xt).empty(),
+            "SignalFramer runs int16 [..., n] to int16 [..., frames, frame_size] and a bool scalar (TFLM)");
+  const int64_t size = c.attr("frame_size", 0), step = c.attr("frame_step", 0), prefill = c.attr("prefill", 0);
+  c.require(c.op.attrs.count("frame_size") == 1 && c.op.attrs.count("frame_step") == 1, "SignalFramer has no frame_size or frame_step option");
+  const int64_t innermost = c.dims(xt).back();
+  c.require(step >= 1 && size >= step && size <= (int64_t{1} << 20) && innermost >= step && innermost % step == 0,
+            "SignalFramer's input must be whole steps, and frame_size at least frame_step (TFLM)");
+  const int64_t rows = c.count(xt) / innermost, frames = innermost / step;
+  c.require(c.count(yt) == rows * frames * size, "SignalFramer's output is not [..., frames, frame_size]");
+  const int64_t capacity = (size + step - 1) / step * step, stride = SampleQueue::bytes(capacity);
+  ModelKernel k{"SignalFramer int16"};
+  k.work.alu_ops = rows * frames * (size + step);
+  k.state_bytes = 4 + rows * stride;  // a started word, then one queue per row
+  k.run_with_state = [=](const Operand* in, const Operand* out, const Operand& state) {
+    const int16_t* x = as<int16_t>(in[0]);
+    int16_t* y = as_mut<int16_t>(out[0]);
+    uint8_t* base = as_mut<uint8_t>(state);
+    int32_t* started = reinterpret_cast<int32_t*>(base);
+    if (*started == 0) {  // TFLM's reset in Prepare: the prefill's zeros are already there
+      for (int64_t r = 0; r < rows; ++r) *SampleQueue::at(base + 4 + r * stride).count = prefill ? static_cast<int32_t>(size - step) : 0;
+      *started = 1;
+    }
+    bool valid = true;
+    for (int64_t r = 0; r < rows; ++r) {
+      SampleQueue q = SampleQueue::at(base + 4 + r * stride);
+      for (int64_t f = 0; f < frames; ++f) {
+        int16_t* frame = y + (r * frames + f) * size;
+        q.push(x + (r * frames + f) * step, step);
+        if (*q.count >= size) {
+          std::copy(q.samples, q.samples + size, frame);
+          q.drop(step);
+        } else {
+          std::fill(frame, frame + size, int16_t{0});
+          valid = false;
+        }
+      }
+    }
+    as_mut<uint8_t>(out[1])[0] = valid ? 1 : 0;
+  };
+  return k;
+}
+
+// Frames of num_channels stacked with left and right context: the last (left + 1 + right) frames
+// given once that many have arrived (the first frame counts left + 1 times), then stepping by
+// `stacker_step` frames. The valid flag is false until then; TFLM leaves the output as it was, the
+// kernel writes it 0.
+ModelKernel prepare_signal_stacker(const KernelContext& c) {
+  c.require(c.inputs() == 1 && c.outputs() == 2, "SignalStacker expects one input, the stack and a valid flag");
+  const Tensor &xt = c.in(0), &yt = c.out(0), &vt = c.out(1);
+  c.require(c.is(xt, DType::kInt16) && c.is(yt, DType::kInt16) && c.is(vt, DType::kBool) && c.count(vt) == 1,
+            "SignalStacker runs int16 with a bool scalar valid flag (TFLM)");
+  for (const char* key : {"num_channels", "stacker_left_context", "stacker_right_context", "stacker_step"})
+    c.require(c.op.attrs.count(key) == 1, std::string("SignalStacker has no ") + key + " option");
+  const int64_t channels = c.attr("num_channels", 0), left = c.attr("stacker_left_context", 0),
+                right = c.attr("stacker_right_context", 0), step = c.attr("stacker_step", 0);
+  c.require(channels >= 1 && left >= 0 && right >= 0 && left + right < (int64_t{1} << 16) && step >= 1 && step <= left + right + 1,
+            "SignalStacker's options are out of range (step 1..left + right + 1)");
+  const int64_t stack = channels * (left + right + 1);
+  c.require(c.count(xt) == channels && c.count(yt) == stack, "SignalStacker's input must hold num_channels and its output the stack");
+  ModelKernel k{"SignalStacker int16"};
+  k.work.alu_ops = stack;
+  k.state_bytes = 4 + SampleQueue::bytes(stack);  // a started word, then the queue
+  k.run_with_state = [=](const Operand* in, const Operand* out, const Operand& state) {
+    const int16_t* x = as<int16_t>(in[0]);
+    int16_t* y = as_mut<int16_t>(out[0]);
+    uint8_t* base = as_mut<uint8_t>(state);
+    int32_t* started = reinterpret_cast<int32_t*>(base);
+    SampleQueue q = SampleQueue::at(base + 4);
+    q.push(x, channels);
+    if (*started == 0) {  // the first frame stands in for the left context too
+      for (int64_t i = 0; i < left; ++i) q.push(x, channels);
+      *started = 1;
+    }
+    const bool valid = *q.count >= stack;
+    if (valid) {
+      std::copy(q.samples, q.samples + stack, y);
+      q.drop(channels * step);
+    } else {
+      std::fill(y, y + stack, int16_t{0});
+    }
+    as_mut<uint8_t>(out[1])[0] = valid ? 1 : 0;
+  };
+  return k;
 }
 
 }  // namespace arenaplan::sim

@@ -117,6 +117,14 @@ constexpr Registration kModelKernels[] = {
     {"SignalFftAutoScale", prepare_signal_fft_auto_scale},
     {"SignalDelay", prepare_signal_delay},
     {"SignalOverlapAdd", prepare_signal_overlap_add},
+    {"SignalFramer", prepare_signal_framer},
+    {"SignalStacker", prepare_signal_stacker},
+    {"SignalEnergy", prepare_signal_energy},
+    {"SignalFilterBank", prepare_signal_filter_bank},
+    {"SignalFilterBankSquareRoot", prepare_signal_filter_bank_square_root},
+    {"SignalFilterBankSpectralSubtraction", prepare_signal_filter_bank_spectral_subtraction},
+    {"SignalPCAN", prepare_signal_pcan},
+    {"SignalFilterBankLog", prepare_signal_filter_bank_log},
 };
 
 }  // namespace
@@ -224,6 +232,12 @@ std::vector<int64_t> KernelContext::const_ints(const Tensor& t) const {
       std::memcpy(&x, t.data->data() + i * 4, 4);
       v.push_back(x);
     }
+  } else if (t.dtype == DType::kInt16 && t.data->size() >= n * 2) {
+    for (size_t i = 0; i < n; ++i) {
+      int16_t x;
+      std::memcpy(&x, t.data->data() + i * 2, 2);
+      v.push_back(x);
+    }
   } else if (t.dtype == DType::kInt64 && t.data->size() >= n * 8) {
     for (size_t i = 0; i < n; ++i) {
       int64_t x;
@@ -231,7 +245,7 @@ std::vector<int64_t> KernelContext::const_ints(const Tensor& t) const {
       v.push_back(x);
     }
   } else {
-    unsupported("operand " + t.name + " must be int32 or int64");
+    unsupported("operand " + t.name + " must be int16, int32 or int64");
   }
   return v;
 }

@@ -74,6 +74,8 @@ std::optional<DType> to_dtype(int8_t type) {
     case 6: return DType::kBool;
     case 7: return DType::kInt16;
     case 9: return DType::kInt8;
+    case 12: return DType::kUInt64;
+    case 15: return DType::kUInt32;
     default: return std::nullopt;
   }
 }

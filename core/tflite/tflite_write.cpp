@@ -28,6 +28,8 @@ int8_t tensor_type(DType t) {
     case DType::kBool: return 6;
     case DType::kInt16: return 7;
     case DType::kInt8: return 9;
+    case DType::kUInt64: return 12;
+    case DType::kUInt32: return 15;
   }
   return 0;
 }

@@ -648,6 +648,102 @@ class SignalStatefulStack : public ModelBuilder {
   std::vector<uint8_t> input_bytes(uint64_t seed) const { return drawn_input(g, seed, false, 0.f); }
 };
 
+// TFLM's Signal audio front end after the FFT (`signal_front_end`): an int16 complex spectrum of
+// 17 bins (the graph's input, as SignalRfft would give it for a 32-sample frame) -> SignalEnergy
+// -> SignalFilterBank (4 triangular channels, Q12 weights) -> SignalFilterBankSquareRoot (scaled
+// down by a constant shift, as FftAutoScale's would be) -> SignalFilterBankSpectralSubtraction
+// (noise estimate carried across invokes) -> SignalPCAN (a drawn 125-entry gain table) ->
+// SignalFilterBankLog. Every stage is a graph output. The options' keys are exactly the ones
+// TFLM reads, by position in sorted order, from each op's flexbuffer.
+class SignalFrontEndStack : public ModelBuilder {
+ public:
+  static constexpr int64_t kBins = 17, kChannels = 4;
+  explicit SignalFrontEndStack(uint64_t seed) : draws_(seed) {
+    g.name = "signal_front_end";
+    TensorId spectrum = tensor("spectrum", {2 * kBins}, DType::kInt16);
+    TensorId energy = tensor("energy.out", {kBins}, DType::kUInt32);
+    op("energy", "SignalEnergy", {spectrum}, {energy}, {{"end_index", kBins}, {"start_index", 0}});
+    // Channel i spans bins [starts[i], starts[i] + widths[i]); index 0 is TFLM's scratch channel.
+    const std::vector<int16_t> freq_starts{1, 3, 6, 9, 12}, widths{2, 3, 3, 3, 4}, weight_starts{0, 2, 5, 8, 11};
+    std::vector<int16_t> weights(15), unweights(15);
+    for (size_t i = 0; i < weights.size(); ++i) {
+      weights[i] = static_cast<int16_t>(draws_.between(0, 4096));
+      unweights[i] = static_cast<int16_t>(4096 - weights[i]);
+    }
+    auto table = [&](const std::string& name, const std::vector<int16_t>& v) {
+      return tensor(name, {static_cast<int64_t>(v.size())}, DType::kInt16, std::nullopt, bytes_of(v));
+    };
+    TensorId banked = tensor("filter_bank.out", {kChannels}, DType::kUInt64);
+    op("filter_bank", "SignalFilterBank",
+       {energy, table("filter_bank.weights", weights), table("filter_bank.unweights", unweights),
+        table("filter_bank.freq_starts", freq_starts), table("filter_bank.weight_starts", weight_starts),
+        table("filter_bank.widths", widths)},
+       {banked}, {{"num_channels", kChannels}});
+    TensorId shift = tensor("sqrt.shift", {}, DType::kInt32, std::nullopt, bytes_of(std::vector<int32_t>{1}));
+    TensorId root = tensor("sqrt.out", {kChannels}, DType::kUInt32);
+    op("sqrt", "SignalFilterBankSquareRoot", {banked, shift}, {root});
+    TensorId cleaned = tensor("spectral_subtraction.out", {kChannels}, DType::kUInt32);
+    TensorId noise = tensor("spectral_subtraction.noise", {kChannels}, DType::kUInt32);
+    op("spectral_subtraction", "SignalFilterBankSpectralSubtraction", {root}, {cleaned, noise},
+       {{"alternate_one_minus_smoothing", 15401}, {"alternate_smoothing", 983}, {"clamping", 0},
+        {"min_signal_remaining", 819}, {"num_channels", kChannels}, {"one_minus_smoothing", 15729},
+        {"smoothing", 655}, {"smoothing_bits", 10}, {"spectral_subtraction_bits", 14}});
+    std::vector<int16_t> lut(125);
+    for (int16_t& v : lut) v = static_cast<int16_t>(draws_.between(0, 4096));
+    TensorId gained = tensor("pcan.out", {kChannels}, DType::kUInt32);
+    op("pcan", "SignalPCAN", {cleaned, noise, table("pcan.gain_lut", lut)}, {gained}, {{"snr_shift", 6}});
+    TensorId logged = tensor("log.out", {kChannels}, DType::kInt16);
+    op("log", "SignalFilterBankLog", {gained}, {logged}, {{"input_correction_bits", 3}, {"output_scale", 1600}});
+    g.inputs = {spectrum};
+    g.outputs = {energy, banked, root, cleaned, noise, gained, logged};
+    link_tensors(g);
+    validate_graph(g);
+  }
+  // Spectrum values within +-3000, so that the stages stay well inside their types.
+  std::vector<uint8_t> input_bytes(uint64_t seed) const {
+    PortableDraws d(seed);
+    std::vector<int16_t> v(2 * kBins);
+    for (int16_t& x : v) x = static_cast<int16_t>(d.between(-3000, 3000));
+    return bytes_of(v);
+  }
+
+ private:
+  PortableDraws draws_;
+};
+
+// TFLM's Signal FFTs for arena sizing (`signal_fft`): SignalRfft and SignalIrfft in each type TFLM
+// registers them for (int16 over 32 samples; int32 over two rows of 16; float32 over 20 samples
+// zero-padded to an fft_length of 32), each FFT's spectrum fed back through the inverse. Only the
+// first input is fed; the simulator runs the FFTs as stand-ins, so the fixture is for `tflm-arena`.
+class SignalFftStack : public ModelBuilder {
+ public:
+  SignalFftStack() {
+    g.name = "signal_fft";
+    struct Path {
+      const char* name;
+      DType type;
+      int8_t tflite_type;
+      std::vector<int64_t> in, spectrum, out;
+      int64_t fft_length;
+    };
+    const Path paths[] = {{"int16", DType::kInt16, 7, {32}, {34}, {32}, 32},
+                          {"int32", DType::kInt32, 2, {2, 16}, {2, 18}, {2, 16}, 16},
+                          {"float", DType::kFloat32, 0, {20}, {34}, {32}, 32}};
+    for (const Path& p : paths) {
+      const std::string n = p.name;
+      TensorId x = tensor(n + ".input", p.in, p.type);
+      TensorId spectrum = tensor(n + ".rfft", p.spectrum, p.type);
+      TensorId back = tensor(n + ".irfft", p.out, p.type);
+      op(n + ".rfft", "SignalRfft", {x}, {spectrum}, {{"T", p.tflite_type}, {"fft_length", p.fft_length}});
+      op(n + ".irfft", "SignalIrfft", {spectrum}, {back}, {{"T", p.tflite_type}, {"fft_length", p.fft_length}});
+      g.inputs.push_back(x);
+      g.outputs.push_back(back);
+    }
+    link_tensors(g);
+    validate_graph(g);
+  }
+};
+
 // A model shaped as Vela writes one for an Ethos-U NPU, around CPU ops: QUANTIZE (CPU) -> ethos-u
 // (NPU: command stream and flash constants, scratch and fast scratch that TFLM allocates, then
 // the input) -> DEQUANTIZE (CPU). The command stream and flash are drawn bytes, not a program an

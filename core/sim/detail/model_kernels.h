@@ -66,7 +66,7 @@ struct KernelContext {
   int32_t zero_point(const Tensor& t) const;
   // Scales of a weight tensor, one per output channel (a per-tensor scale repeated).
   std::vector<double> channel_scales(const Tensor& t, int64_t channels) const;
-  // The constant int32/int64 values of an operand (axes, paddings, permutations).
+  // The constant int16/int32/int64 values of an operand (axes, paddings, permutations).
   std::vector<int64_t> const_ints(const Tensor& t) const;
   // The fused activation's clamp range for an int8 output (TFLM's CalculateActivationRangeQuantized).
   void activation_range_int8(const Tensor& out, int32_t& lo, int32_t& hi) const;
@@ -180,6 +180,20 @@ ModelKernel prepare_signal_window(const KernelContext& c);
 ModelKernel prepare_signal_fft_auto_scale(const KernelContext& c);
 ModelKernel prepare_signal_delay(const KernelContext& c);
 ModelKernel prepare_signal_overlap_add(const KernelContext& c);
+ModelKernel prepare_signal_framer(const KernelContext& c);
+ModelKernel prepare_signal_stacker(const KernelContext& c);
+ModelKernel prepare_signal_energy(const KernelContext& c);  // kernels_signal_frontend.cpp
+ModelKernel prepare_signal_filter_bank(const KernelContext& c);
+ModelKernel prepare_signal_filter_bank_square_root(const KernelContext& c);
+ModelKernel prepare_signal_filter_bank_spectral_subtraction(const KernelContext& c);
+ModelKernel prepare_signal_pcan(const KernelContext& c);
+ModelKernel prepare_signal_filter_bank_log(const KernelContext& c);
+// The library's integer helpers (tflm_signal's Sqrt32/64, Log32, PCAN's gain and shrink), for tests.
+uint16_t signal_sqrt32(uint32_t num);
+uint32_t signal_sqrt64(uint64_t num);
+uint32_t signal_log32(uint32_t x, uint32_t out_scale);
+int16_t signal_wide_dynamic_function(uint32_t x, const int16_t* lut);
+uint32_t signal_pcan_shrink(uint32_t x);
 // kernels_matmul.cpp
 ModelKernel prepare_batch_matmul(const KernelContext& c);
 ModelKernel prepare_transpose_conv(const KernelContext& c);

@@ -425,7 +425,9 @@ KernelAllocations ethos_u_allocations(const Operator& op, const TflmTarget& targ
 // Init keeps the options read from the flexbuffer (a few int32s), Prepare takes its tensors as
 // temporaries. The stateful ones size their state from the options and the input's shape:
 // framer, delay and overlap-add per outer row (a pointer array, then one buffer per row),
-// stacker once in Init. Filter bank, spectral subtraction and the FFTs stay estimated.
+// stacker once in Init; filter bank (its num_channels + 1 uint64 sums) and spectral subtraction
+// (its noise estimate) in Init after their params; the FFTs keep kissfft's real-FFT state
+// (kiss_fftr_alloc) after theirs.
 bool stateless_signal_allocations(const Operator& op, KernelAllocations* k) {
   struct SignalOp {
     const char* code;
@@ -434,7 +436,7 @@ bool stateless_signal_allocations(const Operator& op, KernelAllocations* k) {
   };
   static const SignalOp ops[] = {
       {"SignalWindow", 8, 2, 1},     {"SignalEnergy", 8, 1, 1},        {"SignalFilterBankLog", 8, 1, 1},
-      {"SignalPcan", 4, 3, 1},       {"SignalFilterBankSquareRoot", 0, 2, 1},
+      {"SignalPCAN", 4, 3, 1},       {"SignalFilterBankSquareRoot", 0, 2, 1},
       {"SignalFftAutoScale", 0, 1, 2},
   };
   for (const SignalOp& s : ops) {
@@ -453,6 +455,17 @@ bool stateless_signal_allocations(const Operator& op, KernelAllocations* k) {
 // and two int16 per element of capacity.
 Bytes circular_buffer_bytes(Bytes capacity, int pointer_bytes) {
   return (pointer_bytes == 8 ? 40 : 24) + 4 * capacity;
+}
+
+// kissfft v130's kiss_fftr_alloc(fft_length) size, as TFLM's Rfft/Irfft GetNeededMemory ask for it:
+// the real-FFT struct (three pointers), the half-length complex FFT's state (nfft, inverse, 64
+// factors, then nfft twiddles) and 3/2 x nfft complex values (buffer and super-twiddles). An odd
+// length gives 0 (kissfft refuses it).
+Bytes kiss_fftr_bytes(Bytes fft_length, Bytes complex_bytes, int pointer_bytes) {
+  if (fft_length <= 0 || fft_length % 2 != 0) return 0;
+  const Bytes half = fft_length / 2;
+  const Bytes fft_state = 8 + 256 + complex_bytes * half;  // kiss_fft_state with twiddles[1], then nfft - 1 more
+  return 3 * pointer_bytes + fft_state + complex_bytes * (half * 3 / 2);
 }
 
 bool stateful_signal_allocations(const Operator& op, const Subgraph& g, const TflmTarget& target, KernelAllocations* k) {
@@ -494,6 +507,32 @@ bool stateful_signal_allocations(const Operator& op, const Subgraph& g, const Tf
     r.persist(rows * pointer);
     const Bytes element = in0 && in0->type == kFloat32 ? 4 : 2;
     for (Bytes i = 0; i < rows; ++i) r.persist(frame * element);
+    return true;
+  }
+  if (op.kind == "SignalFilterBank") {
+    k->op_data = p64 ? 64 : 36;  // FilterbankConfig (an int32, five pointers, two int32s), a pointer
+    k->init_buffers.push_back((option("num_channels") + 1) * 8);
+    for (int i = 0; i < 6; ++i) r.in(i);
+    r.outp(0);
+    return true;
+  }
+  if (op.kind == "SignalFilterBankSpectralSubtraction") {
+    k->op_data = p64 ? 56 : 44;  // SpectralSubtractionConfig (eight 32-bit fields, a bool), a pointer, a size_t
+    k->init_buffers.push_back(option("num_channels") * 4);
+    r.in(0); r.outp(0); r.outp(1);
+    return true;
+  }
+  if (op.kind == "SignalRfft" || op.kind == "SignalIrfft") {
+    const Bytes type = option("T");  // TensorType: INT16 7, INT32 2, FLOAT32 0
+    const Bytes scalar = type == kInt16 ? 2 : 4, fft_length = option("fft_length");
+    const bool forward = op.kind == "SignalRfft";
+    // Rfft: four int32s, the type, a T*, an int, a pointer; Irfft: four int32s, the type, a pointer.
+    k->op_data = forward ? (p64 ? 48 : 32) : (p64 ? 32 : 24);
+    // The float Irfft puts its fft_length and the kissfft pointer before kissfft's state.
+    const Bytes prefix = !forward && type == kFloat32 ? (p64 ? 16 : 8) : 0;
+    k->init_buffers.push_back(prefix + kiss_fftr_bytes(fft_length, 2 * scalar, target.pointer_bytes));
+    r.in(0); r.outp(0);
+    if (forward) r.scratch(fft_length * scalar);
     return true;
   }
   if (op.kind == "SignalStacker") {

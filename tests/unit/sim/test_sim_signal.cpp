@@ -1,5 +1,5 @@
 // TFLM's Signal library ops the simulator runs (SignalWindow, SignalFftAutoScale, SignalDelay,
-// SignalOverlapAdd: the stateful ones over several runs) against loops
+// SignalOverlapAdd, SignalFramer, SignalStacker: the stateful ones over several runs) against loops
 // written from the library's documented semantics, and the flexbuffer options the importer reads
 // for custom ops.
 #include <doctest/doctest.h>
@@ -168,20 +168,26 @@ TEST_CASE("SignalOverlapAdd: frames added frame_step apart, int16 saturating, th
   CHECK(bad.refusal().find("no frame_step option") != std::string::npos);
 }
 
-TEST_CASE("signal_stateful: SignalDelay and SignalOverlapAdd give the bytes TFLM gave, invoke after invoke") {
-  // tests/unit/data/tflm/README.md: the input fed before each of 3 invokes; each output hashed on
-  // its own (FNV-1a-64). Framer and stacker run as stand-ins here, so only the delay's and the
-  // overlap-add's outputs (graph outputs 0 and 1) are compared.
+TEST_CASE("signal_stateful: SignalDelay, SignalOverlapAdd, SignalFramer and SignalStacker give the bytes TFLM gave, invoke after invoke") {
+  // tests/unit/data/tflm/README.md: the input fed before each of 3 invokes, the stacker's
+  // channels (the second input) set to (i + 1) x 1000 x (-1)^i; each output hashed on its own
+  // (FNV-1a-64). The framer's first invoke is not compared: its first frames are not full yet,
+  // TFLM leaves them as the arena held them (the kernel writes 0).
   const std::string dir = std::string(AP_SOURCE_DIR) + "/tests/unit/data/tflm/";
   const Graph g = import_tflite(test::read_test_file(dir + "signal_stateful.tflite")).graph;
   const std::string input = test::read_test_file(dir + "signal_stateful.input.bin");
+  std::vector<int16_t> channels;
+  for (int i = 0; i < 8; ++i) channels.push_back(static_cast<int16_t>((i + 1) * 1000 * (i % 2 ? -1 : 1)));
   sim::SimRequest req;
   req.input_bytes["input"] = std::vector<uint8_t>(input.begin(), input.end());
+  req.input_bytes["channels"] = bytes_of(channels);
   req.runs = 3;
   const sim::SimSetup setup = sim::prepare_simulation(g, req);
   const auto reference = sim::reference_simulator(g, setup.live, setup.options);
   reference->run_all();
-  CHECK(sim::simulate_setup(g, setup, *reference).outputs_match_reference);
+  const sim::SimReport report = sim::simulate_setup(g, setup, *reference);
+  CHECK(report.outputs_match_reference);
+  CHECK(report.stand_ins.empty());
   auto fnv = [](const uint8_t* b, size_t n) {
     uint64_t h = 0xcbf29ce484222325ull;
     for (size_t i = 0; i < n; ++i) h = (h ^ b[i]) * 0x100000001b3ull;
@@ -189,10 +195,84 @@ TEST_CASE("signal_stateful: SignalDelay and SignalOverlapAdd give the bytes TFLM
   };
   const uint64_t delay[3] = {0xc0adafe51f47547aull, 0x646e3b47db89dcc2ull, 0x646e3b47db89dcc2ull};
   const uint64_t overlap_add[3] = {0x7c7830c65fa2b41aull, 0x1b6f0039c7a35cb1ull, 0x1b6f0039c7a35cb1ull};
+  const uint64_t stacker[3] = {0xb9b23f3a46fd0825ull, 0xa1cfebb5c76e52a5ull, 0xa1cfebb5c76e52a5ull};
   for (int run = 0; run < 3; ++run) {
     CAPTURE(run);
-    const uint8_t* out = reference->captured(run, 0);
+    const uint8_t* out = reference->captured(run, 0);  // 64 + 32 + 128 + 1 + 64 + 1 bytes
     CHECK(fnv(out, 64) == delay[run]);
     CHECK(fnv(out + 64, 32) == overlap_add[run]);
+    if (run > 0) CHECK(fnv(out + 96, 128) == 0x86583c907f8c3c21ull);
+    CHECK(out[224] == (run > 0 ? 1 : 0));  // the framer's valid flag
+    CHECK(fnv(out + 225, 64) == stacker[run]);
+    CHECK(out[289] == (run > 0 ? 1 : 0));  // the stacker's: 3 of its 4 frames after the first
+  }
+}
+
+TEST_CASE("SignalFramer: frames of frame_size every frame_step samples of each row's stream, with or without prefill") {
+  const std::vector<int16_t> x = {1, 2, 3, 4, -1, -2, -3, -4};  // two rows of 4: two steps of 2 per run
+  for (int prefill : {0, 1}) {
+    CAPTURE(prefill);
+    OneOpModel m;
+    TensorId xt = m.input("x", {2, 4}, DType::kInt16, bytes_of(x));
+    TensorId yt = m.tensor("y", {2, 2, 3}, DType::kInt16);
+    TensorId vt = m.tensor("valid", {1}, DType::kBool);  // a scalar: a hand-built graph needs a dim
+    m.op("framer", "SignalFramer", {xt}, {yt, vt}, {{"frame_size", 3}, {"frame_step", 2}, {"prefill", prefill}});
+    const auto runs = m.run_each({yt, vt}, 3);
+    // Naive: each row's stream (frame_size - frame_step zeros first with prefill); the next frame
+    // starts `emitted` steps in and is given once the stream reaches its end.
+    std::vector<std::vector<int16_t>> stream(2, std::vector<int16_t>(prefill ? 1 : 0, 0));
+    std::vector<size_t> emitted(2, 0);
+    for (int run = 0; run < 3; ++run) {
+      CAPTURE(run);
+      std::vector<int16_t> want(12, 0);
+      bool valid = true;
+      for (int r = 0; r < 2; ++r)
+        for (int f = 0; f < 2; ++f) {
+          stream[r].push_back(x[r * 4 + f * 2]);
+          stream[r].push_back(x[r * 4 + f * 2 + 1]);
+          if (stream[r].size() >= emitted[r] * 2 + 3) {
+            for (int i = 0; i < 3; ++i) want[(r * 2 + f) * 3 + i] = stream[r][emitted[r] * 2 + i];
+            ++emitted[r];
+          } else {
+            valid = false;
+          }
+        }
+      const auto got = values_of<int16_t>(std::vector<uint8_t>(runs[run].begin(), runs[run].begin() + 24));
+      CHECK(got == want);
+      CHECK(runs[run][24] == (valid ? 1 : 0));
+    }
+  }
+}
+
+TEST_CASE("SignalStacker: the last left + 1 + right frames once they arrived, the first frame standing in for the left context") {
+  for (int step : {1, 2}) {
+    CAPTURE(step);
+    OneOpModel m;
+    // A one-sample SignalDelay in front makes every run's frame different: 0 5, -6 5, -6 5, ...
+    const std::vector<int16_t> x = {5, -6};
+    TensorId xt = m.input("x", {2}, DType::kInt16, bytes_of(x));
+    TensorId dt = m.tensor("delayed", {2}, DType::kInt16);
+    m.op("delay", "SignalDelay", {xt}, {dt}, {{"delay_length", 1}});
+    TensorId yt = m.tensor("y", {8}, DType::kInt16);
+    TensorId vt = m.tensor("valid", {1}, DType::kBool);  // a scalar: a hand-built graph needs a dim
+    m.op("stacker", "SignalStacker", {dt}, {yt, vt},
+         {{"num_channels", 2}, {"stacker_left_context", 1}, {"stacker_right_context", 2}, {"stacker_step", step}});
+    const auto runs = m.run_each({yt, vt}, 4);
+    // Naive: the frames seen (the first twice, as its own left context), `used` of them stepped past.
+    std::vector<int16_t> frames;
+    size_t used = 0;
+    for (int run = 0; run < 4; ++run) {
+      CAPTURE(run);
+      const std::vector<int16_t> frame = run == 0 ? std::vector<int16_t>{0, 5} : std::vector<int16_t>{-6, 5};
+      for (int copy = 0; copy < (run == 0 ? 2 : 1); ++copy) frames.insert(frames.end(), frame.begin(), frame.end());
+      std::vector<int16_t> want(8, 0);
+      const bool valid = frames.size() / 2 >= used + 4;
+      if (valid) {
+        std::copy(frames.begin() + used * 2, frames.begin() + used * 2 + 8, want.begin());
+        used += step;
+      }
+      CHECK(values_of<int16_t>(std::vector<uint8_t>(runs[run].begin(), runs[run].begin() + 16)) == want);
+      CHECK(runs[run][16] == (valid ? 1 : 0));
+    }
   }
 }

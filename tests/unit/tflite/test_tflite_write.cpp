@@ -166,6 +166,10 @@ TEST_CASE("tflite writer: the committed TFLM fixtures are what the writer writes
   check_or_write("swiftnet_stem.input.bin", text(stem.input_bytes(20261314)));
   check_or_write("swiftnet_stem_view.tflite",
                  tflite_from_graph(apply_transformation(stem.g, parse_transformation("view:split"), {}).graph));
+  const test::SignalFrontEndStack front_end(20261214);
+  check_or_write("signal_front_end.tflite", tflite_from_graph(front_end.g));
+  check_or_write("signal_front_end.input.bin", text(front_end.input_bytes(20261215)));
+  check_or_write("signal_fft.tflite", tflite_from_graph(test::SignalFftStack().g));
   for (const auto& [name, seed] : {std::pair<std::string, uint64_t>{"int8_branches_small", 9}, {"int8_inception", 10}}) {
     const Graph g = import_tflite(test::read_test_file(dir + name + ".tflite")).graph;
     REQUIRE(g.inputs.size() == 1);

@@ -150,7 +150,9 @@ TEST_CASE("LSTM stacks, the int16 stack and the op-resolver stacks: TFLM's minim
                             Measured{"resolver_int8.tflite", 3072, 3024}, Measured{"resolver_int16.tflite", 2032, 2032},
                             Measured{"resolver_float.tflite", 4912, 4912}, Measured{"resolver_float_more.tflite", 4640, 4640},
                             // TFLM's stateful Signal ops: their state sized from the flexbuffer options.
-                            Measured{"signal_stateful.tflite", 2840, 2848}}) {
+                            Measured{"signal_stateful.tflite", 2840, 2848},
+                            // The Signal front end on uint32 / uint64 tensors, and the FFTs' kissfft state.
+                            Measured{"signal_front_end.tflite", 2232, 2016}, Measured{"signal_fft.tflite", 5264, 5120}}) {
     CAPTURE(m.file);
     const TflmArena a = sized(m.file, 8);
     CHECK(a.min_arena_bytes == m.min_arena);

@@ -209,10 +209,37 @@ TEST_CASE("the Signal library's stateful custom ops: their state sized from the 
   stacker.op.kind = "SignalStacker";
   stacker.op.custom_options = {{"num_channels", 40}, {"stacker_left_context", 2}, {"stacker_right_context", 1}, {"stacker_step", 1}};
   CHECK(stacker.at(4).init_buffers == std::vector<Bytes>{24 + 4 * 160});
-  // The filter bank's work area and the FFTs' kissfft state are not modelled: still estimated.
+  // SignalFilterBank: its params (FilterbankConfig and a pointer), then num_channels + 1 uint64
+  // sums from Init; spectral subtraction: its params, then the noise estimate.
   OneOp bank(kCustomCode, {row}, {row});
   bank.op.kind = "SignalFilterBank";
-  CHECK(bank.at(4).estimated);
+  bank.op.custom_options = {{"num_channels", 40}};
+  CHECK(!bank.at(4).estimated);
+  CHECK(bank.at(4).op_data == 36);
+  CHECK(bank.at(8).op_data == 64);
+  CHECK(bank.at(4).init_buffers == std::vector<Bytes>{41 * 8});
+  OneOp subtraction(kCustomCode, {row}, {row, row});
+  subtraction.op.kind = "SignalFilterBankSpectralSubtraction";
+  subtraction.op.custom_options = {{"num_channels", 40}};
+  CHECK(subtraction.at(4).op_data == 44);
+  CHECK(subtraction.at(8).init_buffers == std::vector<Bytes>{160});
+  // SignalRfft int16 of 512: kissfft's real-FFT state for 256 complex points (three pointers,
+  // the 264-byte complex FFT struct plus 256 twiddles of 4 bytes, 384 more complex values) and a
+  // scratch of 512 int16. The float SignalIrfft puts 8 bytes (32-bit) before kissfft's state.
+  OneOp rfft(kCustomCode, {row}, {tensor(kInt16, {514}, 2)});
+  rfft.op.kind = "SignalRfft";
+  rfft.op.custom_options = {{"T", kInt16}, {"fft_length", 512}};
+  CHECK(rfft.at(4).init_buffers == std::vector<Bytes>{12 + 264 + 4 * 256 + 4 * 384});
+  CHECK(steps(rfft.at(4), PrepareStep::kScratch) == std::vector<Bytes>{1024});
+  OneOp irfft(kCustomCode, {tensor(kFloat32, {514}, 4)}, {tensor(kFloat32, {512}, 4)});
+  irfft.op.kind = "SignalIrfft";
+  irfft.op.custom_options = {{"T", kFloat32}, {"fft_length", 512}};
+  CHECK(irfft.at(4).init_buffers == std::vector<Bytes>{8 + 12 + 264 + 8 * 256 + 8 * 384});
+  CHECK(steps(irfft.at(4), PrepareStep::kScratch).empty());
+  // An unknown custom op stays estimated.
+  OneOp unknown(kCustomCode, {row}, {row});
+  unknown.op.kind = "SignalSomethingNew";
+  CHECK(unknown.at(4).estimated);
 }
 
 }  // namespace arenaplan::tflm
