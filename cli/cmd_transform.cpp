@@ -75,7 +75,10 @@ int run_transform(const Args& args) {
     }
   }
   if (graph_path.empty()) throw InputError("arguments", "missing GRAPH");
-  const Graph g = load_graph(graph_path);
+  Graph g = load_graph(graph_path);
+  // TinyEngine's count: the camera frame (the float graph input) sits in its own buffer, outside
+  // the arena, so only what the model computes from it is planned.
+  if (args.flag("input-outside-arena")) g.input_policy = InputPolicy::kCallerOwned;
   const std::vector<std::string> specs = args.options("apply");
   if (args.flag("auto")) {
     if (!specs.empty()) throw InputError("--auto", "give --apply or --auto, not both");
@@ -125,7 +128,7 @@ ARENAPLAN_COMMAND("transform",
                   "[--max-evaluations N] [--max-rewrites N] [--kinds fuse,inplace,...] [--allow-quantize]) "
                   "[-o OUT.json | --out OUT.json] [--report] [--json] [--budget SIZE] [--planner NAME] [--profile MCU] "
                   "[--seconds S] [--order-seconds S] [--seed N]",
-                  {"report", "json", "auto", "allow-quantize"},
+                  {"report", "json", "auto", "allow-quantize", "input-outside-arena"},
                   {"apply", "out", "budget", "planner", "profile", "seconds", "order-seconds", "seed", "time-limit",
                    "max-extra-macs", "max-evaluations", "max-rewrites", "kinds"},
                   run_transform,
@@ -146,7 +149,8 @@ ARENAPLAN_COMMAND("transform",
                    {"report", "print the before/after report instead of the graph"},
                    {"json", "machine-readable output"},
                    {"auto", "search for the rewrite sequence with the smallest arena"},
-                   {"allow-quantize", "--auto: also try quantize rewrites (not bit-exact)"}},
+                   {"allow-quantize", "--auto: also try quantize rewrites (not bit-exact)"},
+                   {"input-outside-arena", "the graph inputs live outside the arena (caller-owned, as TinyEngine counts the camera frame): not planned, not counted"}},
                   {"transform examples/whatif_fusion.json --apply fuse:c2,r2 --report", "transform examples/whatif_fusion.json --auto --report --time-limit 2"});
 
 }  // namespace arenaplan::cli
