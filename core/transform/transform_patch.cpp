@@ -367,8 +367,9 @@ Rewrite patch_stage(const Graph& g, const std::vector<std::string>& names, Patch
       if (made_by.count(x)) continue;
       if (stage_x < 0) stage_x = x;
       else if (x != stage_x)
-        refuse(where, "op " + op.name + " reads " + g.tensors[x].name + ", which no earlier op of the stage writes, besides the stage input " +
-                          g.tensors[stage_x].name + ": a stage has one input (name its ops in the order they run)");
+        refuse(where, "op " + op.name + " does not read " + g.ops[stage.back().op].name + "'s output: it reads " + g.tensors[x].name +
+                          ", which no earlier op of the stage writes, besides the stage input " + g.tensors[stage_x].name +
+                          " (a stage has one input; name its ops in the order they run)");
     }
     if (made_by.count(s.y)) refuse(where, "op " + op.name + " is named twice");
     made_by[s.y] = k;
