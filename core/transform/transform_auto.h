@@ -158,7 +158,7 @@ struct ParetoPoint {
   Bytes peak_bytes = 0, arena_bytes = 0;
   int64_t extra_macs = 0;
   double extra_macs_pct = 0;  // of the original graph's MACs
-  double cap_pct = 0;         // the MAC cap of the search that found it
+  double cap_pct = 0;         // the MAC cap of the search that found it; -1: msf-CNN's recipe
   std::vector<std::string> rewrites;
   bool verified = false;
   std::string outputs_check;  // run_whatif's: "bit-exact", ...
@@ -168,6 +168,11 @@ struct ParetoOptions {
   // Each search's options (time_limit_seconds is per cap); a max_extra_macs_pct caps the ladder.
   AutoRewriteOptions search;
   std::vector<double> caps_pct = {0, 1, 2.5, 5, 10, 20, 40, 100};
+  // Also msf-CNN's recipe over a ladder of grids (fold every PAD; the first stage over 2x2 to 5x5
+  // patches; the highest-resolution inverted-residual blocks over 0, 5 or 10 bands; then every
+  // stream and in-place rewrite lowering the peak or the live-byte area): long sequences the
+  // beam search does not reach in its time.
+  bool recipes = true;
 };
 
 struct ParetoFrontier {

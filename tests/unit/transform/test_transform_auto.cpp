@@ -299,13 +299,14 @@ TEST_CASE("pareto_frontier on an MCUNet-like graph: non-dominated, monotone, eac
     o.caps_pct = {0, 5, 40, 200};
     const ParetoFrontier f = pareto_frontier(g, o);
     REQUIRE(!f.points.empty());
-    CHECK(f.tried.size() == 4);
+    CHECK(f.tried.size() >= 4);  // one per cap, then the recipes that apply
     CHECK(f.points.front().peak_bytes <= f.start_peak_bytes);
     for (size_t i = 0; i < f.points.size(); ++i) {
       const ParetoPoint& p = f.points[i];
       CHECK(p.verified);
       CHECK(p.outputs_check == "bit-exact");
-      CHECK(p.extra_macs_pct <= p.cap_pct + 1e-9);
+      if (p.cap_pct >= 0) CHECK(p.extra_macs_pct <= p.cap_pct + 1e-9);  // -1: the recipe, kept within the largest cap
+      CHECK(p.extra_macs_pct <= 200 + 1e-9);
       if (i > 0) {
         CHECK(p.extra_macs > f.points[i - 1].extra_macs);
         CHECK(p.peak_bytes < f.points[i - 1].peak_bytes);
