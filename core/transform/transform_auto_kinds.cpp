@@ -92,8 +92,10 @@ std::vector<std::string> patch_candidates(const Graph& g) {
   // A stage pays when an activation inside it is larger than both its input and its output
   // (which exist whole anyway): then only one patch of the big one is ever live.
   auto interior_dominates = [&](const std::vector<OpId>& chain) {
-    const Bytes ends = std::max(g.tensors[activation_inputs(g, g.ops[chain.front()])[0]].bytes,
-                                g.tensors[g.ops[chain.back()].outputs[0]].bytes);
+    // A caller-owned graph input (the camera frame outside the arena) costs the arena nothing.
+    const TensorId in = activation_inputs(g, g.ops[chain.front()])[0];
+    const Bytes in_bytes = g.is_input(in) && g.input_policy == InputPolicy::kCallerOwned ? 0 : g.tensors[in].bytes;
+    const Bytes ends = std::max(in_bytes, g.tensors[g.ops[chain.back()].outputs[0]].bytes);
     for (size_t k = 0; k + 1 < chain.size(); ++k)
       if (g.tensors[g.ops[chain[k]].outputs[0]].bytes > ends) return true;
     return false;

@@ -110,7 +110,23 @@ std::vector<std::string> recipe(const Graph& original, const std::string& stem_g
   for (int round = 0; round < 2; ++round) {
     for (const std::string& st : stream_candidates(g)) try_improve(g, now, specs, st, context);
     for (const std::string& f : foldpad_candidates(g)) try_improve(g, now, specs, f, context);
-    for (const std::string& ip : inplace_candidates(g)) try_improve(g, now, specs, ip, context);
+    // An op's in-place candidates (one per input) compete: the best of them, not the first.
+    const std::vector<std::string> ips = inplace_candidates(g);
+    for (size_t i = 0; i < ips.size();) {
+      size_t j = i;
+      const std::string op = ips[i].substr(0, ips[i].find('='));
+      Graph best_graph;
+      Shape best = now;
+      std::string best_spec;
+      for (; j < ips.size() && ips[j].substr(0, ips[j].find('=')) == op; ++j) {
+        Graph trial = g;
+        Shape s = now;
+        std::vector<std::string> one;
+        if (try_improve(trial, s, one, ips[j], context) && s < best) best = s, best_graph = std::move(trial), best_spec = ips[j];
+      }
+      if (!best_spec.empty()) g = std::move(best_graph), now = best, specs.push_back(best_spec);
+      i = j;
+    }
   }
   return specs;
 }

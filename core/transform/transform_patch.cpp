@@ -367,7 +367,8 @@ Rewrite patch_stage(const Graph& g, const std::vector<std::string>& names, Patch
       if (made_by.count(x)) continue;
       if (stage_x < 0) stage_x = x;
       else if (x != stage_x)
-        refuse(where, "op " + op.name + " does not read " + g.ops[stage.back().op].name + "'s output: it reads " + g.tensors[x].name +
+        refuse(where, "op " + op.name + (stage.empty() ? std::string() : " does not read " + g.ops[stage.back().op].name + "'s output: it") +
+                          " reads " + g.tensors[x].name +
                           ", which no earlier op of the stage writes, besides the stage input " + g.tensors[stage_x].name +
                           " (a stage has one input; name its ops in the order they run)");
     }
