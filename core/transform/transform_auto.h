@@ -41,6 +41,9 @@ struct RewriteKind {
   // ever touched (auto_lower_bound).
   std::vector<std::string> (*candidates)(const Graph& g);
   Rewrite (*apply)(const Graph& g, const Transformation& t, const TransformContext& context);
+  // false: searched only when named in --kinds (msf: its many grids crowd the beam out of the
+  // cheaper rewrites; pareto_frontier's recipe uses it instead).
+  bool searched_by_default = true;
 };
 
 // fuse, inplace, recompute, patch, foldpad, view, stream, callerquant, order, quantize (the last not

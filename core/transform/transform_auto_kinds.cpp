@@ -228,13 +228,13 @@ const std::vector<RewriteKind>& rewrite_kinds() {
       {"inplace", true, false, inplace_candidates, apply_transformation},
       {"recompute", true, true, recompute_candidates, apply_transformation},
       {"patch", true, true, patch_candidates, apply_transformation},
-      {"msf", true, true, msf_candidates, apply_transformation},
       {"foldpad", true, false, foldpad_candidates, apply_transformation},
       {"view", true, false, view_candidates, apply_transformation},
       {"stream", true, false, stream_candidates, apply_transformation},
       {"callerquant", true, false, callerquant_candidates, apply_transformation},
       {"order", true, false, order_candidates, apply_transformation},
       {"quantize", false, false, quantize_candidates, apply_transformation},
+      {"msf", true, true, msf_candidates, apply_transformation, false},
   };
   return kinds;
 }
@@ -257,6 +257,7 @@ std::vector<const RewriteKind*> searched_kinds(const AutoRewriteOptions& options
     const bool named = std::find(options.kinds.begin(), options.kinds.end(), k.name) != options.kinds.end();
     if (!options.kinds.empty() && !named) continue;
     if (!k.bit_exact && !options.allow_value_changes) continue;
+    if (!named && !k.searched_by_default) continue;
     out.push_back(&k);
   }
   return out;

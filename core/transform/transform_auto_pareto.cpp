@@ -66,6 +66,17 @@ bool try_improve(Graph& g, Shape& now, std::vector<std::string>& specs, const st
   }
 }
 
+// Whether in-place spec `a` overwrites an input produced before `b`'s (specs "inplace:OP=T").
+bool tie_earlier(const Graph& g, const std::string& a, const std::string& b) {
+  auto producer = [&](const std::string& spec) -> OpId {
+    const size_t eq = spec.find('=');
+    if (eq == std::string::npos) return -1;
+    const std::optional<TensorId> t = g.find_tensor(spec.substr(eq + 1));
+    return t ? g.tensors[*t].producer : -1;
+  };
+  return producer(a) < producer(b);
+}
+
 std::string with_grid(const std::string& spec, const std::string& grid) { return spec.substr(0, spec.rfind('=') + 1) + grid; }
 
 // msf-CNN's recipe on a MobileNetV2-like graph: fold every PAD; the first stage (the longest msf
@@ -76,20 +87,9 @@ std::vector<std::string> recipe(const Graph& original, const std::string& stem_g
   Shape now = shape_of(g);
   std::vector<std::string> specs;
   for (const std::string& f : foldpad_candidates(original)) try_improve(g, now, specs, f, context);
-  std::string stem, block_stage;
-  int64_t block_rows = 0;
-  std::vector<std::string> blocks;
-  for (const std::string& m : msf_candidates(g)) {
-    const std::string grid = m.substr(m.rfind('=') + 1);
-    if (grid == "2x2" && m.size() > stem.size()) stem = m;
-    if (grid != "2" || bands <= 0) continue;
-    const Transformation t = parse_transformation(m);
-    const std::optional<OpId> first = g.find_op(t.names.front());
-    const Tensor& x = g.tensors[g.ops[*first].inputs[0]];
-    const int64_t rows = x.shape.size() >= 3 ? x.shape[x.shape.size() - 3].value : 0;
-    if (rows > block_rows) blocks.clear(), block_rows = rows;
-    if (rows == block_rows) blocks.push_back(with_grid(m, std::to_string(bands)));
-  }
+  std::string stem;
+  for (const std::string& m : msf_candidates(g))
+    if (m.substr(m.rfind('=') + 1) == "2x2" && m.size() > stem.size()) stem = m;
   if (stem.empty()) return {};
   // The stem is applied even when it alone does not lower the peak (a later block may hold it).
   try {
@@ -99,6 +99,20 @@ std::vector<std::string> recipe(const Graph& original, const std::string& stem_g
   } catch (const InputError&) {
     return {};
   }
+  // The blocks left after the stem, at their highest resolution.
+  int64_t block_rows = 0;
+  std::vector<std::string> blocks;
+  if (bands > 0)
+    for (const std::string& m : msf_candidates(g)) {
+      if (m.substr(m.rfind('=') + 1) != "2") continue;
+      const Transformation t = parse_transformation(m);
+      const std::optional<OpId> first = g.find_op(t.names.front());
+      if (!first) continue;
+      const Tensor& x = g.tensors[g.ops[*first].inputs[0]];
+      const int64_t rows = x.shape.size() >= 3 ? x.shape[x.shape.size() - 3].value : 0;
+      if (rows > block_rows) blocks.clear(), block_rows = rows;
+      if (rows == block_rows) blocks.push_back(with_grid(m, std::to_string(bands)));
+    }
   for (const std::string& b : blocks) {
     try {
       g = apply_transformation(g, parse_transformation(b), context).graph;
@@ -122,7 +136,12 @@ std::vector<std::string> recipe(const Graph& original, const std::string& stem_g
         Graph trial = g;
         Shape s = now;
         std::vector<std::string> one;
-        if (try_improve(trial, s, one, ips[j], context) && s < best) best = s, best_graph = std::move(trial), best_spec = ips[j];
+        // On a tie, the input produced earlier (a residual's skip): the fresh one, the projection's
+        // output, can then be written in place over the expansion before it.
+        if (!try_improve(trial, s, one, ips[j], context)) continue;
+        const bool tie = !best_spec.empty() && !(best < s) && !(s < best);
+        if (s < best || (tie && tie_earlier(g, ips[j], best_spec)))
+          best = s, best_graph = std::move(trial), best_spec = ips[j];
       }
       if (!best_spec.empty()) g = std::move(best_graph), now = best, specs.push_back(best_spec);
       i = j;
