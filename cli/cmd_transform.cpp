@@ -45,6 +45,18 @@ int run_auto(const Args& args, const Graph& g, const std::string& out_path) {
   if (auto k = args.option("kinds"))
     for (const std::string& name : split_names(*k)) o.kinds.push_back(name);
   o.context.order_time_limit_seconds = args.double_option("order-seconds", 0.2, 0.01, 600);
+  if (args.flag("pareto")) {
+    if (o.budget_bytes) throw InputError("--pareto", "the frontier spans every peak: give --max-extra-macs to cap it, not --budget");
+    if (!out_path.empty()) throw InputError("--pareto", "prints the frontier; -o writes one rewritten graph (use --apply with a point's rewrites)");
+    ParetoOptions po;
+    po.search = o;
+    // A frontier's deep points take long sequences (a fold, a stream, an in-place per block).
+    if (!args.option("max-rewrites")) po.search.max_rewrites = 48;
+    const ParetoFrontier f = pareto_frontier(g, po);
+    if (args.flag("json")) std::cout << pareto_json(f).dump(2) << "\n";
+    else std::cout << pareto_text(f);
+    return f.points.empty() ? 1 : 0;
+  }
   const AutoRewriteResult r = auto_rewrite(g, o);
   const bool report = args.flag("report") || args.flag("json");
   if (args.flag("json")) std::cout << auto_rewrite_json(r).dump(2) << "\n";
@@ -75,12 +87,16 @@ int run_transform(const Args& args) {
     }
   }
   if (graph_path.empty()) throw InputError("arguments", "missing GRAPH");
-  const Graph g = load_graph(graph_path);
+  Graph g = load_graph(graph_path);
+  // TinyEngine's count: the camera frame (the float graph input) sits in its own buffer, outside
+  // the arena, so only what the model computes from it is planned.
+  if (args.flag("input-outside-arena")) g.input_policy = InputPolicy::kCallerOwned;
   const std::vector<std::string> specs = args.options("apply");
   if (args.flag("auto")) {
     if (!specs.empty()) throw InputError("--auto", "give --apply or --auto, not both");
     return run_auto(args, g, out_path);
   }
+  if (args.flag("pareto")) throw InputError("--pareto", "only with --auto");
   for (const char* only_auto : {"time-limit", "max-extra-macs", "max-evaluations", "max-rewrites", "kinds"})
     if (args.option(only_auto)) throw InputError(std::string("--") + only_auto, "only with --auto");
   if (specs.empty())
@@ -121,11 +137,11 @@ int run_transform(const Args& args) {
 }  // namespace
 
 ARENAPLAN_COMMAND("transform",
-                  "transform GRAPH (--apply SPEC [--apply SPEC ...] | --auto [--time-limit S] [--max-extra-macs PCT] "
+                  "transform GRAPH (--apply SPEC [--apply SPEC ...] | --auto [--pareto] [--time-limit S] [--max-extra-macs PCT] "
                   "[--max-evaluations N] [--max-rewrites N] [--kinds fuse,inplace,...] [--allow-quantize]) "
-                  "[-o OUT.json | --out OUT.json] [--report] [--json] [--budget SIZE] [--planner NAME] [--profile MCU] "
+                  "[-o OUT.json | --out OUT.json] [--report] [--json] [--input-outside-arena] [--budget SIZE] [--planner NAME] [--profile MCU] "
                   "[--seconds S] [--order-seconds S] [--seed N]",
-                  {"report", "json", "auto", "allow-quantize"},
+                  {"report", "json", "auto", "allow-quantize", "input-outside-arena", "pareto"},
                   {"apply", "out", "budget", "planner", "profile", "seconds", "order-seconds", "seed", "time-limit",
                    "max-extra-macs", "max-evaluations", "max-rewrites", "kinds"},
                   run_transform,
@@ -146,7 +162,9 @@ ARENAPLAN_COMMAND("transform",
                    {"report", "print the before/after report instead of the graph"},
                    {"json", "machine-readable output"},
                    {"auto", "search for the rewrite sequence with the smallest arena"},
-                   {"allow-quantize", "--auto: also try quantize rewrites (not bit-exact)"}},
+                   {"pareto", "--auto: the frontier of peak vs extra MACs, each point with its rewrites and verified (the search once per MAC cap 0, 1, 2.5, 5, 10, 20, 40, 100 %, up to --max-extra-macs; --time-limit per cap)"},
+                   {"allow-quantize", "--auto: also try quantize rewrites (not bit-exact)"},
+                   {"input-outside-arena", "the graph inputs live outside the arena (caller-owned, as TinyEngine counts the camera frame): not planned, not counted"}},
                   {"transform examples/whatif_fusion.json --apply fuse:c2,r2 --report", "transform examples/whatif_fusion.json --auto --report --time-limit 2"});
 
 }  // namespace arenaplan::cli

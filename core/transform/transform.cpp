@@ -229,6 +229,11 @@ const std::vector<TransformationKind>& transformation_kinds() {
        [](const Graph& g, const Transformation& t, const TransformContext&) {
          return patch_stage(g, t.names, parse_patch_grid(t.value, t.text));
        }},
+      {"msf", 1, kMany, Value::kRequired, '=', "",
+       "msf:A,B,...=TILES    patch the stage A,B,... (as patch:) and stream each 1x1 conv + depthwise inside every patch",
+       [](const Graph& g, const Transformation& t, const TransformContext&) {
+         return multi_stage_fusion(g, t.names, parse_patch_grid(t.value, t.text));
+       }},
       {"order", 1, kMany, Value::kNone, '=', "", "order:A,B,...|best   run the ops in this order (best: the schedule optimiser)",
        apply_order},
       {"foldpad", 1, 1, Value::kNone, '=', "foldpad takes one name",

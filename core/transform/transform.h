@@ -101,6 +101,9 @@ struct PatchGrid {
 };
 Rewrite patch_stage(const Graph& g, const std::vector<std::string>& stage, int tiles);
 Rewrite patch_stage(const Graph& g, const std::vector<std::string>& stage, PatchGrid grid);
+// Multi-stage fusion (msf-CNN): patch_stage, then in every patch each 1x1 conv and its depthwise
+// consumer (a PAD between them folded) run channel by channel (stream_pointwise_depthwise).
+Rewrite multi_stage_fusion(const Graph& g, const std::vector<std::string>& stage, PatchGrid grid);
 // "4" (row bands) or "3x3" (rows x columns); InputError(where) otherwise.
 PatchGrid parse_patch_grid(const std::string& value, const std::string& where);
 

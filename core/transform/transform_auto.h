@@ -41,6 +41,9 @@ struct RewriteKind {
   // ever touched (auto_lower_bound).
   std::vector<std::string> (*candidates)(const Graph& g);
   Rewrite (*apply)(const Graph& g, const Transformation& t, const TransformContext& context);
+  // false: searched only when named in --kinds (msf: its many grids crowd the beam out of the
+  // cheaper rewrites; pareto_frontier's recipe uses it instead).
+  bool searched_by_default = true;
 };
 
 // fuse, inplace, recompute, patch, foldpad, view, stream, callerquant, order, quantize (the last not
@@ -54,6 +57,7 @@ std::vector<std::string> fuse_candidates(const Graph& g);       // producer -> s
 std::vector<std::string> inplace_candidates(const Graph& g);    // may_run_in_place ops over each input
 std::vector<std::string> recompute_candidates(const Graph& g);  // tensor with >= 2 consumers, each consumer
 std::vector<std::string> patch_candidates(const Graph& g);      // NHWC single-input chains (PADs too): 2-4 ops over 2, 4, 8 rows; up to 16 ending at a downsampling op over 2x2, 3x3
+std::vector<std::string> msf_candidates(const Graph& g);        // inverted-residual blocks (2-10 bands); first stages + their 1x1 (2x2-5x5)
 std::vector<std::string> order_candidates(const Graph& g);      // "order:best"
 std::vector<std::string> quantize_candidates(const Graph& g);   // float32 activations to int8
 std::vector<std::string> stream_candidates(const Graph& g);     // 1x1 conv -> [PAD ->] depthwise
@@ -148,6 +152,51 @@ class AutoRewriteSearch {
 
 // Runs the search to its end (or its limits) and returns result().
 AutoRewriteResult auto_rewrite(const Graph& g, const AutoRewriteOptions& options);
+
+// ---- The frontier of peak against extra MACs (`transform --auto --pareto`) ------------------
+
+// One point: the rewrites (apply them in order with run_whatif to get the same peak), the peak and
+// arena they reach, the MACs they add; verified means planned, verified, simulated and bit-exact.
+struct ParetoPoint {
+  Bytes peak_bytes = 0, arena_bytes = 0;
+  int64_t extra_macs = 0;
+  double extra_macs_pct = 0;  // of the original graph's MACs
+  double cap_pct = 0;         // the MAC cap of the search that found it; -1: msf-CNN's recipe
+  std::vector<std::string> rewrites;
+  bool verified = false;
+  std::string outputs_check;  // run_whatif's: "bit-exact", ...
+};
+
+struct ParetoOptions {
+  // Each search's options (time_limit_seconds is per cap); a max_extra_macs_pct caps the ladder.
+  AutoRewriteOptions search;
+  std::vector<double> caps_pct = {0, 1, 2.5, 5, 10, 20, 40, 100};
+  // Also msf-CNN's recipe over a ladder of grids (fold every PAD; the first stage over 2x2 to 5x5
+  // patches; the highest-resolution inverted-residual blocks over 0, 5 or 10 bands; then every
+  // stream and in-place rewrite lowering the peak or the live-byte area): long sequences the
+  // beam search does not reach in its time.
+  bool recipes = true;
+};
+
+struct ParetoFrontier {
+  Bytes start_peak_bytes = 0;
+  int64_t start_macs = 0;
+  std::vector<ParetoPoint> points;  // non-dominated, verified: extra MACs rising, peak falling
+  std::vector<ParetoPoint> tried;   // one per cap, in cap order
+};
+
+// The search (auto_rewrite) once per cap of options.caps_pct, lowest peak within each; then the
+// verified points no other beats on both peak and extra MACs. The What-if tab's frontier calls
+// this one function. Usage:
+//   ParetoOptions o;  o.search.time_limit_seconds = 5;
+//   for (const ParetoPoint& p : pareto_frontier(g, o).points) p.peak_bytes, p.extra_macs, p.rewrites;
+ParetoFrontier pareto_frontier(const Graph& g, const ParetoOptions& options);
+// The verified points no other verified point beats on both axes, by extra MACs rising.
+std::vector<ParetoPoint> non_dominated(std::vector<ParetoPoint> points);
+// {"start_peak_bytes", "start_macs", "points": [{"peak_bytes", "arena_bytes", "extra_macs",
+// "extra_macs_pct", "cap_pct", "verified", "outputs_check", "rewrites"}], "tried": [...]}
+JsonOut pareto_json(const ParetoFrontier& f);
+std::string pareto_text(const ParetoFrontier& f);
 
 // whatif_json(report) plus "auto": {"budget_bytes", "lower_bound_bytes", "budget_met",
 // "max_extra_macs_pct", "extra_macs", "kinds", "search": {...}, "applied": [{"spec",

@@ -3,6 +3,7 @@
 // depends on the order or on other rewrites (in-place needs its input to die first), so
 // apply_transformation decides, and the lower bound may trust that nothing else is ever touched.
 #include <algorithm>
+#include <optional>
 
 #include "core/transform/transform_auto.h"
 
@@ -91,8 +92,10 @@ std::vector<std::string> patch_candidates(const Graph& g) {
   // A stage pays when an activation inside it is larger than both its input and its output
   // (which exist whole anyway): then only one patch of the big one is ever live.
   auto interior_dominates = [&](const std::vector<OpId>& chain) {
-    const Bytes ends = std::max(g.tensors[activation_inputs(g, g.ops[chain.front()])[0]].bytes,
-                                g.tensors[g.ops[chain.back()].outputs[0]].bytes);
+    // A caller-owned graph input (the camera frame outside the arena) costs the arena nothing.
+    const TensorId in = activation_inputs(g, g.ops[chain.front()])[0];
+    const Bytes in_bytes = g.is_input(in) && g.input_policy == InputPolicy::kCallerOwned ? 0 : g.tensors[in].bytes;
+    const Bytes ends = std::max(in_bytes, g.tensors[g.ops[chain.back()].outputs[0]].bytes);
     for (size_t k = 0; k + 1 < chain.size(); ++k)
       if (g.tensors[g.ops[chain[k]].outputs[0]].bytes > ends) return true;
     return false;
@@ -114,6 +117,72 @@ std::vector<std::string> patch_candidates(const Graph& g) {
       if (downsamples(chain.back()) && interior_dominates(chain))
         for (const char* grid : {"2x2", "3x3"}) out.push_back("patch:" + names() + "=" + grid);
     }
+  }
+  return out;
+}
+
+std::vector<std::string> msf_candidates(const Graph& g) {
+  // msf-CNN's stages: (1) each inverted-residual block, 1x1 expansion -> [PAD ->] depthwise -> 1x1
+  // projection [-> the ADD of the block input], over 2 to 10 row bands; (2) MCUNetV2's first
+  // stages (patch_candidates' downsampling chains), extended by the 1x1 conv after them, over
+  // 2x2 to 5x5 patches: finer grids and deeper stages trade halo MACs for memory, which the
+  // MAC cap of the search and pareto_frontier weigh.
+  std::vector<std::string> out;
+  auto pointwise = [&](OpId o) {
+    const Op& op = g.ops[o];
+    if (op_family(op.kind) != OpFamily::kConv || op.inputs.size() < 2 || op.outputs.size() != 1 || !spec_safe(op.name) ||
+        op.attrs.count("patch_of_stage"))
+      return false;
+    const Tensor& w = g.tensors[op.inputs[1]];
+    return w.shape.size() == 4 && w.shape[1].value == 1 && w.shape[2].value == 1;
+  };
+  auto sole_reader = [&](TensorId t) -> OpId {
+    const Tensor& x = g.tensors[t];
+    return x.consumers.size() == 1 && !g.is_output(t) ? x.consumers[0] : -1;
+  };
+  for (size_t d = 0; d < g.ops.size(); ++d) {
+    const Op& dw = g.ops[d];
+    if (op_family(dw.kind) != OpFamily::kDepthwiseConv || dw.outputs.size() != 1 || !spec_safe(dw.name) ||
+        dw.attrs.count("patch_of_stage"))
+      continue;
+    std::vector<std::string> names;
+    OpId p = g.tensors[dw.inputs[0]].producer;
+    if (p >= 0 && (g.ops[p].kind == "pad" || g.ops[p].kind == "padv2") && spec_safe(g.ops[p].name)) {
+      names.push_back(g.ops[p].name);
+      p = g.tensors[g.ops[p].inputs[0]].producer;
+    }
+    if (p < 0 || !pointwise(p)) continue;
+    names.insert(names.begin(), g.ops[p].name);
+    names.push_back(dw.name);
+    const OpId j = sole_reader(dw.outputs[0]);
+    if (j < 0 || !pointwise(j)) continue;
+    names.push_back(g.ops[j].name);
+    const OpId a = sole_reader(g.ops[j].outputs[0]);
+    if (a >= 0 && is_elementwise_kind(g.ops[a].kind) && spec_safe(g.ops[a].name)) {
+      const std::vector<TensorId> acts = activation_inputs(g, g.ops[a]);
+      if (acts.size() == 2 && std::find(acts.begin(), acts.end(), g.ops[p].inputs[0]) != acts.end())
+        names.push_back(g.ops[a].name);
+    }
+    const Tensor& y = g.tensors[g.ops[j].outputs[0]];
+    if (!nhwc(y)) continue;
+    const int64_t rows = y.shape[y.shape.size() - 3].value;
+    std::string text;
+    for (const std::string& n : names) text += (text.empty() ? "" : ",") + n;
+    for (int bands : {2, 4, 5, 8, 10})
+      if (bands <= rows) out.push_back("msf:" + text + "=" + std::to_string(bands));
+  }
+  for (const std::string& spec : patch_candidates(g)) {
+    const size_t eq = spec.rfind('=');
+    if (spec.find('x', eq) == std::string::npos) continue;  // the downsampling stages only
+    std::string stage = spec.substr(6, eq - 6);
+    const std::string last = stage.substr(stage.rfind(',') + 1);
+    const std::optional<OpId> end = g.find_op(last);
+    if (!end) continue;
+    const OpId next = sole_reader(g.ops[*end].outputs[0]);
+    if (next >= 0 && pointwise(next) && activation_inputs(g, g.ops[next]).size() == 1) stage += "," + g.ops[next].name;
+    else continue;
+    if (spec.compare(eq + 1, std::string::npos, "2x2") != 0) continue;  // one line per stage
+    for (const char* grid : {"2x2", "3x3", "4x4", "5x5"}) out.push_back("msf:" + stage + "=" + grid);
   }
   return out;
 }
@@ -165,6 +234,7 @@ const std::vector<RewriteKind>& rewrite_kinds() {
       {"callerquant", true, false, callerquant_candidates, apply_transformation},
       {"order", true, false, order_candidates, apply_transformation},
       {"quantize", false, false, quantize_candidates, apply_transformation},
+      {"msf", true, true, msf_candidates, apply_transformation, false},
   };
   return kinds;
 }
@@ -187,6 +257,7 @@ std::vector<const RewriteKind*> searched_kinds(const AutoRewriteOptions& options
     const bool named = std::find(options.kinds.begin(), options.kinds.end(), k.name) != options.kinds.end();
     if (!options.kinds.empty() && !named) continue;
     if (!k.bit_exact && !options.allow_value_changes) continue;
+    if (!named && !k.searched_by_default) continue;
     out.push_back(&k);
   }
   return out;

@@ -124,6 +124,11 @@ Rewrite quantize_in_caller(const Graph& g, const std::string& op_name) {
   if (op.kind != "quantize" && op.kind != "dequantize")
     refuse(where, "op " + op.name + " (kind \"" + op.kind + "\") is not a QUANTIZE or DEQUANTIZE");
   check_edge_op(g, op, where);
+  // With the float input already outside the arena (caller-owned), the moved QUANTIZE would take
+  // the int8 image out of the count as well: a different count, not a saving.
+  if (op.kind == "quantize" && g.input_policy == InputPolicy::kCallerOwned)
+    refuse(where, "the graph inputs are caller-owned (outside the arena) already; moving QUANTIZE " + op.name +
+                      " to the caller would take its int8 output out of the arena's count too");
   return op.kind == "quantize" ? input_quantize(g, o, where) : output_dequantize(g, o, where);
 }
 

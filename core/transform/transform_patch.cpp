@@ -20,6 +20,7 @@
 #include <array>
 #include <cstdio>
 #include <cstring>
+#include <map>
 #include <memory>
 #include <set>
 
@@ -66,6 +67,7 @@ enum class StageKind { kConv, kPool, kPad, kElementwise };
 struct StageOp {
   OpId op = -1;
   TensorId x = -1, y = -1;
+  std::vector<TensorId> xs;  // the activation inputs: x alone, or both operands of a residual ADD
   StageKind kind = StageKind::kElementwise;
   AxisWindow axis[2];
   std::vector<int64_t> paddings;  // PAD: [before, after] per dim
@@ -100,8 +102,15 @@ StageOp stage_op(const Graph& g, const std::string& name, bool model, int cols, 
   std::vector<TensorId> acts;
   for (TensorId t : op.inputs)
     if (!g.tensors[t].constant && std::find(acts.begin(), acts.end(), t) == acts.end()) acts.push_back(t);
-  if (acts.size() != 1)
-    refuse(where, "op " + op.name + " has " + std::to_string(acts.size()) + " activation inputs; a patched stage is a chain of single-input ops");
+  // A residual ADD (or another binary elementwise op) joins two tensors of its output's shape, both
+  // computed inside the stage or cut from its input: it reads the same patch of each.
+  const bool binary = acts.size() == 2 && is_elementwise_kind(op.kind) && op.outputs.size() == 1 &&
+                      dims_of(g.tensors[acts[0]]) == dims_of(g.tensors[op.outputs[0]]) &&
+                      dims_of(g.tensors[acts[1]]) == dims_of(g.tensors[op.outputs[0]]);
+  if (acts.size() != 1 && !binary)
+    refuse(where, "op " + op.name + " has " + std::to_string(acts.size()) + " activation inputs; a patched stage holds single-input ops "
+                  "and elementwise ops joining two tensors of their output's shape (a residual ADD)");
+  s.xs = acts;
   if (op.outputs.size() != 1) refuse(where, "op " + op.name + " has " + std::to_string(op.outputs.size()) + " outputs");
   if (!op.in_place.empty() || !op.async_reads.empty())
     refuse(where, "op " + op.name + " runs in place or reads asynchronously; patch before those rewrites");
@@ -183,7 +192,7 @@ StageOp stage_op(const Graph& g, const std::string& name, bool model, int cols, 
       s.axis[a].after = s.paddings[2 * (1 + a) + 1];
       if (s.axis[a].before < 0 || s.axis[a].after < 0) refuse(where, "PAD " + op.name + " has negative paddings");
     }
-  } else if (!(is_elementwise_kind(op.kind) && op.inputs.size() == 1)) {
+  } else if (!(is_elementwise_kind(op.kind) && (op.inputs.size() == 1 || binary))) {
     refuse(where, "op " + op.name + " (kind \"" + op.kind + "\") cannot run on a patch: the stage may hold conv, "
                   "depthwise, pool, PAD (imported models) and single-input elementwise ops");
   }
@@ -263,11 +272,11 @@ void mark_patch_border(Op& op) {
 }
 
 // One stage op on one patch: its input is `x`, its borders the patch's (model graphs).
-Op patch_op(Graph& out, const StageOp& s, const Op& original, TensorId x, const PatchRead read[2], bool model,
-            const std::string& name) {
+Op patch_op(Graph& out, const StageOp& s, const Op& original, const std::vector<TensorId>& xs, const PatchRead read[2],
+            bool model, const std::string& name) {
   Op op = original;
   op.name = name;
-  std::replace(op.inputs.begin(), op.inputs.end(), s.x, x);
+  for (size_t i = 0; i < s.xs.size(); ++i) std::replace(op.inputs.begin(), op.inputs.end(), s.xs[i], xs[i]);
   op.attrs["patch_of_stage"] = 1;  // the search does not patch a patch again (patch_candidates)
   if (!model) return op;
   if (s.kind == StageKind::kConv) {
@@ -346,20 +355,39 @@ Rewrite patch_stage(const Graph& g, const std::vector<std::string>& names, Patch
     refuse(where, "patch-based inference needs at least 2 tiles");
   const bool model = sim::uses_model_kernels(g, g.ops[op_named(g, names[0], where)]);
 
+  // The stage: ops in an order where each reads the stage input X or earlier stage ops' outputs
+  // (a chain, or inverted-residual blocks whose ADD reads a tensor of the stage twice).
   std::vector<StageOp> stage;
+  std::map<TensorId, size_t> made_by;  // stage tensor -> index of the stage op writing it
+  TensorId stage_x = -1;
   for (size_t k = 0; k < names.size(); ++k) {
     StageOp s = stage_op(g, names[k], model, grid.cols, where);
     const Op& op = g.ops[s.op];
-    if (k > 0 && s.x != stage.back().y)
-      refuse(where, "op " + op.name + " does not read " + g.ops[stage.back().op].name + "'s output: the stage must be a chain");
-    if (k + 1 < names.size()) {
-      const Tensor& Y = g.tensors[s.y];
-      if (Y.consumers.size() != 1 || g.is_output(s.y) || Y.retained || Y.persistent)
-        refuse(where, "intermediate " + Y.name + " is needed outside the stage, so it cannot exist one patch at a time");
+    for (TensorId x : s.xs) {
+      if (made_by.count(x)) continue;
+      if (stage_x < 0) stage_x = x;
+      else if (x != stage_x)
+        refuse(where, "op " + op.name + (stage.empty() ? std::string() : " does not read " + g.ops[stage.back().op].name + "'s output: it") +
+                          " reads " + g.tensors[x].name +
+                          ", which no earlier op of the stage writes, besides the stage input " + g.tensors[stage_x].name +
+                          " (a stage has one input; name its ops in the order they run)");
     }
+    if (made_by.count(s.y)) refuse(where, "op " + op.name + " is named twice");
+    made_by[s.y] = k;
     stage.push_back(std::move(s));
   }
-  const Tensor& X = g.tensors[stage.front().x];
+  for (size_t k = 0; k + 1 < stage.size(); ++k) {
+    const TensorId y = stage[k].y;
+    const Tensor& Y = g.tensors[y];
+    bool outside = g.is_output(y) || Y.retained || Y.persistent || Y.consumers.empty();
+    for (OpId c : Y.consumers) {
+      bool inside = false;
+      for (const StageOp& t : stage) inside = inside || t.op == c;
+      outside = outside || !inside;
+    }
+    if (outside) refuse(where, "intermediate " + Y.name + " is needed outside the stage, so it cannot exist one patch at a time");
+  }
+  const Tensor& X = g.tensors[stage_x];
   const Tensor& Y = g.tensors[stage.back().y];
   const int parts[2] = {grid.rows, grid.cols};
   for (int a : {kH, kW})
@@ -372,45 +400,80 @@ Rewrite patch_stage(const Graph& g, const std::vector<std::string>& names, Patch
   std::vector<std::string> patch_op_names;  // the stage ops' copies, for the MAC count
   std::vector<TensorId> bands;
   int patch = 0;
+  using Area = std::array<Span, 2>;
   for (int i = 0; i < grid.rows; ++i) {
     std::vector<TensorId> band_parts;
     for (int j = 0; j < grid.cols; ++j, ++patch) {
-      // The output span each op must produce for this patch, back to the stage input; rows and
-      // columns are independent.
+      // The area each stage tensor must hold for this patch, back to the stage input: a tensor
+      // read by two ops (a residual's skip) holds the union of what they read; rows and columns
+      // are independent.
       const size_t n = stage.size();
-      std::vector<std::array<Span, 2>> spans(n + 1);
+      std::map<TensorId, Area> need;
       std::vector<std::array<PatchRead, 2>> reads(n);
       const int index[2] = {i, j};
       for (int a : {kH, kW}) {
         const int64_t total = stage.back().axis[a].out;
-        spans[n][a] = {total * index[a] / parts[a], total * (index[a] + 1) / parts[a]};
-        for (size_t k = n; k-- > 0;) {
+        need[stage.back().y][a] = {total * index[a] / parts[a], total * (index[a] + 1) / parts[a]};
+      }
+      for (size_t k = n; k-- > 0;) {
+        for (int a : {kH, kW}) {
           // An axis cut in one part keeps every op's full extent (nothing trimmed, nothing added).
           const AxisWindow& w = stage[k].axis[a];
-          reads[k][a] = parts[a] == 1 ? PatchRead{{0, w.in}, w.before, w.after} : patch_read(w, spans[k + 1][a]);
-          spans[k][a] = reads[k][a].stored;
-          if (spans[k][a].size() <= 0)
+          reads[k][a] = parts[a] == 1 ? PatchRead{{0, w.in}, w.before, w.after} : patch_read(w, need[stage[k].y][a]);
+          if (reads[k][a].stored.size() <= 0)
             refuse(where, "patch " + std::to_string(patch) + " of op " + g.ops[stage[k].op].name + " reads only padding " +
                               kAxisName[a] + ": use fewer patches");
         }
+        for (TensorId x : stage[k].xs) {
+          auto it = need.find(x);
+          if (it == need.end()) {
+            need[x] = {reads[k][kH].stored, reads[k][kW].stored};
+          } else {
+            for (int a : {kH, kW}) {
+              Span& u = it->second[a];
+              u = {std::min(u.begin, reads[k][a].stored.begin), std::max(u.end, reads[k][a].stored.end)};
+            }
+          }
+        }
       }
       const std::string suffix = ".p" + std::to_string(patch);
-      Op slice = slice_op(out, X, stage.front().x, spans[0].data(), model,
-                          fresh_op_name(out, g.ops[stage.front().op].name + ".slice" + suffix));
-      out.tensors.push_back(patch_tensor(out, X, spans[0][kH].size(), spans[0][kW].size(), patch));
-      TensorId cur = static_cast<TensorId>(out.tensors.size() - 1);
-      slice.outputs = {cur};
-      new_ops.push_back(std::move(slice));
+      // Each stage tensor's patch (its area of `need`), and the cut of it an op reads: cut from
+      // the stage input directly, or cropped from a wider patch of an intermediate.
+      std::map<TensorId, TensorId> held;
+      std::map<std::pair<TensorId, std::array<int64_t, 4>>, TensorId> cuts;
+      auto cut = [&](TensorId x, const Area& area, const std::string& reader) -> TensorId {
+        const bool from_input = x == stage_x;
+        const Area have = from_input ? Area{Span{0, X.shape[dim_index(X, kH)].value}, Span{0, X.shape[dim_index(X, kW)].value}} : need.at(x);
+        const TensorId source = from_input ? stage_x : held.at(x);
+        if (!from_input && have[kH].begin == area[kH].begin && have[kH].end == area[kH].end &&
+            have[kW].begin == area[kW].begin && have[kW].end == area[kW].end)
+          return source;
+        const std::array<int64_t, 4> key = {area[kH].begin, area[kH].end, area[kW].begin, area[kW].end};
+        if (auto c = cuts.find({x, key}); c != cuts.end()) return c->second;
+        const Span rel[2] = {{area[kH].begin - have[kH].begin, area[kH].end - have[kH].begin},
+                             {area[kW].begin - have[kW].begin, area[kW].end - have[kW].begin}};
+        const Tensor& S = out.tensors[source];
+        Op slice = slice_op(out, S, source, rel, model, fresh_op_name(out, reader + (from_input ? ".slice" : ".crop") + suffix));
+        out.tensors.push_back(patch_tensor(out, g.tensors[x], area[kH].size(), area[kW].size(), patch));
+        const TensorId t = static_cast<TensorId>(out.tensors.size() - 1);
+        slice.outputs = {t};
+        new_ops.push_back(std::move(slice));
+        cuts[{x, key}] = t;
+        return t;
+      };
       for (size_t k = 0; k < n; ++k) {
-        Op op = patch_op(out, stage[k], g.ops[stage[k].op], cur, reads[k].data(), model,
-                         fresh_op_name(out, g.ops[stage[k].op].name + suffix));
-        out.tensors.push_back(patch_tensor(out, g.tensors[stage[k].y], spans[k + 1][kH].size(), spans[k + 1][kW].size(), patch));
-        cur = static_cast<TensorId>(out.tensors.size() - 1);
-        op.outputs = {cur};
+        const Op& original = g.ops[stage[k].op];
+        std::vector<TensorId> xs;
+        for (TensorId x : stage[k].xs) xs.push_back(cut(x, {reads[k][kH].stored, reads[k][kW].stored}, original.name));
+        Op op = patch_op(out, stage[k], original, xs, reads[k].data(), model, fresh_op_name(out, original.name + suffix));
+        const Area& area = need.at(stage[k].y);
+        out.tensors.push_back(patch_tensor(out, g.tensors[stage[k].y], area[kH].size(), area[kW].size(), patch));
+        held[stage[k].y] = static_cast<TensorId>(out.tensors.size() - 1);
+        op.outputs = {held[stage[k].y]};
         patch_op_names.push_back(op.name);
         new_ops.push_back(std::move(op));
       }
-      band_parts.push_back(cur);
+      band_parts.push_back(held.at(stage.back().y));
     }
     if (band_parts.size() == 1) {
       bands.push_back(band_parts[0]);

@@ -22,6 +22,38 @@ function handWritten() {
 const searchLimits = ['--max-evaluations', '2000', '--time-limit', '300'];
 
 export const tests = [
+  ['--auto --pareto: a non-dominated, monotone frontier; each point\'s rewrites re-applied give its peak, bit-exact', (cli) => {
+    const r = cli('transform', 'examples/whatif_patch.json', '--auto', '--pareto', '--json', '--max-extra-macs', '60',
+      '--max-evaluations', '400', '--time-limit', '300');
+    assert.equal(r.status, 0, r.stderr);
+    const f = r.json;
+    assert.ok(f.points.length >= 1);
+    assert.ok(f.tried.every((t) => t.cap_pct <= 60));
+    for (let i = 0; i < f.points.length; i++) {
+      const p = f.points[i];
+      assert.equal(p.verified, true);
+      assert.equal(p.outputs_check, 'bit-exact');
+      if (i > 0) {
+        assert.ok(p.extra_macs > f.points[i - 1].extra_macs, 'extra MACs rise along the frontier');
+        assert.ok(p.peak_bytes < f.points[i - 1].peak_bytes, 'the peak falls along the frontier');
+      }
+      for (const t of f.tried)
+        assert.ok(!(t.verified && t.peak_bytes <= p.peak_bytes && t.extra_macs <= p.extra_macs &&
+          (t.peak_bytes < p.peak_bytes || t.extra_macs < p.extra_macs)), 'a tried point dominates a frontier point');
+      if (!p.rewrites.length) continue;
+      const again = cli('transform', 'examples/whatif_patch.json', ...p.rewrites.flatMap((s) => ['--apply', s]), '--report', '--json');
+      assert.equal(again.status, 0, again.stderr);
+      assert.equal(again.json.after.peak_bytes, p.peak_bytes);
+      assert.equal(again.json.after.macs - again.json.before.macs, p.extra_macs);
+      assert.equal(again.json.outputs.check, 'bit-exact');
+    }
+    assert.ok(f.points.at(-1).peak_bytes < f.start_peak_bytes, 'patching buys memory with MACs on whatif_patch');
+    const text = cli('transform', 'examples/whatif_patch.json', '--auto', '--pareto', '--max-extra-macs', '5', '--max-evaluations', '200');
+    assert.equal(text.status, 0, text.stderr);
+    assert.match(text.stdout, /^frontier of peak vs extra MACs/);
+    assert.equal(cli('transform', 'examples/whatif_patch.json', '--auto', '--pareto', '--budget', '1KiB').status, 2);
+    assert.equal(cli('transform', 'examples/whatif_patch.json', '--pareto', '--apply', 'order:best').status, 2);
+  }],
   ['--auto never ends above the README\'s hand-written sequences, bit-exact and verified', (cli) => {
     for (const [example, specs, written] of handWritten()) {
       const hand = cli('transform', `examples/${example}.json`, ...specs.flatMap((s) => ['--apply', s]), '--report', '--json');

@@ -229,6 +229,27 @@ inline Graph inverted_residual_style(uint64_t seed) {
   return n.finish(x, {n.dequantize("dequant_out", t)});
 }
 
+// MCUNet-like with residuals: int8 input -> stem 3x3 -> two inverted-residual blocks (1x1
+// expansion relu6, depthwise 3x3 same relu6, 1x1 projection back to the stem's channels, ADD of the
+// block input) -> pool. The ADDs make patch stages span residual blocks (transform_patch.cpp).
+inline Graph residual_mcunet_style(uint64_t seed) {
+  Net n(seed);
+  const int64_t hw = n.uniform(12, 17), c = n.uniform(3, 6);
+  TensorId x = n.activation("input", {1, hw, hw, n.uniform(1, 3)});
+  TensorId t = n.conv("stem", x, c, 3, 1, 1, 3);
+  for (int b = 0; b < 2; ++b) {
+    const std::string id = std::to_string(b);
+    TensorId e = n.conv("expand" + id, t, c * n.uniform(2, 4), 1, 1, 0, 3);
+    e = n.depthwise("dw" + id, e, 3, 1, 1, 1, 3);
+    e = n.conv("project" + id, e, c, 1, 1, 0);
+    TensorId sum = n.activation_like("add" + id + ".out", n.dims(t), t);
+    n.op("add" + id, "add", {e, t}, {sum});
+    t = sum;
+  }
+  t = n.pool("pool", t, true, 2, 2);
+  return n.finish(x, {t});
+}
+
 // The first stage of MCUNet-VWW (mcunet-vww0, 80x80 input), shapes as in the published model:
 // float32 [1,80,80,3] -> QUANTIZE -> PAD 1 -> conv 3x3/2 to 16 ch -> depthwise 3x3 (same) -> 1x1
 // to 8 ch -> 1x1 expansion to 48 ch (40x40x48 = 76,800 B) -> PAD 1 -> depthwise 3x3/2 -> 1x1 to 16

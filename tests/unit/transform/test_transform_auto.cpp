@@ -2,9 +2,12 @@
 // single rewrite, a lower bound that never exceeds what it finds, budgets, MAC caps, slicing.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <random>
 
 #include "core/transform/transform_auto.h"
+#include "tests/unit/model_builder.h"
+#include "tests/unit/rewrite_test_support.h"
 #include "tests/unit/test_support.h"
 
 using namespace arenaplan;
@@ -267,4 +270,71 @@ TEST_CASE("the lower bound stays below every graph a random walk of legal rewrit
   }
   CHECK(steps > 50);          // the walks did rewrite
   CHECK(bound_positive >= 1);  // and some bound had something to say
+}
+
+TEST_CASE("non_dominated keeps the verified points no other beats on both peak and extra MACs") {
+  auto pt = [](Bytes peak, int64_t macs, bool ok = true) {
+    ParetoPoint p;
+    p.peak_bytes = peak;
+    p.extra_macs = macs;
+    p.verified = ok;
+    return p;
+  };
+  const std::vector<ParetoPoint> f =
+      non_dominated({pt(500, 40), pt(900, 0), pt(700, 10), pt(800, 10), pt(700, 20), pt(100, 5, false), pt(600, 40)});
+  REQUIRE(f.size() == 3);
+  CHECK(f[0].peak_bytes == 900);
+  CHECK(f[1].peak_bytes == 700);
+  CHECK(f[1].extra_macs == 10);
+  CHECK(f[2].peak_bytes == 500);  // (600, 40) is beaten by (500, 40); the unverified point never counts
+}
+
+TEST_CASE("pareto_frontier on an MCUNet-like graph: non-dominated, monotone, each point re-applied gives its peak, bit-exact") {
+  for (uint64_t seed : {1, 3}) {
+    CAPTURE(seed);
+    const Graph g = residual_mcunet_style(seed);
+    ParetoOptions o;
+    o.search = quick_options();
+    o.search.max_evaluations = 300;
+    o.caps_pct = {0, 5, 40, 200};
+    const ParetoFrontier f = pareto_frontier(g, o);
+    REQUIRE(!f.points.empty());
+    CHECK(f.tried.size() >= 4);  // one per cap, then the recipes that apply
+    CHECK(f.points.front().peak_bytes <= f.start_peak_bytes);
+    for (size_t i = 0; i < f.points.size(); ++i) {
+      const ParetoPoint& p = f.points[i];
+      CHECK(p.verified);
+      CHECK(p.outputs_check == "bit-exact");
+      if (p.cap_pct >= 0) CHECK(p.extra_macs_pct <= p.cap_pct + 1e-9);  // -1: the recipe, kept within the largest cap
+      CHECK(p.extra_macs_pct <= 200 + 1e-9);
+      if (i > 0) {
+        CHECK(p.extra_macs > f.points[i - 1].extra_macs);
+        CHECK(p.peak_bytes < f.points[i - 1].peak_bytes);
+      }
+      // No tried point beats it on both axes.
+      for (const ParetoPoint& t : f.tried)
+        CHECK_FALSE((t.verified && t.peak_bytes <= p.peak_bytes && t.extra_macs <= p.extra_macs &&
+                     (t.peak_bytes < p.peak_bytes || t.extra_macs < p.extra_macs)));
+      std::vector<WhatIfSpec> list;
+      for (const std::string& s : p.rewrites) list.push_back({s, true});
+      WhatIfOptions w = o.search.whatif;
+      w.stop_on_error = true;
+      const WhatIfReport again = run_whatif(g, list, w, o.search.context);
+      CHECK(again.after.peak_bytes == p.peak_bytes);
+      CHECK(again.after.macs - again.before.macs == p.extra_macs);
+      CHECK(again.outputs_check == "bit-exact");
+    }
+    // The patch stages across the residual blocks make extra MACs buy memory here.
+    CHECK(f.points.back().peak_bytes < f.start_peak_bytes);
+  }
+}
+
+TEST_CASE("msf candidates: each inverted-residual block with its ADD, applied bit-exact") {
+  const Graph g = residual_mcunet_style(2);
+  const std::vector<std::string> specs = msf_candidates(g);
+  CHECK(std::find(specs.begin(), specs.end(), "msf:expand1,dw1,project1,add1=2") != specs.end());
+  const std::vector<uint8_t> want = evaluate_outputs(g);
+  const Rewrite r = apply_transformation(g, parse_transformation("msf:expand1,dw1,project1,add1=4"), {});
+  CHECK(r.figures.at("streamed_pairs") == 4);
+  CHECK(evaluate_outputs(r.graph) == want);
 }
