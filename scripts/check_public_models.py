@@ -133,8 +133,8 @@ def check_simulate(binary, model, entry, res, timeout):
                     "%d ethos-u op(s) refused by name, outputs_are_the_model %s" % (len(refused), presented))
             return
         if report.get("stand_ins"):
-            kinds = sorted({s["why"].split("kind ")[-1] for s in report["stand_ins"]})
-            res.add("simulate", False, "%d op(s) ran a stand-in (no kernel): %s" % (len(report["stand_ins"]), ", ".join(kinds)))
+            why = sorted({s["why"].split(": ", 1)[-1] for s in report["stand_ins"]})  # after "stand-in, ...: "
+            res.add("simulate", False, "%d op(s) ran a stand-in: %s" % (len(report["stand_ins"]), "; ".join(why)))
             return
         diffs = []
         for k, invoke in enumerate(entry["tflm"]["invokes"]):
