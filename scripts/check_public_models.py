@@ -102,7 +102,11 @@ def check_arena(binary, model, entry, res, timeout):
     if rc != 0:
         res.add("tflm-arena", False, "exit %s: %s" % (rc, err.strip()[:300]))
         return
-    r = json.loads(out)
+    try:
+        r = json.loads(out)
+    except ValueError as e:
+        res.add("tflm-arena", False, "output is not JSON: %s" % e)
+        return
     measured = entry["tflm"]["min_arena_bytes_64"]
     got = r["min_arena_bytes"]
     slack = max(measured * 5 // 1000, 64)
@@ -125,7 +129,11 @@ def check_simulate(binary, model, entry, res, timeout):
         if rc != 0:
             res.add("simulate", False, "exit %s: %s" % (rc, err.strip()[:300]))
             return
-        report = json.loads(out)
+        try:
+            report = json.loads(out)
+        except ValueError as e:
+            res.add("simulate", False, "output is not JSON: %s" % e)
+            return
         if "vela" in entry["tags"]:
             refused = [n["op"] for n in report.get("not_simulated", []) if n["why"].startswith("ethos-u")]
             presented = report.get("outputs_are_the_model", True)
@@ -160,6 +168,10 @@ def main(argv):
     ap.add_argument("--only", default="", help="comma-separated model names")
     ap.add_argument("--timeout", type=int, default=900, help="seconds per command")
     args = ap.parse_args(argv)
+    if not os.access(args.binary, os.X_OK):
+        ap.error("%s is not an executable (build it: ./scripts/build.sh native)" % args.binary)
+    if not os.path.isdir(args.folder):
+        ap.error("%s is not a folder of .tflite files" % args.folder)
     with open(args.fixture) as f:
         fixture = json.load(f)
     by_sha = {}
