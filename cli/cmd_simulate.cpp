@@ -1,7 +1,8 @@
 // arenaplan simulate: run a graph inside its planned arena on a simulated MCU, count cycles and
 // check with the oracles that the plan is safe. Faults can be injected to watch the oracles work.
 // --input-file NAME=PATH feeds a graph input's raw bytes; --output-dir DIR writes each graph
-// output's raw bytes (run 0, session 0) to DIR/<tensor name>.bin, except outputs that are not
+// output's raw bytes (run 0, session 0) to DIR/<tensor name>.bin, and with --runs N those of
+// run k (k = 2..N, session 0) to DIR/run<k>/<tensor name>.bin, except outputs that are not
 // computed (downstream of an NPU op). An NPU op is refused by name, like a stand-in it does not
 // fail the run: exit 0 when the oracles hold, the report saying what is not computed.
 #include <cctype>
@@ -25,20 +26,29 @@ std::string output_file_name(const std::string& tensor) {
   return (f.empty() || f[0] == '.' ? "_" + f : f) + ".bin";
 }
 
-void write_outputs(const Graph& g, const sim::SimReport& r, const std::string& dir) {
+// One run's outputs (Graph::outputs order) into dir.
+void write_run_outputs(const Graph& g, const sim::SimReport& r, const std::vector<std::vector<uint8_t>>& outputs,
+                       const std::string& dir) {
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   if (ec) throw InputError("--output-dir " + dir, "cannot create the folder: " + ec.message());
-  for (size_t i = 0; i < g.outputs.size() && i < r.outputs.size(); ++i) {
+  for (size_t i = 0; i < g.outputs.size() && i < outputs.size(); ++i) {
     if (i < r.output_computed.size() && !r.output_computed[i]) {  // placeholder bytes are never written as the model's
       std::cerr << "not written: output " << g.tensors[g.outputs[i]].name << " is not computed (an NPU op is not simulated)\n";
       continue;
     }
     const std::string path = (std::filesystem::path(dir) / output_file_name(g.tensors[g.outputs[i]].name)).string();
-    write_file(path, std::string(r.outputs[i].begin(), r.outputs[i].end()));
-    std::cerr << "wrote " << path << " (" << r.outputs[i].size() << " bytes, output " << g.tensors[g.outputs[i]].name
+    write_file(path, std::string(outputs[i].begin(), outputs[i].end()));
+    std::cerr << "wrote " << path << " (" << outputs[i].size() << " bytes, output " << g.tensors[g.outputs[i]].name
               << ")\n";
   }
+}
+
+// Run 1 into DIR itself (as before --runs wrote more), run k >= 2 into DIR/run<k>.
+void write_outputs(const Graph& g, const sim::SimReport& r, const std::string& dir) {
+  write_run_outputs(g, r, r.outputs, dir);
+  for (size_t k = 0; k < r.later_outputs.size(); ++k)
+    write_run_outputs(g, r, r.later_outputs[k], (std::filesystem::path(dir) / ("run" + std::to_string(k + 2))).string());
 }
 
 int run_simulate(const Args& args) {
@@ -100,7 +110,7 @@ ARENAPLAN_COMMAND("simulate",
                    {"seed", "seed of generated inputs and weights (default: 1)"},
                    {"inject", "a fault to watch the oracles catch: shift:TENSOR[:BYTES], stray:OP:OFFSET, ignore-async (repeatable)"},
                    {"input-file", "NAME=PATH: a graph input's raw bytes (repeatable)"},
-                   {"output-dir", "write each graph output's raw bytes to DIR/<tensor>.bin"},
+                   {"output-dir", "write each graph output's raw bytes to DIR/<tensor>.bin (run k >= 2 of --runs: DIR/run<k>/)"},
                    {"memory-limit", "the most memory the simulation may hold, arenas and constants (default: 1GiB)"},
                    {"json", "machine-readable output"},
                    {"shared-arena", "--sessions: one arena for all sessions"}},

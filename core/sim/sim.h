@@ -336,6 +336,9 @@ struct SimReport {
   // Each graph output's raw bytes after run 0 of session 0 (Graph::outputs order); empty when the
   // outputs are kept as digests only (SimRequest::max_capture_bytes).
   std::vector<std::vector<uint8_t>> outputs;
+  // The same for runs 1..runs-1 of session 0 (later_outputs[k - 1] is run k), so that every
+  // invoke of a stateful model (an LSTM's carried state) can be compared with a reference.
+  std::vector<std::vector<std::vector<uint8_t>>> later_outputs;
   std::vector<std::string> fed_inputs;  // graph inputs given as raw bytes (the rest were seeded)
   // Ops that ran the byte-level stand-in, with the reason: their output bytes (and everything
   // computed from them) are not the model's. The plan oracles hold regardless.

@@ -161,6 +161,15 @@ SimReport report_of(const Graph& g, const ArenaSimulator& planned) {
       r.outputs.emplace_back(cap, cap + n);
       cap += n;
     }
+  for (int run = 1; run < options.runs; ++run)
+    if (const uint8_t* cap = planned.captured(run, 0)) {
+      std::vector<std::vector<uint8_t>>& outs = r.later_outputs.emplace_back();
+      for (TensorId y : g.outputs) {
+        const Bytes n = g.tensors[y].bytes;
+        outs.emplace_back(cap, cap + n);
+        cap += n;
+      }
+    }
   for (size_t i = 0; i < g.inputs.size() && i < options.inputs.size(); ++i)
     if (!options.inputs[i].empty()) r.fed_inputs.push_back(g.tensors[g.inputs[i]].name);
   for (const OpStats& s : r.per_op)

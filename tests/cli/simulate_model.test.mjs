@@ -31,6 +31,20 @@ export const tests = [
     assert.equal(files.length, 1);
     assert.equal(fnv1a64(readFileSync(join(dir, files[0]))), TFLM_INCEPTION_FNV);
   }],
+  ['simulate --runs 3 --output-dir writes every run: run 1 in DIR, run k in DIR/run<k>, each TFLM\'s bytes (svdf_int8, state carried over)', (cli) => {
+    // FNV-1a-64 of TFLM's output after invokes 1, 2 and 3 (tests/unit/data/tflm/README.md).
+    const tflm = ['29f681ff807148a5', '138cac533dbe43f1', '1dcdba534400562d'];
+    const dir = mkdtempSync(join(tmpdir(), 'ap-sim-runs-'));
+    const r = cli('simulate', `${ref}/svdf_int8.tflite`, '--input-file', `input=${ref}/svdf_int8.input.bin`, '--runs', '3',
+                  '--output-dir', dir);
+    assert.equal(r.status, 0, r.stderr);
+    const got = ['', 'run2', 'run3'].map((sub) => {
+      const files = readdirSync(join(dir, sub)).filter((f) => f.endsWith('.bin'));
+      assert.equal(files.length, 1, sub);
+      return fnv1a64(readFileSync(join(dir, sub, files[0])));
+    });
+    assert.deepEqual(got, tflm);
+  }],
   ['a model with an op the simulator has no kernel for runs, naming the stand-in and saying its numbers are not the model\'s', (cli) => {
     // selfie_segmentation's custom op Convolution2DTransposeBias (MediaPipe's) has no kernel.
     const model = '.cache/models/selfie_segmentation.tflite';  // installed by scripts/setup.sh
