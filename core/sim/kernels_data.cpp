@@ -84,6 +84,10 @@ To cast_float(float f) {
   // types then keep the low bits, as the compiler's float -> int32 -> int8 sequence does.
   if constexpr (std::is_same_v<To, float>) {
     return f;
+  } else if constexpr (std::is_same_v<To, uint32_t>) {  // VCVT.U32: saturates to [0, 2^32 - 1]
+    if (std::isnan(f) || f <= 0.0f) return 0;
+    if (f >= 4294967296.0f) return std::numeric_limits<uint32_t>::max();
+    return static_cast<uint32_t>(f);
   } else {
     int32_t v;
     if (std::isnan(f)) v = 0;
@@ -111,6 +115,7 @@ void (*cast_to(DType to))(const uint8_t*, uint8_t*, int64_t) {
     case DType::kInt8: return cast_all<From, int8_t>;
     case DType::kInt16: return cast_all<From, int16_t>;
     case DType::kInt32: return cast_all<From, int32_t>;
+    case DType::kUInt32: return cast_all<From, uint32_t>;
     case DType::kFloat32: return cast_all<From, float>;
     default: return nullptr;
   }
@@ -123,16 +128,17 @@ ModelKernel prepare_cast(const KernelContext& c) {
   const Tensor &xt = c.in(0), &yt = c.out(0);
   const int64_t n = c.count(yt);
   c.require(c.count(xt) == n, "cast input and output element counts differ");
-  c.require(one_of(yt, {DType::kInt8, DType::kInt16, DType::kInt32, DType::kFloat32}),
-            "cast runs to int8, int16, int32 or float32 (TFLM)");
+  c.require(one_of(yt, {DType::kInt8, DType::kInt16, DType::kInt32, DType::kUInt32, DType::kFloat32}),
+            "cast runs to int8, int16, int32, uint32 or float32 (TFLM)");
   void (*f)(const uint8_t*, uint8_t*, int64_t) = nullptr;
   switch (xt.dtype.value_or(DType::kInt64)) {
     case DType::kInt8: f = cast_to<int8_t>(*yt.dtype); break;
     case DType::kInt16: f = cast_to<int16_t>(*yt.dtype); break;
     case DType::kInt32: f = cast_to<int32_t>(*yt.dtype); break;
+    case DType::kUInt32: f = cast_to<uint32_t>(*yt.dtype); break;
     case DType::kFloat32: f = cast_to<float>(*yt.dtype); break;
     case DType::kBool: f = cast_to<bool>(*yt.dtype); break;
-    default: c.unsupported("cast runs from int8, int16, int32, float32 or bool (TFLM)");
+    default: c.unsupported("cast runs from int8, int16, int32, uint32, float32 or bool (TFLM)");
   }
   ModelKernel k{"cast"};
   k.work.alu_ops = n;

@@ -85,8 +85,27 @@ ModelKernel prepare_binary(const KernelContext& c, Binary op) {
     k.run = quantized_binary<int16_t>(c, op, at, bt, yt, bc, same);
     return k;
   }
+  if (c.is(at, DType::kInt32) && c.is(bt, DType::kInt32) && c.is(yt, DType::kInt32)) {
+    // TFLM's reference int32 arithmetic (an audio front end's counters): no quantization, the
+    // result wrapping as the MCU's 32-bit ALU wraps it, clamped to the fused activation's range.
+    k.name = op == Binary::kAdd ? "add int32" : op == Binary::kSub ? "sub int32" : "mul int32";
+    float flo, fhi;
+    c.activation_range_float(flo, fhi);
+    const int32_t lo = flo <= -2147483648.0f ? std::numeric_limits<int32_t>::min() : static_cast<int32_t>(flo);
+    const int32_t hi = fhi >= 2147483647.0f ? std::numeric_limits<int32_t>::max() : static_cast<int32_t>(fhi);
+    k.run = [=](const Operand* in, const Operand* out) {
+      const int32_t *a = as<int32_t>(in[0]), *b = as<int32_t>(second(in, same));
+      int32_t* y = as_mut<int32_t>(out[0]);
+      bc.each([&](int64_t i, int64_t ia, int64_t ib) {
+        const uint32_t ua = static_cast<uint32_t>(a[ia]), ub = static_cast<uint32_t>(b[ib]);
+        const uint32_t r = op == Binary::kAdd ? ua + ub : op == Binary::kSub ? ua - ub : ua * ub;
+        y[i] = std::clamp(static_cast<int32_t>(r), lo, hi);
+      });
+    };
+    return k;
+  }
   c.require(c.is(at, DType::kFloat32) && c.is(bt, DType::kFloat32) && c.is(yt, DType::kFloat32),
-            std::string(base) + " runs int8, int16 or float32");
+            std::string(base) + " runs int8, int16, int32 or float32");
   k.name = op == Binary::kAdd ? "add float32" : op == Binary::kSub ? "sub float32" : "mul float32";
   float lo, hi;
   c.activation_range_float(lo, hi);

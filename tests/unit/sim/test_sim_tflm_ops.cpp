@@ -117,7 +117,46 @@ TEST_CASE("cast between TFLM's types: C++ conversions, truncation toward zero, b
   TensorId ux = bad.tensor("x", {4}, DType::kInt8);
   TensorId uy = bad.tensor("y", {4}, DType::kUInt8);
   bad.op("c", "cast", {ux}, {uy});
-  CHECK(bad.refusal().find("cast runs to int8, int16, int32 or float32") != std::string::npos);
+  CHECK(bad.refusal().find("cast runs to int8, int16, int32, uint32 or float32") != std::string::npos);
+
+  // uint32 both ways (an audio front end's energies): int16 -> uint32 wraps negatives modulo 2^32
+  // as C++ does; uint32 -> int32 keeps the bits.
+  OneOpModel u;
+  TensorId ux16 = u.input("x", {32}, DType::kInt16, bytes_of(shorts));
+  TensorId uy32 = u.tensor("y", {32}, DType::kUInt32);
+  u.op("c", "cast", {ux16}, {uy32});
+  const auto ugot = values_of<uint32_t>(u.run({uy32})[0]);
+  for (size_t i = 0; i < shorts.size(); ++i) CHECK(ugot[i] == static_cast<uint32_t>(shorts[i]));
+  const std::vector<uint32_t> big = {0u, 1u, 0x7fffffffu, 0x80000000u, 0xffffffffu};
+  OneOpModel back;
+  TensorId bu = back.input("x", {5}, DType::kUInt32, bytes_of(big));
+  TensorId bi = back.tensor("y", {5}, DType::kInt32);
+  back.op("c", "cast", {bu}, {bi});
+  const auto bigot = values_of<int32_t>(back.run({bi})[0]);
+  for (size_t i = 0; i < big.size(); ++i) CHECK(bigot[i] == static_cast<int32_t>(big[i]));
+}
+
+TEST_CASE("int32 add, sub and mul: TFLM's plain arithmetic, wrapping, clamped by the fused activation") {
+  const std::vector<int32_t> av = {5, -7, 2147483647, -2147483647 - 1, 46341, 0};
+  const std::vector<int32_t> bv = {3, 10, 1, -1, 46341, -9};
+  for (const char* kind : {"add", "sub", "mul"})
+    for (int64_t act : {0, 1}) {  // none, RELU
+      CAPTURE(kind);
+      CAPTURE(act);
+      OneOpModel m;
+      TensorId a = m.input("a", {6}, DType::kInt32, bytes_of(av));
+      TensorId b = m.input("b", {6}, DType::kInt32, bytes_of(bv));
+      TensorId y = m.tensor("y", {6}, DType::kInt32);
+      m.op("o", kind, {a, b}, {y}, {{"activation", act}});
+      const auto got = values_of<int32_t>(m.run({y})[0]);
+      for (size_t i = 0; i < av.size(); ++i) {
+        const uint32_t x = static_cast<uint32_t>(av[i]), z = static_cast<uint32_t>(bv[i]);
+        const std::string k = kind;
+        int32_t want = static_cast<int32_t>(k == "add" ? x + z : k == "sub" ? x - z : x * z);
+        if (act == 1) want = std::max(want, 0);
+        CHECK(got[i] == want);
+      }
+    }
 }
 
 TEST_CASE("fill, shape, zeros_like and broadcast_to write what their definitions say") {
