@@ -186,8 +186,9 @@ struct ParetoFrontier {
 };
 
 // The search (auto_rewrite) once per cap of options.caps_pct, lowest peak within each; then the
-// verified points no other beats on both peak and extra MACs. The What-if tab's frontier calls
-// this one function. Usage:
+// verified points no other beats on both peak and extra MACs: `transform --auto --pareto`. The
+// page's What-if tab does not draw the frontier yet; when it does, it calls this one function.
+// Usage:
 //   ParetoOptions o;  o.search.time_limit_seconds = 5;
 //   for (const ParetoPoint& p : pareto_frontier(g, o).points) p.peak_bytes, p.extra_macs, p.rewrites;
 ParetoFrontier pareto_frontier(const Graph& g, const ParetoOptions& options);
