@@ -3,9 +3,11 @@
 
 #include <doctest/doctest.h>
 
+#include <cstdint>
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "core/graph/examples.h"
 #include "core/graph/graph_json.h"
@@ -52,6 +54,14 @@ inline Graph example_graph(const std::string& name) {
   if (!text) throw std::runtime_error("no built-in example " + name);
   return parse_graph_json(*text);
 }
+
+// FNV-1a-64 of n bytes: how tests/unit/data/tflm/README.md records the output bytes TFLM wrote.
+inline uint64_t fnv1a64(const uint8_t* data, size_t n) {
+  uint64_t h = 0xcbf29ce484222325ull;
+  for (size_t i = 0; i < n; ++i) h = (h ^ data[i]) * 0x100000001b3ull;
+  return h;
+}
+inline uint64_t fnv1a64(const std::vector<uint8_t>& b) { return fnv1a64(b.data(), b.size()); }
 
 // The InputError message `attempt` throws, or "" when it succeeds: the refusal a test checks.
 template <class Attempt>

@@ -18,12 +18,6 @@ namespace {
 
 const std::string kFixtures = std::string(AP_SOURCE_DIR) + "/tests/unit/data/tflm/";
 
-uint64_t fnv1a64(const std::vector<uint8_t>& b) {
-  uint64_t h = 0xcbf29ce484222325ull;
-  for (uint8_t c : b) h = (h ^ c) * 0x100000001b3ull;
-  return h;
-}
-
 // One-op models built with the generated writer: a conv-like op over an int8 image.
 struct OneOp {
   int32_t code = 3;  // CONV_2D
@@ -148,7 +142,7 @@ TEST_CASE("the fixtures fed their inputs give the output bytes TFLM's reference 
       if (m.bits_follow_libm && !kMeasuredLibm) continue;
       for (size_t run = 0; run < got.size(); ++run) {
         CAPTURE(run);
-        CHECK(fnv1a64(got[run]) == m.fnv_per_run[run]);
+        CHECK(test::fnv1a64(got[run]) == m.fnv_per_run[run]);
       }
     }
   }

@@ -188,22 +188,17 @@ TEST_CASE("signal_stateful: SignalDelay, SignalOverlapAdd, SignalFramer and Sign
   const sim::SimReport report = sim::simulate_setup(g, setup, *reference);
   CHECK(report.outputs_match_reference);
   CHECK(report.stand_ins.empty());
-  auto fnv = [](const uint8_t* b, size_t n) {
-    uint64_t h = 0xcbf29ce484222325ull;
-    for (size_t i = 0; i < n; ++i) h = (h ^ b[i]) * 0x100000001b3ull;
-    return h;
-  };
   const uint64_t delay[3] = {0xc0adafe51f47547aull, 0x646e3b47db89dcc2ull, 0x646e3b47db89dcc2ull};
   const uint64_t overlap_add[3] = {0x7c7830c65fa2b41aull, 0x1b6f0039c7a35cb1ull, 0x1b6f0039c7a35cb1ull};
   const uint64_t stacker[3] = {0xb9b23f3a46fd0825ull, 0xa1cfebb5c76e52a5ull, 0xa1cfebb5c76e52a5ull};
   for (int run = 0; run < 3; ++run) {
     CAPTURE(run);
     const uint8_t* out = reference->captured(run, 0);  // 64 + 32 + 128 + 1 + 64 + 1 bytes
-    CHECK(fnv(out, 64) == delay[run]);
-    CHECK(fnv(out + 64, 32) == overlap_add[run]);
-    if (run > 0) CHECK(fnv(out + 96, 128) == 0x86583c907f8c3c21ull);
+    CHECK(test::fnv1a64(out, 64) == delay[run]);
+    CHECK(test::fnv1a64(out + 64, 32) == overlap_add[run]);
+    if (run > 0) CHECK(test::fnv1a64(out + 96, 128) == 0x86583c907f8c3c21ull);
     CHECK(out[224] == (run > 0 ? 1 : 0));  // the framer's valid flag
-    CHECK(fnv(out + 225, 64) == stacker[run]);
+    CHECK(test::fnv1a64(out + 225, 64) == stacker[run]);
     CHECK(out[289] == (run > 0 ? 1 : 0));  // the stacker's: 3 of its 4 frames after the first
   }
 }

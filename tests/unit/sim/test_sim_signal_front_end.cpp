@@ -230,11 +230,6 @@ TEST_CASE("signal_front_end: energy to log as TFLM ran it, the noise estimate ca
   const sim::SimReport report = sim::simulate_setup(g, setup, *reference);
   CHECK(report.outputs_match_reference);
   CHECK(report.stand_ins.empty());
-  auto fnv = [](const uint8_t* b, size_t n) {
-    uint64_t h = 0xcbf29ce484222325ull;
-    for (size_t i = 0; i < n; ++i) h = (h ^ b[i]) * 0x100000001b3ull;
-    return h;
-  };
   // Output sizes in graph order: energy 68, filter bank 32, sqrt 16, subtraction 16, noise 16,
   // PCAN 16, log 8.
   const size_t sizes[] = {68, 32, 16, 16, 16, 16, 8};
@@ -250,7 +245,7 @@ TEST_CASE("signal_front_end: energy to log as TFLM ran it, the noise estimate ca
     const uint8_t* out = reference->captured(run, 0);
     for (int o = 0; o < 7; ++o) {
       CAPTURE(o);
-      CHECK(fnv(out, sizes[o]) == want[run][o]);
+      CHECK(test::fnv1a64(out, sizes[o]) == want[run][o]);
       out += sizes[o];
     }
   }
