@@ -1,5 +1,6 @@
-// What every benchmark program needs and nothing in core provides: a clock and a whole file's
-// bytes. Header-only, included by bench/*.cpp (each its own program), natively and in Wasm.
+// What every benchmark program needs and nothing in core provides: a clock, a whole file's bytes
+// and the clone's own files. Included by bench/*.cpp (each its own program), natively and in Wasm;
+// source_path is defined in bench/support/source_path.cpp, linked into every bench.
 //
 //   const double t0 = bench::now();
 //   run();
@@ -18,6 +19,9 @@
 #endif
 
 namespace arenaplan::bench {
+
+// A file of the clone, by its path from the repository root.
+std::string source_path(const std::string& relative);
 
 // Wall-clock seconds on a steady clock: only differences mean anything.
 inline double now() {

@@ -47,7 +47,7 @@ int main(int argc, char** argv) {
     report(name.c_str(), skip_chain_graph(ops, r, 1), repeat);
   }
   report("random, 5x ops", skip_chain_graph(5 * ops, reach, 2), repeat);
-  const std::filesystem::path models = std::filesystem::path(AP_SOURCE_DIR) / ".cache" / "models";
+  const std::filesystem::path models = std::filesystem::path(bench::source_path(".cache/models"));
   if (!std::filesystem::exists(models)) return 0;
   for (const auto& entry : std::filesystem::directory_iterator(models)) {
     if (entry.path().extension() != ".tflite") continue;

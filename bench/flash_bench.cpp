@@ -31,7 +31,7 @@ const auto& kMeasured = test::kMeasuredFlashBuilds;
 int main(int argc, char** argv) {
   std::vector<std::string> dirs;
   for (int i = 1; i < argc; ++i) dirs.push_back(argv[i]);
-  if (dirs.empty()) dirs.push_back(std::string(AP_SOURCE_DIR) + "/tests/unit/data/tflm");
+  if (dirs.empty()) dirs.push_back(bench::source_path("tests/unit/data/tflm"));
   std::vector<std::filesystem::path> models;
   for (const std::string& d : dirs) {
     std::error_code ec;
@@ -44,7 +44,7 @@ int main(int argc, char** argv) {
   int compared = 0;
   for (const MeasuredBuild& m : kMeasured) {
     std::string text;
-    const std::string fixture_path = std::string(AP_SOURCE_DIR) + "/tests/unit/data/tflm_flash/" + m.fixture + ".json";
+    const std::string fixture_path = bench::source_path("tests/unit/data/tflm_flash/") + m.fixture + ".json";
     if (!bench::read_text(fixture_path, &text)) {
       std::printf("cannot read %s\n", fixture_path.c_str());
       return 2;

@@ -71,9 +71,8 @@ double median(std::vector<double> v) {
 
 int main(int argc, char** argv) {
   const bool fit = argc > 1 && !std::strcmp(argv[1], "--fit");
-  const std::string root = AP_SOURCE_DIR;
   std::string text;
-  if (!bench::read_text(root + "/bench/data/mlperf_tiny_latency.json", &text)) {
+  if (!bench::read_text(bench::source_path("bench/data/mlperf_tiny_latency.json"), &text)) {
     std::fprintf(stderr, "cannot read bench/data/mlperf_tiny_latency.json\n");
     return 2;
   }
@@ -82,7 +81,7 @@ int main(int argc, char** argv) {
   for (const auto& [name, what] : fixture["models"].items()) {
     const std::string path = what.get<std::string>().substr(0, what.get<std::string>().find(' '));
     std::string graph;
-    if (!bench::read_text(root + "/" + path, &graph)) {
+    if (!bench::read_text(bench::source_path(path), &graph)) {
       std::fprintf(stderr, "cannot read %s\n", path.c_str());
       return 2;
     }

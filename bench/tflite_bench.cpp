@@ -25,7 +25,7 @@ int main(int argc, char** argv) {
   int missing = 0;
   for (const char* f : files) {
     std::string bytes;
-    if (!bench::read_text(std::string(AP_SOURCE_DIR) + "/.cache/models/" + f, &bytes)) {
+    if (!bench::read_text(bench::source_path(".cache/models/") + f, &bytes)) {
       std::printf("%-40s missing (run scripts/setup.sh)\n", f);
       ++missing;
       continue;

@@ -37,7 +37,7 @@ const Column kColumns[] = {{"reference/cortex-m4", "cortex-m4", TflmKernels::kRe
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::string dir = std::string(AP_SOURCE_DIR) + "/tests/unit/data/tflm", measured_path;
+  std::string dir = bench::source_path("tests/unit/data/tflm"), measured_path;
   for (int i = 1; i + 1 < argc; i += 2) {
     if (!std::strcmp(argv[i], "--data")) dir = argv[i + 1];
     else if (!std::strcmp(argv[i], "--measured")) measured_path = argv[i + 1];

@@ -27,15 +27,19 @@ inline std::string read_test_file(const std::string& path) {
   return ss.str();
 }
 
+// A file of the clone, by its path from the repository root. Defined in test_support.cpp, the
+// only test source that knows where the clone is (see there).
+std::string source_path(const std::string& relative);
+
 // A real .tflite model installed by scripts/setup.sh into .cache/models.
 inline std::string read_model_fixture(const std::string& file) {
-  return read_test_file(std::string(AP_SOURCE_DIR) + "/.cache/models/" + file);
+  return read_test_file(source_path(".cache/models/") + file);
 }
 
 // A model of tests/unit/data/tflm/ (written by the project, with figures measured in the real
 // TFLM interpreter recorded in its README.md).
 inline std::string read_tflm_fixture(const std::string& file) {
-  return read_test_file(std::string(AP_SOURCE_DIR) + "/tests/unit/data/tflm/" + file);
+  return read_test_file(source_path("tests/unit/data/tflm/") + file);
 }
 
 // Adds a buffer to a crafted layout problem, by default with alignment 1.

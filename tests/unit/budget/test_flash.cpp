@@ -14,6 +14,7 @@
 
 using namespace arenaplan;
 using arenaplan::test::read_test_file;
+using arenaplan::test::source_path;
 using arenaplan::test::read_tflm_fixture;
 
 namespace {
@@ -23,7 +24,7 @@ const auto& kMeasured = test::kMeasuredFlashBuilds;
 
 nlohmann::json read_flash_fixture(const std::string& name) {
   return nlohmann::json::parse(
-      read_test_file(std::string(AP_SOURCE_DIR) + "/tests/unit/data/tflm_flash/" + name + ".json"));
+      read_test_file(source_path("tests/unit/data/tflm_flash/") + name + ".json"));
 }
 
 bool is_project_model(const std::string& file) {

@@ -111,7 +111,7 @@ TEST_CASE("tflm-greedy: offline-planned buffers keep their offsets and are place
 TEST_CASE("tflm-greedy reproduces the real TFLM GreedyMemoryPlanner on MiniMalloc-format instances") {
   // tests/unit/data/minimalloc/: written by generate.py there; GetMaximumMemorySize() of TFLM's own
   // GreedyMemoryPlanner (tflite-micro 90b983c2) for each, recorded in that folder's README.
-  const std::string dir = std::string(AP_SOURCE_DIR) + "/tests/unit/data/minimalloc/";
+  const std::string dir = source_path("tests/unit/data/minimalloc/");
   const std::vector<std::pair<std::string, Bytes>> expected = {
       {"P", 3953152}, {"Q", 8729088}, {"R", 10164736}, {"S", 17806848}};
   for (const auto& entry : expected) {

@@ -95,8 +95,8 @@ TEST_CASE("a board gives the profile its core, kernel library and clock; --clock
 
 TEST_CASE("the Cortex-M33 profile reproduces its MLPerf Tiny KWS row (EK-RA6M4, 200 MHz) within its band") {
   const nlohmann::json fixture =
-      nlohmann::json::parse(read_test_file(std::string(AP_SOURCE_DIR) + "/bench/data/mlperf_tiny_latency.json"));
-  const Graph kws = parse_graph_json(read_test_file(std::string(AP_SOURCE_DIR) + "/bench/data/mlperf_tiny/kws_ds_cnn.json"));
+      nlohmann::json::parse(read_test_file(source_path("bench/data/mlperf_tiny_latency.json")));
+  const Graph kws = parse_graph_json(read_test_file(source_path("bench/data/mlperf_tiny/kws_ds_cnn.json")));
   double measured_ms = 0;
   for (const auto& row : fixture["rows"])
     if (row["board"] == "EK-RA6M4" && row["benchmark"] == "kws") measured_ms = row["measured_ms"];

@@ -16,7 +16,7 @@
 namespace arenaplan {
 namespace {
 
-const std::string kFixtures = std::string(AP_SOURCE_DIR) + "/tests/unit/data/tflm/";
+const std::string kFixtures = test::source_path("tests/unit/data/tflm/");
 
 // One-op models built with the generated writer: a conv-like op over an int8 image.
 struct OneOp {
@@ -155,7 +155,7 @@ TEST_CASE("every model at hand simulates with all oracles green under the best p
   for (const char* f : {"face_detection_short_range.tflite", "face_detection_full_range.tflite",
                         "face_detection_full_range_sparse.tflite", "hand_landmark_lite.tflite", "hand_landmark_full.tflite",
                         "selfie_segmentation.tflite", "selfie_segmentation_landscape.tflite"})
-    paths.push_back(std::string(AP_SOURCE_DIR) + "/.cache/models/" + f);
+    paths.push_back(test::source_path(".cache/models/") + f);
   for (const std::string& path : paths) {
     CAPTURE(path);
     Graph g = import_tflite(test::read_test_file(path)).graph;

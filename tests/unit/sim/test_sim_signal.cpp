@@ -173,7 +173,7 @@ TEST_CASE("signal_stateful: SignalDelay, SignalOverlapAdd, SignalFramer and Sign
   // channels (the second input) set to (i + 1) x 1000 x (-1)^i; each output hashed on its own
   // (FNV-1a-64). The framer's first invoke is not compared: its first frames are not full yet,
   // TFLM leaves them as the arena held them (the kernel writes 0).
-  const std::string dir = std::string(AP_SOURCE_DIR) + "/tests/unit/data/tflm/";
+  const std::string dir = test::source_path("tests/unit/data/tflm/");
   const Graph g = import_tflite(test::read_test_file(dir + "signal_stateful.tflite")).graph;
   const std::string input = test::read_test_file(dir + "signal_stateful.input.bin");
   std::vector<int16_t> channels;

@@ -217,7 +217,7 @@ TEST_CASE("SignalFilterBankLog: ln of the corrected channel times output_scale, 
 TEST_CASE("signal_front_end: energy to log as TFLM ran it, the noise estimate carried invoke after invoke") {
   // tests/unit/data/tflm/README.md: the input fed before each of 3 invokes; each output hashed on
   // its own (FNV-1a-64).
-  const std::string dir = std::string(AP_SOURCE_DIR) + "/tests/unit/data/tflm/";
+  const std::string dir = test::source_path("tests/unit/data/tflm/");
   const Graph g = import_tflite(test::read_test_file(dir + "signal_front_end.tflite")).graph;
   for (const Tensor& t : g.tensors) CHECK(t.dtype.has_value());  // uint32 / uint64 typed, not bytes
   const std::string input = test::read_test_file(dir + "signal_front_end.input.bin");

@@ -343,7 +343,7 @@ TEST_CASE("tflite: the imported graph survives our JSON format with the same fig
 }
 
 TEST_CASE("tflite: the fuzz seed (made by flatc from our schema) reads its offline plan") {
-  std::ifstream in(std::string(AP_SOURCE_DIR) + "/tests/fuzz/corpus/tflite/tiny.tflite", std::ios::binary);
+  std::ifstream in(test::source_path("tests/fuzz/corpus/tflite/tiny.tflite"), std::ios::binary);
   REQUIRE(in.good());
   std::ostringstream ss;
   ss << in.rdbuf();

@@ -118,7 +118,7 @@ TEST_CASE("tflite writer: what a file cannot say is refused, naming the tensor o
 // inputs are written here).
 TEST_CASE("tflite writer: the committed TFLM fixtures are what the writer writes for their models") {
   const bool rewrite = std::getenv("AP_WRITE_FIXTURES") != nullptr;
-  const std::string dir = std::string(AP_SOURCE_DIR) + "/tests/unit/data/tflm/";
+  const std::string dir = test::source_path("tests/unit/data/tflm/");
   auto check_or_write = [&](const std::string& file, const std::string& bytes) {
     CAPTURE(file);
     if (rewrite) std::ofstream(dir + file, std::ios::binary) << bytes;
