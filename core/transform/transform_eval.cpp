@@ -60,6 +60,15 @@ struct FusedPart {
   Bytes scratch = 0;
 };
 
+// The recorded element type of the intermediate part `k` reads ("k.dtype"), if any.
+std::optional<DType> intermediate_dtype(const Op& op, int k) {
+  auto it = op.attrs.find(std::to_string(k) + ".dtype");
+  if (it == op.attrs.end()) return std::nullopt;
+  if (it->second < 0 || it->second > static_cast<int64_t>(DType::kUInt64))
+    throw InputError("op " + op.name, "fused op's attr " + it->first + " is not an element type");
+  return static_cast<DType>(it->second);
+}
+
 // Fused op: part 0 on its own inputs, each later part on the previous result plus its inputs.
 std::vector<FusedPart> fused_parts(const Graph& g, const Op& op) {
   const std::vector<std::string> names = split(op.name, '+');
@@ -105,11 +114,18 @@ std::vector<FusedPart> fused_parts(const Graph& g, const Op& op) {
     if (k + 1 == parts) {
       p.output = final_out;
     } else {
-      // The vanished intermediate: an elementwise successor keeps its shape, so it has the final's.
+      // The vanished intermediate: an elementwise successor keeps its shape, so it has the final's
+      // element count; its type is the one fuse_ops recorded (older graphs: the final's, when the
+      // sizes agree).
       const Bytes bytes = get(k + 1, "bytes");
       p.output.name = names[k] + ":out";
       p.output.bytes = bytes;
-      if (bytes == final_out.bytes) p.output.shape = final_out.shape, p.output.dtype = final_out.dtype;
+      const std::optional<DType> recorded = intermediate_dtype(op, k + 1);
+      const std::optional<DType> type = recorded ? recorded : bytes == final_out.bytes ? final_out.dtype : std::nullopt;
+      const bool same_count = type && final_out.dtype
+                                  ? bytes * dtype_width(*final_out.dtype) == final_out.bytes * dtype_width(*type)
+                                  : bytes == final_out.bytes;
+      if (same_count) p.output.shape = final_out.shape, p.output.dtype = type;  // else bytes only
     }
     p.scratch = k == 0 ? op.scratch_bytes : 0;
     p.plan = plan_part(names[k], kinds[k], attrs[k], p.inputs, p.output, p.scratch);

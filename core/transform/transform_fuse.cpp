@@ -77,6 +77,9 @@ Graph fuse_pair(const Graph& g, OpId a, OpId b, const std::string& where) {
   F.attrs[prefix + "slot"] = std::find(B.inputs.begin(), B.inputs.end(), y) - B.inputs.begin();
   F.attrs[prefix + "inputs"] = static_cast<int64_t>(B.inputs.size()) - 1;
   F.attrs[prefix + "bytes"] = Y.bytes;
+  // The intermediate's element type: a part may change it (a float slice fused into QUANTIZE), so
+  // it cannot be taken from the fused op's output. Stored as DType's ordinal (graph.h's enum order).
+  if (Y.dtype) F.attrs[prefix + "dtype"] = static_cast<int64_t>(*Y.dtype);
   F.attrs["fused_parts"] = k + 1;
   F.inputs = A.inputs;
   for (TensorId z : B.inputs)

@@ -390,3 +390,22 @@ TEST_CASE("patch across inverted-residual blocks: the ADD inside the stage, skip
     CHECK(measure_graph(block.graph, {}).verified);
   }
 }
+
+TEST_CASE("fuse: a patch's float cut fused into its QUANTIZE stays bit-exact (the intermediate keeps its type)") {
+  // The fused kernel rebuilds the vanished float patch; it used to take the type of the fused op's
+  // int8 output (or none, the sizes differing), so the quantize read the wrong bytes.
+  for (uint64_t seed : {1, 2, 3}) {
+    CAPTURE(seed);
+    const Graph g = inverted_residual_style(seed);
+    const std::vector<uint8_t> want = evaluate_outputs(g);
+    const Rewrite patched = patch_stage(g, {"quant_in", "stem"}, PatchGrid{2, 2});
+    REQUIRE(evaluate_outputs(patched.graph) == want);
+    const std::optional<OpId> quantize = patched.graph.find_op("quant_in.p0");
+    REQUIRE(quantize);
+    const Tensor& cut = patched.graph.tensors[patched.graph.ops[*quantize].inputs.at(0)];
+    REQUIRE(cut.dtype == DType::kFloat32);
+    REQUIRE(cut.producer >= 0);
+    const Rewrite fused = fuse_ops(patched.graph, {patched.graph.ops[cut.producer].name, "quant_in.p0"});
+    CHECK(evaluate_outputs(fused.graph) == want);
+  }
+}
