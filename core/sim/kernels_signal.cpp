@@ -2,7 +2,7 @@
 // SignalWindow and SignalFftAutoScale (stateless, int16), SignalDelay, SignalOverlapAdd,
 // SignalFramer and SignalStacker (state kept across runs in the kernel's own state, as TFLM keeps
 // it in persistent buffers). The front end on uint32 / uint64 tensors is in
-// kernels_signal_frontend.cpp; the FFTs are not written yet (README).
+// kernels_signal_frontend.cpp, the FFTs in kernels_signal_fft.cpp.
 #include <algorithm>
 #include <limits>
 #include <type_traits>

@@ -125,6 +125,8 @@ constexpr Registration kModelKernels[] = {
     {"SignalFilterBankSpectralSubtraction", prepare_signal_filter_bank_spectral_subtraction},
     {"SignalPCAN", prepare_signal_pcan},
     {"SignalFilterBankLog", prepare_signal_filter_bank_log},
+    {"SignalRfft", prepare_signal_rfft},
+    {"SignalIrfft", prepare_signal_irfft},
 };
 
 }  // namespace

@@ -711,10 +711,44 @@ class SignalFrontEndStack : public ModelBuilder {
   PortableDraws draws_;
 };
 
-// TFLM's Signal FFTs for arena sizing (`signal_fft`): SignalRfft and SignalIrfft in each type TFLM
-// registers them for (int16 over 32 samples; int32 over two rows of 16; float32 over 20 samples
-// zero-padded to an fft_length of 32), each FFT's spectrum fed back through the inverse. Only the
-// first input is fed; the simulator runs the FFTs as stand-ins, so the fixture is for `tflm-arena`.
+// Every input of an FFT fixture, drawn to stress kissfft, in graph input order: integers over
+// their whole range, every other row at the extremes only (full-scale square waves, where the
+// fixed-point sums wrap); floats over +-32768, every other row with magnitudes from 1e-3 to 1e7
+// (where float rounding shows). Each input's rows are its last dim.
+inline std::vector<uint8_t> fft_stress_inputs(const Graph& g, uint64_t seed) {
+  PortableDraws d(seed);
+  std::vector<uint8_t> all;
+  auto append = [&](auto v) {
+    const std::vector<uint8_t> b = bytes_of(v);
+    all.insert(all.end(), b.begin(), b.end());
+  };
+  for (TensorId id : g.inputs) {
+    const Tensor& t = g.tensors[id];
+    const int64_t row = t.shape.back().value, n = t.bytes / static_cast<int64_t>(dtype_width(*t.dtype));
+    if (t.dtype == DType::kFloat32) {
+      const float spans[] = {1e-3f, 1.f, 3e4f, 1e7f};
+      std::vector<float> v(static_cast<size_t>(n));
+      for (int64_t i = 0; i < n; ++i) {
+        const float span = (i / row) % 2 == 0 ? 32768.f : spans[d.next() % 4];
+        v[static_cast<size_t>(i)] = (d.unit() * 2 - 1) * span;
+      }
+      append(v);
+      continue;
+    }
+    const bool wide = t.dtype == DType::kInt32;
+    const int64_t lo = wide ? INT32_MIN : INT16_MIN, hi = wide ? INT32_MAX : INT16_MAX;
+    std::vector<int64_t> v(static_cast<size_t>(n));
+    for (int64_t i = 0; i < n; ++i) v[static_cast<size_t>(i)] = (i / row) % 2 == 0 ? d.between(lo, hi) : (d.next() & 1) ? hi : lo;
+    if (wide) append(std::vector<int32_t>(v.begin(), v.end()));
+    else append(std::vector<int16_t>(v.begin(), v.end()));
+  }
+  return all;
+}
+
+// TFLM's Signal FFTs (`signal_fft`): SignalRfft and SignalIrfft in each type TFLM registers them
+// for (int16 over 32 samples; int32 over two rows of 16; float32 over 20 samples zero-padded to an
+// fft_length of 32), each FFT's spectrum fed back through the inverse; the graph's outputs are the
+// inverses'. Its inputs are `fft_stress_inputs`.
 class SignalFftStack : public ModelBuilder {
  public:
   SignalFftStack() {
@@ -742,6 +776,46 @@ class SignalFftStack : public ModelBuilder {
     link_tensors(g);
     validate_graph(g);
   }
+  std::vector<uint8_t> input_bytes(uint64_t seed) const { return fft_stress_inputs(g, seed); }
+};
+
+// TFLM's Signal FFTs over kissfft's radices (`signal_fft_lengths`): for each type (int16, int32,
+// float32) and fft_length 64 (radices 4 4 2), 128 (4 4 4), 256 (4 4 4 2), 512 (4 4 4 4; rows of
+// 480 zero-padded, as the audio front ends frame them), 480 (4 4 3 5) and 100 (2 5 5; rows of 80
+// zero-padded): two rows through SignalRfft, its spectra back through SignalIrfft, and a spectrum
+// input of its own through a second SignalIrfft. Every FFT's output is a graph output (the
+// forward spectra, the round trips, the inverses of drawn spectra, in that order per length).
+class SignalFftLengthsStack : public ModelBuilder {
+ public:
+  SignalFftLengthsStack() {
+    g.name = "signal_fft_lengths";
+    struct Type {
+      const char* name;
+      DType type;
+      int64_t tflite_type;
+    };
+    const Type types[] = {{"int16", DType::kInt16, 7}, {"int32", DType::kInt32, 2}, {"float", DType::kFloat32, 0}};
+    const std::pair<int64_t, int64_t> lengths[] = {{64, 64}, {128, 128}, {256, 256}, {512, 480}, {480, 480}, {100, 80}};
+    for (const Type& t : types) {
+      for (const auto& [fft_length, row] : lengths) {
+        const std::string n = std::string(t.name) + "." + std::to_string(fft_length);
+        const std::map<std::string, int64_t> options{{"T", t.tflite_type}, {"fft_length", fft_length}};
+        TensorId frames = tensor(n + ".frames", {2, row}, t.type);
+        TensorId spectra = tensor(n + ".rfft", {2, fft_length + 2}, t.type);
+        TensorId round_trip = tensor(n + ".round_trip", {2, fft_length}, t.type);
+        TensorId drawn = tensor(n + ".spectrum", {fft_length + 2}, t.type);
+        TensorId inverse = tensor(n + ".irfft", {fft_length}, t.type);
+        op(n + ".rfft", "SignalRfft", {frames}, {spectra}, options);
+        op(n + ".round_trip", "SignalIrfft", {spectra}, {round_trip}, options);
+        op(n + ".irfft", "SignalIrfft", {drawn}, {inverse}, options);
+        g.inputs.insert(g.inputs.end(), {frames, drawn});
+        g.outputs.insert(g.outputs.end(), {spectra, round_trip, inverse});
+      }
+    }
+    link_tensors(g);
+    validate_graph(g);
+  }
+  std::vector<uint8_t> input_bytes(uint64_t seed) const { return fft_stress_inputs(g, seed); }
 };
 
 // A model shaped as Vela writes one for an Ethos-U NPU, around CPU ops: QUANTIZE (CPU) -> ethos-u

@@ -188,6 +188,8 @@ ModelKernel prepare_signal_filter_bank_square_root(const KernelContext& c);
 ModelKernel prepare_signal_filter_bank_spectral_subtraction(const KernelContext& c);
 ModelKernel prepare_signal_pcan(const KernelContext& c);
 ModelKernel prepare_signal_filter_bank_log(const KernelContext& c);
+ModelKernel prepare_signal_rfft(const KernelContext& c);  // kernels_signal_fft.cpp
+ModelKernel prepare_signal_irfft(const KernelContext& c);
 // The library's integer helpers (tflm_signal's Sqrt32/64, Log32, PCAN's gain and shrink), for tests.
 uint16_t signal_sqrt32(uint32_t num);
 uint32_t signal_sqrt64(uint64_t num);

@@ -170,6 +170,10 @@ TEST_CASE("tflite writer: the committed TFLM fixtures are what the writer writes
   check_or_write("signal_front_end.tflite", tflite_from_graph(front_end.g));
   check_or_write("signal_front_end.input.bin", text(front_end.input_bytes(20261215)));
   check_or_write("signal_fft.tflite", tflite_from_graph(test::SignalFftStack().g));
+  check_or_write("signal_fft.input.bin", text(test::SignalFftStack().input_bytes(20261216)));
+  const test::SignalFftLengthsStack fft_lengths;
+  check_or_write("signal_fft_lengths.tflite", tflite_from_graph(fft_lengths.g));
+  check_or_write("signal_fft_lengths.input.bin", text(fft_lengths.input_bytes(20261217)));
   for (const auto& [name, seed] : {std::pair<std::string, uint64_t>{"int8_branches_small", 9}, {"int8_inception", 10}}) {
     const Graph g = import_tflite(test::read_test_file(dir + name + ".tflite")).graph;
     REQUIRE(g.inputs.size() == 1);

@@ -152,7 +152,8 @@ TEST_CASE("LSTM stacks, the int16 stack and the op-resolver stacks: TFLM's minim
                             // TFLM's stateful Signal ops: their state sized from the flexbuffer options.
                             Measured{"signal_stateful.tflite", 2840, 2848},
                             // The Signal front end on uint32 / uint64 tensors, and the FFTs' kissfft state.
-                            Measured{"signal_front_end.tflite", 2232, 2016}, Measured{"signal_fft.tflite", 5264, 5120}}) {
+                            Measured{"signal_front_end.tflite", 2232, 2016}, Measured{"signal_fft.tflite", 5264, 5120},
+                            Measured{"signal_fft_lengths.tflite", 224104, 224112}}) {
     CAPTURE(m.file);
     const TflmArena a = sized(m.file, 8);
     CHECK(a.min_arena_bytes == m.min_arena);
