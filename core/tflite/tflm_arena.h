@@ -87,7 +87,7 @@ struct TflmArenaOptions {
 // One of RecordingMicroAllocator's categories (tail allocations it records).
 struct TflmCategory {
   std::string name;      // "eval_tensors", "persistent_tensors", ..., as in tflm_arena_json
-  int count = 0;         // allocations (tensors, ops, buffers) it stands for
+  int64_t count = 0;     // allocations (tensors, ops, buffers) it stands for
   Bytes used_bytes = 0;  // tail bytes taken, alignment padding included
   Bytes requested_bytes = 0;
 };

@@ -16,8 +16,8 @@ Bytes align_up_to(Bytes v, Bytes a) { return align_down(v + a - 1, a); }
 struct Builder {
   std::vector<ArenaCall> calls;
   std::string phase;
-  void persistent(Bytes size, Bytes align, Category c = Category::kNone, int count = 1) {
-    calls.push_back({Call::kPersistent, size, align, c, count, phase});
+  void persistent(Bytes size, Bytes align, Category c = Category::kNone, int count = 1, Bytes times = 1) {
+    calls.push_back({Call::kPersistent, size, align, c, count, phase, times});
   }
   void persistent(const StructSize& s, Category c = Category::kNone, int count = 1) {
     persistent(s.size, s.align, c, count);
@@ -109,7 +109,7 @@ std::vector<ArenaCall> replay_calls(const ReplayInput& in) {
         } else if (a.step == PrepareStep::kTempOutput) {
           if (a.index < static_cast<int32_t>(op.outputs.size())) temp_tensor(g, op.outputs[a.index]);
         } else if (a.step == PrepareStep::kPersistent) {
-          b.persistent(a.bytes, kArenaAlignment, Category::kPersistentBuffers);
+          b.persistent(a.bytes, kArenaAlignment, Category::kPersistentBuffers, 1, a.times);
         } else {
           ++scratch;
         }
@@ -166,12 +166,18 @@ ArenaRun run_arena(const std::vector<ArenaCall>& calls, Bytes arena_bytes) {
   for (const ArenaCall& c : calls) {
     switch (c.call) {
       case Call::kPersistent: {
-        const Bytes at = align_down(tail - c.size, c.align);
+        Bytes at = align_down(tail - c.size, c.align);
         if (tail < c.size || at < head) return fail(c);  // TFLM checks the head, not temporaries
+        if (c.times > 1) {
+          // The first buffer leaves the tail aligned, so each later one takes its size rounded up.
+          const Bytes step = align_up(c.size, c.align);
+          if (step > 0 && c.times - 1 > (at - head) / step) return fail(c);
+          at -= (c.times - 1) * step;
+        }
         CategoryFigure& f = r.categories[static_cast<int>(c.category)];
         f.used += tail - at;
-        f.requested += c.size;
-        f.count += c.count;
+        f.requested += c.size * c.times;
+        f.count += c.count * c.times;
         tail = at;
         break;
       }
@@ -205,9 +211,18 @@ ArenaRun run_arena(const std::vector<ArenaCall>& calls, Bytes arena_bytes) {
 }
 
 Bytes minimum_arena(const std::vector<ArenaCall>& calls, std::string* limited_by) {
+  // Everything at once fits in the sum of sizes and alignments; a sum beyond any memory (a corrupt
+  // model's row count) is refused rather than overflowed.
+  constexpr Bytes kBeyondAnyArena = Bytes{1} << 52;
   Bytes hi = 0;
-  for (const ArenaCall& c : calls) hi += c.size + c.align;
-  // Everything at once fits in the sum above; the doublings only guard a replay bug.
+  for (const ArenaCall& c : calls) {
+    const Bytes each = c.size + c.align;
+    if (c.times > (kBeyondAnyArena - hi) / std::max<Bytes>(each, 1))
+      throw InputError(c.phase, "asks for more than 2^52 bytes of arena (" + std::to_string(c.times) + " buffers of " +
+                                    std::to_string(c.size) + " B)");
+    hi += each * c.times;
+  }
+  // The doublings only guard a replay bug.
   for (int grow = 0; !run_arena(calls, hi).ok; ++grow) {
     if (grow == 4) throw std::logic_error("TFLM arena replay: no arena size fits");
     hi *= 2;

@@ -41,6 +41,8 @@ struct ArenaCall {
   Category category = Category::kNone;
   int count = 1;       // allocations this call stands for in its category's count
   std::string phase;   // for "what sets the minimum": "init op 3 (conv_2d)", ...
+  Bytes times = 1;     // kPersistent: the call made this many times in a row (one per row of a
+                       // Signal op's state; a corrupt model may ask for millions)
 };
 
 struct ReplayInput {
@@ -55,7 +57,7 @@ struct ReplayInput {
 std::vector<ArenaCall> replay_calls(const ReplayInput& in);
 
 struct CategoryFigure {
-  int count = 0;
+  int64_t count = 0;
   Bytes used = 0;       // tail growth, alignment padding included
   Bytes requested = 0;  // sizes asked for
 };

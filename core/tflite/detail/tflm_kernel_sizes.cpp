@@ -485,7 +485,7 @@ bool stateful_signal_allocations(const Operator& op, const Subgraph& g, const Tf
     const Bytes rows = innermost > 0 ? elements(in0) / innermost : 0;
     r.persist(rows * pointer);
     r.persist(rows * pointer);
-    for (Bytes i = 0; i < rows; ++i) r.persist(circular_buffer_bytes(innermost + option("delay_length"), target.pointer_bytes));
+    r.persist(circular_buffer_bytes(innermost + option("delay_length"), target.pointer_bytes), rows);
     return true;
   }
   if (op.kind == "SignalFramer") {
@@ -496,7 +496,7 @@ bool stateful_signal_allocations(const Operator& op, const Subgraph& g, const Tf
     r.persist(rows * pointer);
     r.persist(rows * pointer);
     const Bytes capacity = step > 0 ? (size + step - 1) / step * step : 0;
-    for (Bytes i = 0; i < rows; ++i) r.persist(circular_buffer_bytes(capacity, target.pointer_bytes));
+    r.persist(circular_buffer_bytes(capacity, target.pointer_bytes), rows);
     return true;
   }
   if (op.kind == "SignalOverlapAdd") {
@@ -506,7 +506,7 @@ bool stateful_signal_allocations(const Operator& op, const Subgraph& g, const Tf
     const Bytes rows = frame * frames > 0 ? elements(in0) / (frame * frames) : 0;
     r.persist(rows * pointer);
     const Bytes element = in0 && in0->type == kFloat32 ? 4 : 2;
-    for (Bytes i = 0; i < rows; ++i) r.persist(frame * element);
+    r.persist(frame * element, rows);
     return true;
   }
   if (op.kind == "SignalFilterBank") {

@@ -79,6 +79,7 @@ struct PrepareAction {
   PrepareStep step = PrepareStep::kTempInput;
   int32_t index = 0;  // input/output position (temp tensors)
   Bytes bytes = 0;    // persistent / scratch
+  Bytes times = 1;    // persistent: this many equal buffers one after another (a Signal op's rows)
 };
 
 struct KernelAllocations {
@@ -101,7 +102,7 @@ struct Recipe {
   std::vector<PrepareAction>& out;
   void in(int32_t i) { out.push_back({PrepareStep::kTempInput, i, 0}); }
   void outp(int32_t i) { out.push_back({PrepareStep::kTempOutput, i, 0}); }
-  void persist(Bytes b) { out.push_back({PrepareStep::kPersistent, 0, b}); }
+  void persist(Bytes b, Bytes times = 1) { out.push_back({PrepareStep::kPersistent, 0, b, times}); }
   void scratch(Bytes b) { out.push_back({PrepareStep::kScratch, 0, b}); }
   // Per-channel output multiplier and shift arrays (int32 each), as conv-like kernels keep them.
   void per_channel(Bytes channels) {

@@ -170,7 +170,7 @@ TEST_CASE("fixed-point SignalRfft is the DFT over fft_length, SignalIrfft the in
 
 TEST_CASE("signal_fft: int16, int32 and float round trips as TFLM ran them") {
   // tests/unit/data/tflm/README.md: signal_fft.input.bin holds the three inputs in order.
-  const std::string dir = std::string(AP_SOURCE_DIR) + "/tests/unit/data/tflm/";
+  const std::string dir = test::source_path("tests/unit/data/tflm/");
   const Graph g = import_tflite(test::read_test_file(dir + "signal_fft.tflite")).graph;
   const std::string inputs = test::read_test_file(dir + "signal_fft.input.bin");
   const std::vector<uint64_t> want = {0x9c21c773792e7b53ull, 0x71020241688c5456ull, 0xb9beb19a4a733295ull};
@@ -178,7 +178,7 @@ TEST_CASE("signal_fft: int16, int32 and float round trips as TFLM ran them") {
 }
 
 TEST_CASE("signal_fft_lengths: every radix, type and zero padding, full-scale inputs, as TFLM ran them") {
-  const std::string dir = std::string(AP_SOURCE_DIR) + "/tests/unit/data/tflm/";
+  const std::string dir = test::source_path("tests/unit/data/tflm/");
   const Graph g = import_tflite(test::read_test_file(dir + "signal_fft_lengths.tflite")).graph;
   const std::string inputs = test::read_test_file(dir + "signal_fft_lengths.input.bin");
   // Per output, in graph order: for int16, int32, float and fft_length 64, 128, 256, 512, 480, 100,
