@@ -12,9 +12,6 @@
 // machine's load, so strategies can be compared with them on a shared machine. Ours stops at the
 // best known unless --keep-going (then it searches on for a smaller arena or a proof). --trace
 // prints every capacity our solver asked, with its nodes and time (where the time goes).
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -22,6 +19,7 @@
 #include <vector>
 
 #include "bench/bench_util.h"
+#include "bench/minimalloc_runner.h"
 #include "core/layout/layout.h"
 #include "core/layout/minimalloc_csv.h"
 #include "core/layout/planner_exact.h"
@@ -34,9 +32,9 @@ struct Instance {
   const char* name;
   Bytes best_known;  // the smallest arena known (data README; D and J from arenaplan's own runs)
 };
-const Instance kInstances[] = {{"A", 1048576}, {"B", 1048576}, {"C", 1039360}, {"D", 1031168},
+const Instance kInstances[] = {{"A", 1048576}, {"B", 1048576}, {"C", 1039360}, {"D", 1025024},
                                {"E", 1048576}, {"F", 1048576}, {"G", 1048576}, {"H", 1048576},
-                               {"I", 1048576}, {"J", 1035264}, {"K", 1048576}};
+                               {"I", 1048576}, {"J", 1029120}, {"K", 1048576}};
 
 using bench::now;
 using bench::read_text;
@@ -93,42 +91,6 @@ OursResult run_ours(const LayoutProblem& problem, Bytes best_known, double limit
   return r;
 }
 
-// MiniMalloc told `capacity`: wall seconds until it exits with a solution, < 0 when it failed or
-// timed out (then *why says which).
-double run_minimalloc(const std::string& binary, const std::string& csv, Bytes capacity, double limit, std::string* why) {
-  const std::string capacity_flag = "--capacity=" + std::to_string(capacity);
-  const std::string input_flag = "--input=" + csv;
-  const double t0 = now();
-  std::fflush(stdout);  // else the child's freopen writes our buffered lines a second time
-  const pid_t pid = fork();
-  if (pid == 0) {
-    std::freopen("/dev/null", "w", stdout);
-    std::freopen("/dev/null", "w", stderr);
-    execl(binary.c_str(), binary.c_str(), capacity_flag.c_str(), input_flag.c_str(), static_cast<char*>(nullptr));
-    _exit(127);
-  }
-  if (pid < 0) {
-    *why = "fork failed";
-    return -1;
-  }
-  int status = 0;
-  while (waitpid(pid, &status, WNOHANG) == 0) {
-    if (now() - t0 > limit) {
-      kill(pid, SIGKILL);
-      waitpid(pid, &status, 0);
-      *why = "timed out";
-      return -1;
-    }
-    usleep(2000);
-  }
-  const double secs = now() - t0;
-  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-    *why = "exit status " + std::to_string(WIFEXITED(status) ? WEXITSTATUS(status) : -1);
-    return -1;
-  }
-  return secs;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -150,11 +112,9 @@ int main(int argc, char** argv) {
     }
   }
   dir = bench::minimalloc_data_dir(dir);
-  const char* env = std::getenv("ARENAPLAN_MINIMALLOC");
-  const std::string binary = env && *env ? env : "";
-  if (minimalloc && (binary.empty() || access(binary.c_str(), X_OK) != 0)) {
-    std::printf("MiniMalloc: skipped: no executable at %s (set ARENAPLAN_MINIMALLOC to a build of google/minimalloc)\n",
-                binary.c_str());
+  const std::string binary = bench::minimalloc_binary();
+  if (minimalloc && binary.empty()) {
+    std::printf("MiniMalloc: skipped: no executable in $ARENAPLAN_MINIMALLOC (a build of google/minimalloc)\n");
     minimalloc = false;
   }
   std::printf("exact solver not told the capacity vs MiniMalloc told the best known, limit %.0f s each\n", limit);
@@ -176,7 +136,7 @@ int main(int argc, char** argv) {
     std::string mm_text = "skipped", ratio_text = "-", why;
     double mm = -1;
     if (minimalloc) {
-      mm = run_minimalloc(binary, path, inst.best_known, limit, &why);
+      mm = bench::run_minimalloc(binary, path, inst.best_known, limit, &why);
       mm_text = mm < 0 ? why : std::to_string(mm).substr(0, 6);
     }
     if (mm > 0 && ours.seconds_to_best_known >= 0) {
