@@ -5,16 +5,15 @@
 // best known, proof), MiniMalloc's time, ratio. Prints figures; not part of the test command.
 //
 //   bench_minimalloc_side_by_side [--time-limit S] [--data DIR] [--only D,J] [--max-nodes N]
-//                                 [--no-minimalloc] [--keep-going] [--trace]
+//                                 [--no-minimalloc] [--keep-going] [--trace] [--told]
 // MiniMalloc's binary: $ARENAPLAN_MINIMALLOC (a build of google/minimalloc made by hand);
 // when it is absent that half prints "skipped: ..." and ours still runs. --max-nodes stops our
 // search after N nodes instead of (as well as) the time limit: node counts do not depend on the
 // machine's load, so strategies can be compared with them on a shared machine. Ours stops at the
 // best known unless --keep-going (then it searches on for a smaller arena or a proof). --trace
-// prints every capacity our solver asked, with its nodes and time (where the time goes).
-#include <sys/wait.h>
-#include <unistd.h>
-
+// prints every capacity our solver asked, with its nodes and time (where the time goes). --told:
+// ours is told the best known capacity too, as MiniMalloc is (decide_capacity at that capacity,
+// the three static orders in turn with node limits doubling from 10k: no seed, no ladder).
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -22,6 +21,7 @@
 #include <vector>
 
 #include "bench/bench_util.h"
+#include "bench/minimalloc_runner.h"
 #include "core/layout/layout.h"
 #include "core/layout/minimalloc_csv.h"
 #include "core/layout/planner_exact.h"
@@ -34,9 +34,9 @@ struct Instance {
   const char* name;
   Bytes best_known;  // the smallest arena known (data README; D and J from arenaplan's own runs)
 };
-const Instance kInstances[] = {{"A", 1048576}, {"B", 1048576}, {"C", 1039360}, {"D", 1031168},
+const Instance kInstances[] = {{"A", 1048576}, {"B", 1048576}, {"C", 1039360}, {"D", 1025024},
                                {"E", 1048576}, {"F", 1048576}, {"G", 1048576}, {"H", 1048576},
-                               {"I", 1048576}, {"J", 1035264}, {"K", 1048576}};
+                               {"I", 1048576}, {"J", 1029120}, {"K", 1048576}};
 
 using bench::now;
 using bench::read_text;
@@ -93,40 +93,32 @@ OursResult run_ours(const LayoutProblem& problem, Bytes best_known, double limit
   return r;
 }
 
-// MiniMalloc told `capacity`: wall seconds until it exits with a solution, < 0 when it failed or
-// timed out (then *why says which).
-double run_minimalloc(const std::string& binary, const std::string& csv, Bytes capacity, double limit, std::string* why) {
-  const std::string capacity_flag = "--capacity=" + std::to_string(capacity);
-  const std::string input_flag = "--input=" + csv;
+// Ours told `capacity`: seconds to a plan within it (seconds_to_best_known < 0 when none in `limit`).
+OursResult run_ours_told(const LayoutProblem& problem, Bytes capacity, double limit) {
+  OursResult r;
   const double t0 = now();
-  std::fflush(stdout);  // else the child's freopen writes our buffered lines a second time
-  const pid_t pid = fork();
-  if (pid == 0) {
-    std::freopen("/dev/null", "w", stdout);
-    std::freopen("/dev/null", "w", stderr);
-    execl(binary.c_str(), binary.c_str(), capacity_flag.c_str(), input_flag.c_str(), static_cast<char*>(nullptr));
-    _exit(127);
-  }
-  if (pid < 0) {
-    *why = "fork failed";
-    return -1;
-  }
-  int status = 0;
-  while (waitpid(pid, &status, WNOHANG) == 0) {
-    if (now() - t0 > limit) {
-      kill(pid, SIGKILL);
-      waitpid(pid, &status, 0);
-      *why = "timed out";
-      return -1;
+  int64_t nodes = 0;
+  for (int64_t node_limit = 10000; now() - t0 < limit; node_limit *= 2) {
+    for (int h = 0; h < 3 && now() - t0 < limit; ++h) {
+      const CapacityDecision d = decide_capacity(problem, capacity, node_limit, h);
+      nodes += d.nodes;
+      if (d.verdict == CapacityVerdict::kFits) {
+        r.arena = arena_extent(problem, d.offsets);
+        r.seconds_to_best_known = r.seconds = now() - t0;
+        r.nodes_to_best_known = nodes;
+        r.status = "told: static order " + std::to_string(h) + ", node limit " + std::to_string(node_limit);
+        return r;
+      }
+      if (d.verdict == CapacityVerdict::kDoesNotFit) {
+        r.status = "told: proven not to fit";
+        r.seconds = now() - t0;
+        return r;
+      }
     }
-    usleep(2000);
   }
-  const double secs = now() - t0;
-  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-    *why = "exit status " + std::to_string(WIFEXITED(status) ? WEXITSTATUS(status) : -1);
-    return -1;
-  }
-  return secs;
+  r.seconds = now() - t0;
+  r.status = "told: no verdict";
+  return r;
 }
 
 }  // namespace
@@ -135,7 +127,7 @@ int main(int argc, char** argv) {
   double limit = 60.0;
   int64_t max_nodes = 0;
   std::string dir, only;
-  bool minimalloc = true, keep_going = false, trace = false;
+  bool minimalloc = true, keep_going = false, trace = false, told = false;
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--time-limit") && i + 1 < argc) limit = std::atof(argv[++i]);
     else if (!std::strcmp(argv[i], "--data") && i + 1 < argc) dir = argv[++i];
@@ -144,20 +136,19 @@ int main(int argc, char** argv) {
     else if (!std::strcmp(argv[i], "--no-minimalloc")) minimalloc = false;
     else if (!std::strcmp(argv[i], "--keep-going")) keep_going = true;
     else if (!std::strcmp(argv[i], "--trace")) trace = true;
+    else if (!std::strcmp(argv[i], "--told")) told = true;
     else {
-      std::fprintf(stderr, "usage: %s [--time-limit S] [--data DIR] [--only D,J] [--max-nodes N] [--no-minimalloc] [--keep-going] [--trace]\n", argv[0]);
+      std::fprintf(stderr, "usage: %s [--time-limit S] [--data DIR] [--only D,J] [--max-nodes N] [--no-minimalloc] [--keep-going] [--trace] [--told]\n", argv[0]);
       return 2;
     }
   }
   dir = bench::minimalloc_data_dir(dir);
-  const char* env = std::getenv("ARENAPLAN_MINIMALLOC");
-  const std::string binary = env && *env ? env : "";
-  if (minimalloc && (binary.empty() || access(binary.c_str(), X_OK) != 0)) {
-    std::printf("MiniMalloc: skipped: no executable at %s (set ARENAPLAN_MINIMALLOC to a build of google/minimalloc)\n",
-                binary.c_str());
+  const std::string binary = bench::minimalloc_binary();
+  if (minimalloc && binary.empty()) {
+    std::printf("MiniMalloc: skipped: no executable in $ARENAPLAN_MINIMALLOC (a build of google/minimalloc)\n");
     minimalloc = false;
   }
-  std::printf("exact solver not told the capacity vs MiniMalloc told the best known, limit %.0f s each\n", limit);
+  std::printf("exact solver %s the capacity vs MiniMalloc told the best known, limit %.0f s each\n", told ? "told" : "not told", limit);
   std::printf("%-3s %8s %10s %10s %9s %9s %10s  %s\n", "", "buffers", "best-known", "ours", "ours s", "mm s", "ours/mm",
               "ours: nodes to best known, proof or status");
   int reached = 0, present = 0, faster = 0, compared = 0;
@@ -171,12 +162,13 @@ int main(int argc, char** argv) {
     }
     ++present;
     const LayoutProblem problem = parse_minimalloc_csv(text).problem;
-    const OursResult ours = run_ours(problem, inst.best_known, limit, max_nodes, keep_going, trace);
+    const OursResult ours = told ? run_ours_told(problem, inst.best_known, limit)
+                                 : run_ours(problem, inst.best_known, limit, max_nodes, keep_going, trace);
     reached += ours.seconds_to_best_known >= 0;
     std::string mm_text = "skipped", ratio_text = "-", why;
     double mm = -1;
     if (minimalloc) {
-      mm = run_minimalloc(binary, path, inst.best_known, limit, &why);
+      mm = bench::run_minimalloc(binary, path, inst.best_known, limit, &why);
       mm_text = mm < 0 ? why : std::to_string(mm).substr(0, 6);
     }
     if (mm > 0 && ours.seconds_to_best_known >= 0) {

@@ -512,6 +512,40 @@ struct ExactSolver::Impl : planner::ExactModel {
   }
 };
 
+CapacityDecision decide_capacity(const LayoutProblem& problem, Bytes capacity, int64_t node_limit, int heuristic) {
+  // The solver wants a verified seed: every buffer stacked on the previous ones is one.
+  std::vector<Bytes> stacked(problem.buffers.size(), 0);
+  Bytes top = 0;
+  for (size_t i = 0; i < problem.buffers.size(); ++i) {
+    stacked[i] = align_up(top, problem.buffers[i].alignment);
+    top = stacked[i] + problem.buffers[i].size;
+  }
+  ExactSolver solver(problem, stacked, arena_extent(problem, stacked));
+  ExactSolver::Impl& s = *solver.impl_;
+  CapacityDecision out;
+  if (!s.why.empty()) return out;  // fixed offsets or too many overlaps: not searched
+  if (s.best_arena <= capacity) {  // nothing to search (e.g. no buffer with bytes)
+    out.verdict = CapacityVerdict::kFits;
+    out.offsets = s.best;
+    return out;
+  }
+  s.capacity = capacity;
+  s.heuristic = ((heuristic % kHeuristicCount) + kHeuristicCount) % kHeuristicCount;
+  s.attempt_limit = node_limit;
+  s.start_attempt();
+  int64_t budget = node_limit + 1;
+  const Result r = s.run_attempt(budget);
+  out.nodes = s.attempt_nodes;
+  if (r == Result::kNotFound) {
+    out.verdict = CapacityVerdict::kDoesNotFit;
+  } else if (r == Result::kFound) {
+    s.on_found();  // verifies the plan (throws on a broken one)
+    out.verdict = CapacityVerdict::kFits;
+    out.offsets = s.full_solution();
+  }
+  return out;
+}
+
 ExactSolver::ExactSolver(const LayoutProblem& problem, std::vector<Bytes> seed_offsets, Bytes seed_arena)
     : impl_(std::make_unique<Impl>(problem, std::move(seed_offsets), seed_arena)) {}
 ExactSolver::~ExactSolver() = default;

@@ -22,6 +22,19 @@
 
 namespace arenaplan {
 
+// One exhaustive attempt at a fixed capacity, without the search on the capacity around it: "do
+// all buffers fit within `capacity` bytes?". kDoesNotFit is a proof (the search is complete over
+// canonical plans, see above); kUnknown means `node_limit` ran out first. `heuristic` picks the
+// static order (0..2: MiniMalloc's three; only the time to a verdict depends on it). For lower
+// bounds on sub-problems (bench/certify_bound.cpp) and for searching straight at a known capacity.
+enum class CapacityVerdict { kFits, kDoesNotFit, kUnknown };
+struct CapacityDecision {
+  CapacityVerdict verdict = CapacityVerdict::kUnknown;
+  std::vector<Bytes> offsets;  // a verified plan within the capacity when kFits
+  int64_t nodes = 0;
+};
+CapacityDecision decide_capacity(const LayoutProblem& problem, Bytes capacity, int64_t node_limit, int heuristic = 0);
+
 class ExactSolver {
  public:
   // `seed_offsets` must be a verified plan of `problem` with arena `seed_arena`: the solver only
@@ -56,6 +69,7 @@ class ExactSolver {
  private:
   struct Impl;
   std::unique_ptr<Impl> impl_;
+  friend CapacityDecision decide_capacity(const LayoutProblem&, Bytes, int64_t, int);
 };
 
 }  // namespace arenaplan

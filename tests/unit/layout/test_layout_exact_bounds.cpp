@@ -136,3 +136,27 @@ TEST_CASE("the capacity ladder: the bound first each round, then multiples of th
   ladder.gave_up();  // the jump failed: back to one granule below
   CHECK(ladder.next(bound, best) == best - g);
 }
+
+TEST_CASE("decide_capacity: fits at the optimum with a verified plan, proven not to fit one granule below") {
+  std::mt19937 rng(2929);
+  for (int trial = 0; trial < 150; ++trial) {
+    const LayoutProblem p = random_problem(rng);
+    const Bytes optimum = exhaustive_optimum(p);
+    const Bytes g = planner::offset_granularity(p);
+    CAPTURE(trial);
+    for (int heuristic = 0; heuristic < 3; ++heuristic) {
+      const CapacityDecision at = decide_capacity(p, optimum, 1'000'000, heuristic);
+      REQUIRE(at.verdict == CapacityVerdict::kFits);
+      CHECK(verify_plan(p, at.offsets, optimum).ok());
+      if (optimum >= g) CHECK(decide_capacity(p, optimum - g, 1'000'000, heuristic).verdict == CapacityVerdict::kDoesNotFit);
+    }
+  }
+  // A node limit too small for a verdict says so instead of guessing.
+  std::mt19937 big_rng(5);
+  LayoutProblem wide;
+  for (int i = 0; i < 40; ++i) {
+    const Step first = static_cast<Step>(big_rng() % 9);
+    add_buffer(wide, "w" + std::to_string(i), 16 * (1 + static_cast<Bytes>(big_rng() % 7)), first, first + 2, 1);
+  }
+  CHECK(decide_capacity(wide, layout_lower_bound(wide), 1, 0).verdict == CapacityVerdict::kUnknown);
+}
