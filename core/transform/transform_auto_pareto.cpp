@@ -212,6 +212,7 @@ struct ParetoSearch::Impl {
         o.budget_bytes.reset();  // the lowest peak within the cap, not the fewest MACs within a budget
         o.max_extra_macs_pct = caps[next_cap];
         search = std::make_unique<AutoRewriteSearch>(g, o);
+        progress.search = search->progress();
         progress.phase = "search";
       } else if (!search->done()) {
         search->step(seconds);
