@@ -265,6 +265,7 @@ struct WhatIfPanelState {
   // the list above (whose report re-plans, verifies and simulates them, as "Use" does).
   float frontier_max_macs_pct = 100;    // the ladder's top cap (--max-extra-macs; the CLI's ladder ends at 100)
   float frontier_seconds_per_cap = 2;   // each cap's search (--time-limit; the CLI's 10 s would take minutes here)
+  char frontier_kinds[160] = "";        // --kinds: comma-separated rewrite kinds, "" = every default one
   std::unique_ptr<SearchJob> frontier_job;
   uint64_t frontier_revision = 0;           // the graph/order revision the frontier was asked for
   std::optional<ParetoFrontier> frontier;   // accepted (see the panel's accept_frontier), for that revision

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "core/graph/graph_edit.h"
 #include "core/teach/share.h"
 #include "core/transform/transform.h"
 #include "imgui.h"
@@ -279,6 +280,14 @@ void draw_whatif_frontier(AppState& s, std::optional<Bytes> page_start_peak) {
   ImGui::InputFloat("s per cap", &v.frontier_seconds_per_cap, 1, 5, "%g");
   record_item_rect(s, "whatif.frontier.seconds");
   v.frontier_seconds_per_cap = std::clamp(v.frontier_seconds_per_cap, 0.1f, 600.0f);
+  same_line_if_fits(200);
+  ImGui::SetNextItemWidth(200);
+  ImGui::InputTextWithHint("##frontier_kinds", "kinds (all): fuse,patch,...", v.frontier_kinds, sizeof v.frontier_kinds);
+  record_item_rect(s, "whatif.frontier.kinds");
+  if (ImGui::IsItemHovered())
+    ImGui::SetTooltip("Only these rewrite kinds, comma-separated (--kinds); empty: every kind the search uses by default. "
+                      "order:best is re-searched on a time limit wherever it is applied, so without it the points "
+                      "do not depend on the machine's speed.");
   same_line_if_fits(80);
   if (!v.frontier_job) {
     if (ImGui::Button("Frontier")) {
@@ -286,6 +295,7 @@ void draw_whatif_frontier(AppState& s, std::optional<Bytes> page_start_peak) {
       JsonOut request = search_request(s, "pareto");
       request["max_extra_macs_pct"] = v.frontier_max_macs_pct;
       request["seconds_per_cap"] = v.frontier_seconds_per_cap;
+      if (v.frontier_kinds[0]) request["kinds"] = split_names(v.frontier_kinds);
       if (const OpenedModel* m = current_model(s)) {  // the worker imports the model as the CLI does
         request["model_base64url"] = base64url_encode(m->bytes);
         request["model_name"] = m->graph.name;
@@ -333,7 +343,8 @@ JsonOut export_whatif_frontier(const AppState& s) {
   const WhatIfPanelState& v = s.whatif;
   JsonOut out = {{"running", bool(v.frontier_job)}, {"message", v.frontier_message}, {"result", v.frontier_json},
                  {"hovered", v.frontier_hovered}, {"taken", v.frontier_taken},
-                 {"max_extra_macs_pct", v.frontier_max_macs_pct}, {"seconds_per_cap", v.frontier_seconds_per_cap}};
+                 {"max_extra_macs_pct", v.frontier_max_macs_pct}, {"seconds_per_cap", v.frontier_seconds_per_cap},
+                 {"kinds", v.frontier_kinds}};
   if (v.frontier_job) {
     out["progress"] = v.frontier_job->progress();
     out["in_worker"] = v.frontier_job->in_worker();

@@ -47,6 +47,13 @@ ParetoOptions pareto_options(const nlohmann::json& req, int64_t budget) {
   };
   if (const auto pct = number("max_extra_macs_pct", 0, 1e6)) o.search.max_extra_macs_pct = *pct;
   if (const auto seconds = number("seconds_per_cap", 0.01, 86400)) o.search.time_limit_seconds = *seconds;
+  if (req.contains("kinds")) {  // --kinds; an unknown name is refused when the first search starts
+    if (!req["kinds"].is_array()) throw InputError("search request.kinds", "not an array of kind names");
+    for (const nlohmann::json& k : req["kinds"]) {
+      if (!k.is_string()) throw InputError("search request.kinds", "not an array of kind names");
+      o.search.kinds.push_back(k.get<std::string>());
+    }
+  }
   return o;
 }
 

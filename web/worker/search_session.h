@@ -10,9 +10,10 @@
 //            bench/search_budget_bench; pareto: at most N rewrites tried per MAC cap, the CLI's
 //            --max-evaluations)}
 //           pareto also: "max_extra_macs_pct" (optional, --max-extra-macs), "seconds_per_cap"
-//            (--time-limit), "model_base64url" + "model_name" (optional: the .tflite the graph was
-//            opened from, imported here as the CLI imports it, since graph JSON drops quantization
-//            and weights the simulator's bit-exact check needs)
+//            (--time-limit), "kinds": ["fuse", ...] (optional, --kinds), "model_base64url" +
+//            "model_name" (optional: the .tflite the graph was opened from, imported here as the
+//            CLI imports it, since graph JSON drops quantization and weights the simulator's
+//            bit-exact check needs)
 // Progress: {"done", "progress" (0..1), "best_bytes", "bound_bytes", "work", "text"}; pareto also
 //            "stage", "stages", "phase", "cap_pct"
 // Result:   layout:   {"kind", "offsets": [...], "arena_bytes", "proven_optimal", "status", "work"}
