@@ -101,6 +101,8 @@ test('What-if Frontier (whatif_patch): the CLI\'s --pareto points, computed in t
   if (native.points[0].extra_macs === 0) assert.ok(Math.abs(centre(now).x - centre(markers[0]).x) < 1);
   assert.ok(s.page.labels.some((l) => l.owner === 'whatif.frontier.now'), 'the current graph is not labelled');
   assert.deepEqual(labelProblems(s, 'frontier'), []);
+  await page.mouse.move(5, 700);  // no tooltip over the chart
+  await waitFrames(page, 2);
   assert.ok((await screenshot(page, t.artifactDir, 'whatif-frontier')).distinct > 4, 'the page is drawn');
 
   // Hover names the point under the mouse; a click takes its rewrites into the What-if list.
@@ -109,6 +111,7 @@ test('What-if Frontier (whatif_patch): the CLI\'s --pareto points, computed in t
   await page.mouse.move(target.x, target.y);
   await waitFrames(page, 3);
   assert.equal((await state(page)).whatif.frontier.hovered, last);
+  await screenshot(page, t.artifactDir, 'whatif-frontier-hover');
   await clickAt(page, target.x, target.y);
   await waitFrames(page, 3);
   const after = await state(page);
