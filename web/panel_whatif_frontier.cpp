@@ -270,7 +270,7 @@ void draw_whatif_frontier(AppState& s, std::optional<Bytes> page_start_peak) {
   if (v.frontier_taken >= 0 && v.frontier_taken_list != v.list_version) v.frontier_taken = -1;  // the list moved on
 
   ImGui::Separator();
-  ImGui::TextUnformatted("Frontier: peak against extra MACs (transform --auto --pareto)");
+  text_wrapped("Frontier: peak against extra MACs (transform --auto --pareto)");
   ImGui::SetNextItemWidth(120);
   ImGui::InputFloat("max extra MACs (%)", &v.frontier_max_macs_pct, 5, 20, "%g");
   record_item_rect(s, "whatif.frontier.max_macs");

@@ -101,6 +101,7 @@ test('What-if Frontier (whatif_patch): the CLI\'s --pareto points, computed in t
   if (native.points[0].extra_macs === 0) assert.ok(Math.abs(centre(now).x - centre(markers[0]).x) < 1);
   assert.ok(s.page.labels.some((l) => l.owner === 'whatif.frontier.now'), 'the current graph is not labelled');
   assert.deepEqual(labelProblems(s, 'frontier'), []);
+  assert.deepEqual(s.page.text_overflows, [], 'nothing runs past the What-if panel with the frontier drawn');
   await page.mouse.move(5, 700);  // no tooltip over the chart
   await waitFrames(page, 2);
   assert.ok((await screenshot(page, t.artifactDir, 'whatif-frontier')).distinct > 4, 'the page is drawn');
