@@ -4,6 +4,7 @@
 // whose verified report gives the point's peak. A graph with nothing to trade, a refused request
 // and a stopped run give a message and no chart.
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chord, click, clickAt, clickField, cliJson, labelProblems, screenshot, state, test, typeInto, waitFrames } from './harness.mjs';
@@ -172,5 +173,28 @@ test('What-if Frontier: nothing beyond the current graph (two_branch), an unknow
   assert.equal(s.ui['whatif.frontier.chart'], undefined, 'a partial frontier was drawn');
   assert.equal(s.ui['whatif.frontier.point.0'], undefined);
   assert.deepEqual(s.whatif.list, []);
+  assert.deepEqual(errors, []);
+});
+
+// An opened .tflite goes to the worker as its bytes, imported there as the CLI imports the file
+// (graph JSON would drop the quantization and weights the bit-exact check runs on): the page's
+// frontier is the CLI's for the same file.
+test('What-if Frontier on an opened .tflite (ds_cnn_small): the CLI\'s --pareto points for the same file', async (t) => {
+  const { page, errors } = await t.open();
+  const model = 'tests/unit/data/tflm/ds_cnn_small.tflite';
+  const refused = await page.evaluate(([name, b]) => window.arenaplan.openFile(name, new Uint8Array(b)),
+                                      [path.basename(model), Array.from(fs.readFileSync(path.join(repo, model)))]);
+  assert.equal(refused, '');
+  const kinds = 'fuse,patch,inplace,recompute,foldpad,view,stream';  // the default kinds but order (see above)
+  const args = ['--auto', '--pareto', '--max-extra-macs', '20', '--max-evaluations', '100', '--time-limit', String(kSecondsPerCap),
+                '--seconds', '0.2', '--kinds', kinds];
+  const native = cliJson('transform', path.join(repo, model), ...args);
+  assert.ok(native.points.some((p) => p.peak_bytes < native.start_peak_bytes), 'the CLI finds nothing to trade on this model');
+  await runFrontier(page, { maxPct: 20, secondsPerCap: kSecondsPerCap, budget: 100, kinds });
+  const f = await frontierDone(page);
+  assert.equal(f.message, '');
+  assert.equal(f.result.start_peak_bytes, native.start_peak_bytes);
+  assert.equal(f.result.start_macs, native.start_macs);
+  assert.deepEqual(f.result.points.map(pointFields), native.points.map(pointFields));
   assert.deepEqual(errors, []);
 });
