@@ -50,8 +50,7 @@ int run_auto(const Args& args, const Graph& g, const std::string& out_path) {
     if (!out_path.empty()) throw InputError("--pareto", "prints the frontier; -o writes one rewritten graph (use --apply with a point's rewrites)");
     ParetoOptions po;
     po.search = o;
-    // A frontier's deep points take long sequences (a fold, a stream, an in-place per block).
-    if (!args.option("max-rewrites")) po.search.max_rewrites = 48;
+    if (!args.option("max-rewrites")) po.search.max_rewrites = ParetoOptions::kDefaultMaxRewrites;
     const ParetoFrontier f = pareto_frontier(g, po);
     if (args.flag("json")) std::cout << pareto_json(f).dump(2) << "\n";
     else std::cout << pareto_text(f);

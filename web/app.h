@@ -260,6 +260,20 @@ struct WhatIfPanelState {
   std::optional<AutoRewriteResult> auto_result;
   JsonOut auto_json;
   uint64_t auto_revision = 0;  // the graph/order revision the search ran on
+  // "Frontier": core's pareto_frontier (`transform --auto --pareto`) stepped in the search worker,
+  // checked on the page, drawn as peak against extra MACs; clicking a point puts its rewrites in
+  // the list above (whose report re-plans, verifies and simulates them, as "Use" does).
+  float frontier_max_macs_pct = 100;    // the ladder's top cap (--max-extra-macs; the CLI's ladder ends at 100)
+  float frontier_seconds_per_cap = 2;   // each cap's search (--time-limit; the CLI's 10 s would take minutes here)
+  char frontier_kinds[160] = "";        // --kinds: comma-separated rewrite kinds, "" = every default one
+  std::unique_ptr<SearchJob> frontier_job;
+  uint64_t frontier_revision = 0;           // the graph/order revision the frontier was asked for
+  std::optional<ParetoFrontier> frontier;   // accepted (see the panel's accept_frontier), for that revision
+  JsonOut frontier_json;                    // the worker's pareto_json as accepted (exported for tests)
+  std::string frontier_message;             // why nothing is drawn: refused, cancelled, nothing beyond now
+  int frontier_hovered = -1;                // index into frontier->points under the mouse
+  int frontier_taken = -1;                  // the point whose rewrites were put in the list
+  uint64_t frontier_taken_list = 0;         // list_version right after that, so a later edit unmarks it
 };
 
 // -- Cache lab tab (web/panel_cache.cpp) --

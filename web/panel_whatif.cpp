@@ -3,7 +3,8 @@
 // number comes from core's run_whatif (re-planned, verified and simulated after each step), the
 // same call behind `arenaplan transform --report`; combined savings are the recomputed ones.
 // "Fit automatically" runs core's rewrite search (transform_auto.h, `transform --auto`) a slice
-// per frame and offers its verified sequence as the list.
+// per frame and offers its verified sequence as the list. "Frontier" (panel_whatif_frontier.cpp)
+// draws core's pareto_frontier (`transform --auto --pareto`), computed in the search worker.
 #include <cstdio>
 #include <exception>
 #include <string>
@@ -17,15 +18,19 @@
 #include "imgui.h"
 #include "web/app.h"
 #include "web/panel_common.h"
+#include "web/panel_whatif.h"
 
 namespace arenaplan::web {
-namespace {
 
-void edit_list(WhatIfPanelState& v, std::vector<WhatIfSpec> next) {
+void edit_whatif_list(WhatIfPanelState& v, std::vector<WhatIfSpec> next) {
   v.undo.push_back(v.list);
   v.list = std::move(next);
   ++v.list_version;
 }
+
+namespace {
+
+void edit_list(WhatIfPanelState& v, std::vector<WhatIfSpec> next) { edit_whatif_list(v, std::move(next)); }
 
 // The report, once per change of the graph/order, the list or the budget.
 const WhatIfResult& recompute(const AppState& s, WhatIfPanelState& v) {
@@ -235,6 +240,7 @@ void draw_whatif(AppState& s) {
   draw_list(s);
   draw_auto(s);
   const WhatIfResult& result = recompute(s, v);
+  draw_whatif_frontier(s, result.error.empty() ? std::optional<Bytes>(result.report.before.peak_bytes) : std::nullopt);
   ImGui::Separator();
   if (!result.error.empty()) {
     ImGui::TextWrapped("Error: %s", result.error.c_str());
@@ -278,7 +284,7 @@ JsonOut export_whatif(const AppState& s) {
     fit["progress"] = {{"phase", p.phase}, {"evaluations", p.evaluations}, {"best_peak", p.best_peak},
                        {"lower_bound_bytes", p.lower_bound_bytes}};
   }
-  return {{"list", list}, {"report", s.whatif.result.value().json}, {"auto", fit}};
+  return {{"list", list}, {"report", s.whatif.result.value().json}, {"auto", fit}, {"frontier", export_whatif_frontier(s)}};
 }
 
 // The list of changes and the budget travel in share links; the report is recomputed on load.

@@ -168,6 +168,10 @@ struct ParetoPoint {
 };
 
 struct ParetoOptions {
+  // The longest sequence a frontier search tries unless told otherwise (the CLI without
+  // --max-rewrites, the What-if tab): a frontier's deep points take long sequences (a fold, a
+  // stream, an in-place per block).
+  static constexpr int kDefaultMaxRewrites = 48;
   // Each search's options (time_limit_seconds is per cap); a max_extra_macs_pct caps the ladder.
   AutoRewriteOptions search;
   std::vector<double> caps_pct = {0, 1, 2.5, 5, 10, 20, 40, 100};
@@ -187,11 +191,53 @@ struct ParetoFrontier {
 
 // The search (auto_rewrite) once per cap of options.caps_pct, lowest peak within each; then the
 // verified points no other beats on both peak and extra MACs: `transform --auto --pareto`. The
-// page's What-if tab does not draw the frontier yet; when it does, it calls this one function.
+// What-if tab's Frontier draws the same frontier: it steps a ParetoSearch (below) in the page's
+// search worker, which is what this function runs to its end.
 // Usage:
 //   ParetoOptions o;  o.search.time_limit_seconds = 5;
 //   for (const ParetoPoint& p : pareto_frontier(g, o).points) p.peak_bytes, p.extra_macs, p.rewrites;
 ParetoFrontier pareto_frontier(const Graph& g, const ParetoOptions& options);
+
+// Where a ParetoSearch is: which stage (each cap's search, then each recipe grid) and the running
+// search's own progress.
+struct ParetoProgress {
+  std::string phase = "search";  // "search" (a cap's search), "verify" (its result), "recipe", "done"
+  int stage = 0;                 // stages finished: caps searched and verified, then recipes tried
+  int stages = 0;                // caps + recipe grids
+  double cap_pct = 0;            // the cap of the search running or last run
+  AutoProgress search;           // that search's progress
+  int tried_points = 0;          // points verified so far (ParetoFrontier::tried)
+  bool stopped = false;          // cancel() ended it before its last stage
+  double elapsed_seconds = 0;    // spent inside step()
+};
+
+// pareto_frontier in slices, for a caller that must keep doing other work (the page's search
+// worker posts progress and reads cancel messages between slices). The result does not depend on
+// the slicing: pareto_frontier is this run to its end.
+//   ParetoSearch s(g, o);
+//   while (!s.step(0.05)) show(s.progress());   // s.cancel() from elsewhere: done at the next step
+//   ParetoFrontier f = s.frontier();             // partial (progress().stopped) after a cancel
+class ParetoSearch {
+ public:
+  ParetoSearch(const Graph& g, ParetoOptions options);  // InputError: no MAC cap to search
+  ~ParetoSearch();
+  ParetoSearch(const ParetoSearch&) = delete;
+  ParetoSearch& operator=(const ParetoSearch&) = delete;
+
+  // Works for about `seconds` (at least one unit: a search slice, a verification or a recipe,
+  // each verified through run_whatif); true once the frontier is complete or cancelled.
+  bool step(double seconds);
+  void cancel();
+  bool done() const;
+  const ParetoProgress& progress() const;
+  ParetoFrontier frontier() const;  // the points verified so far, non-dominated
+
+  struct Impl;
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
+
 // The verified points no other verified point beats on both axes, by extra MACs rising.
 std::vector<ParetoPoint> non_dominated(std::vector<ParetoPoint> points);
 // {"start_peak_bytes", "start_macs", "points": [{"peak_bytes", "arena_bytes", "extra_macs",

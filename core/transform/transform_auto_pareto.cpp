@@ -4,6 +4,7 @@
 // search minimises the peak within it, so the ladder traces the curve from "no extra work" to
 // "whatever it takes".
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <sstream>
 
@@ -162,59 +163,168 @@ std::vector<ParetoPoint> non_dominated(std::vector<ParetoPoint> points) {
   return out;
 }
 
-ParetoFrontier pareto_frontier(const Graph& g, const ParetoOptions& options) {
-  ParetoFrontier f;
-  std::vector<double> caps;
-  for (double c : options.caps_pct)
-    if (!options.search.max_extra_macs_pct || c <= *options.search.max_extra_macs_pct) caps.push_back(c);
-  if (options.search.max_extra_macs_pct) caps.push_back(*options.search.max_extra_macs_pct);
-  std::sort(caps.begin(), caps.end());
-  caps.erase(std::unique(caps.begin(), caps.end()), caps.end());
-  if (caps.empty()) throw InputError("--pareto", "no MAC cap to search: give caps of 0 or more");
-  for (double cap : caps) {
-    if (options.search.cancel && options.search.cancel->load()) break;
-    AutoRewriteOptions o = options.search;
-    o.budget_bytes.reset();  // the lowest peak within the cap, not the fewest MACs within a budget
-    o.max_extra_macs_pct = cap;
-    const AutoRewriteResult r = auto_rewrite(g, o);
-    if (f.tried.empty()) {
-      f.start_peak_bytes = r.report.before.peak_bytes;
-      f.start_macs = r.report.before.macs;
-    }
-    f.tried.push_back(point_of(r, cap));
-  }
-  if (options.recipes) {
-    // msf-CNN's recipe over a ladder of grids, verified like the search's results; a point
-    // above the largest cap is dropped.
-    const double cap_max = caps.back();
+namespace {
+
+// The recipe's ladder of grids: the stem over 2x2 to 5x5 patches, the blocks over 0, 5 or 10 bands.
+struct RecipeGrid {
+  const char* stem_grid;
+  int bands;
+};
+const std::vector<RecipeGrid>& recipe_grids() {
+  static const std::vector<RecipeGrid> grids = [] {
+    std::vector<RecipeGrid> out;
     for (const char* stem_grid : {"2x2", "3x3", "4x4", "5x5"})
-      for (int bands : {0, 5, 10}) {
-        if (options.search.cancel && options.search.cancel->load()) break;
-        const std::vector<std::string> specs = recipe(normalized(g), stem_grid, bands, options.search.context);
-        if (specs.empty()) continue;
-        std::vector<WhatIfSpec> list;
-        for (const std::string& sp : specs) list.push_back({sp, true});
-        WhatIfOptions w = options.search.whatif;
-        w.measure_alone = false;
-        try {
-          const WhatIfReport rep = run_whatif(g, list, w, options.search.context);
-          ParetoPoint p;
-          p.cap_pct = -1;  // a recipe, not a search under a cap
-          p.peak_bytes = rep.after.peak_bytes;
-          p.arena_bytes = rep.after.arena_bytes;
-          p.extra_macs = rep.after.macs - rep.before.macs;
-          p.extra_macs_pct = rep.before.macs > 0 ? 100.0 * static_cast<double>(p.extra_macs) / static_cast<double>(rep.before.macs) : 0;
-          p.rewrites = specs;
-          p.outputs_check = rep.outputs_check;
-          p.verified = rep.after.verified && (!rep.after.simulated || rep.after.sim_ok) && rep.outputs_check != "differ" &&
-                       rep.after.simulated;
-          if (p.extra_macs_pct <= cap_max + 1e-9) f.tried.push_back(std::move(p));
-        } catch (const InputError&) {
+      for (int bands : {0, 5, 10}) out.push_back({stem_grid, bands});
+    return out;
+  }();
+  return grids;
+}
+
+}  // namespace
+
+// The work of pareto_frontier in stages a caller can interleave with other work: each cap's
+// search (stepped like any AutoRewriteSearch), its verification, then one recipe per stage.
+// Nothing depends on how the work is sliced (the searches count their own time), so a page that
+// steps it and the CLI that runs it to the end with the same options get the same frontier.
+struct ParetoSearch::Impl {
+  Graph g;
+  ParetoOptions options;
+  std::vector<double> caps;
+  size_t next_cap = 0;                         // caps whose search is finished and verified
+  std::unique_ptr<AutoRewriteSearch> search;   // the search of caps[next_cap], once set up
+  size_t next_recipe = 0;                      // recipe grids tried
+  ParetoFrontier f;
+  ParetoProgress progress;
+  bool cancelled = false;
+
+  bool external_cancel() const { return options.search.cancel && options.search.cancel->load(); }
+
+  // One stage's worth of work, or `seconds` of the running search.
+  void work(double seconds) {
+    if (next_cap < caps.size()) {
+      progress.cap_pct = caps[next_cap];
+      if (!search) {
+        if (external_cancel()) {  // as before: a cancel between caps skips the caps left
+          next_cap = caps.size();
+          return;
         }
+        AutoRewriteOptions o = options.search;
+        o.budget_bytes.reset();  // the lowest peak within the cap, not the fewest MACs within a budget
+        o.max_extra_macs_pct = caps[next_cap];
+        search = std::make_unique<AutoRewriteSearch>(g, o);
+        progress.search = search->progress();
+        progress.phase = "search";
+      } else if (!search->done()) {
+        search->step(seconds);
+        progress.search = search->progress();
+        if (search->done()) progress.phase = "verify";
+      } else {
+        const AutoRewriteResult r = search->result();
+        if (f.tried.empty()) {
+          f.start_peak_bytes = r.report.before.peak_bytes;
+          f.start_macs = r.report.before.macs;
+        }
+        f.tried.push_back(point_of(r, caps[next_cap]));
+        search.reset();
+        ++next_cap;
+        ++progress.stage;
       }
+      return;
+    }
+    if (options.recipes && next_recipe < recipe_grids().size()) {
+      progress.phase = "recipe";
+      if (external_cancel()) {
+        next_recipe = recipe_grids().size();
+        return;
+      }
+      try_recipe(recipe_grids()[next_recipe++]);
+      ++progress.stage;
+      return;
+    }
+    finish();
   }
+
+  // msf-CNN's recipe over one grid, verified like the search's results; a point above the
+  // largest cap is dropped.
+  void try_recipe(const RecipeGrid& grid) {
+    const std::vector<std::string> specs = recipe(normalized(g), grid.stem_grid, grid.bands, options.search.context);
+    if (specs.empty()) return;
+    std::vector<WhatIfSpec> list;
+    for (const std::string& sp : specs) list.push_back({sp, true});
+    WhatIfOptions w = options.search.whatif;
+    w.measure_alone = false;
+    try {
+      const WhatIfReport rep = run_whatif(g, list, w, options.search.context);
+      ParetoPoint p;
+      p.cap_pct = -1;  // a recipe, not a search under a cap
+      p.peak_bytes = rep.after.peak_bytes;
+      p.arena_bytes = rep.after.arena_bytes;
+      p.extra_macs = rep.after.macs - rep.before.macs;
+      p.extra_macs_pct = rep.before.macs > 0 ? 100.0 * static_cast<double>(p.extra_macs) / static_cast<double>(rep.before.macs) : 0;
+      p.rewrites = specs;
+      p.outputs_check = rep.outputs_check;
+      p.verified = rep.after.verified && (!rep.after.simulated || rep.after.sim_ok) && rep.outputs_check != "differ" &&
+                   rep.after.simulated;
+      if (p.extra_macs_pct <= caps.back() + 1e-9) f.tried.push_back(std::move(p));
+    } catch (const InputError&) {
+    }
+  }
+
+  void finish() {
+    search.reset();
+    f.points = non_dominated(f.tried);
+    progress.phase = "done";
+  }
+};
+
+ParetoSearch::ParetoSearch(const Graph& g, ParetoOptions options) : impl_(std::make_unique<Impl>()) {
+  Impl& m = *impl_;
+  m.g = g;
+  m.options = std::move(options);
+  for (double c : m.options.caps_pct)
+    if (!m.options.search.max_extra_macs_pct || c <= *m.options.search.max_extra_macs_pct) m.caps.push_back(c);
+  if (m.options.search.max_extra_macs_pct) m.caps.push_back(*m.options.search.max_extra_macs_pct);
+  std::sort(m.caps.begin(), m.caps.end());
+  m.caps.erase(std::unique(m.caps.begin(), m.caps.end()), m.caps.end());
+  if (m.caps.empty()) throw InputError("--pareto", "no MAC cap to search: give caps of 0 or more");
+  m.progress.stages = static_cast<int>(m.caps.size() + (m.options.recipes ? recipe_grids().size() : 0));
+}
+
+ParetoSearch::~ParetoSearch() = default;
+
+bool ParetoSearch::step(double seconds) {
+  Impl& m = *impl_;
+  const auto t0 = std::chrono::steady_clock::now();
+  double slice = 0;
+  while (!done()) {
+    if (m.cancelled) {
+      m.progress.stopped = true;
+      m.finish();
+      break;
+    }
+    m.work(std::max(0.0, seconds - slice));
+    slice = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    if (slice >= seconds) break;
+  }
+  m.progress.elapsed_seconds += slice;
+  m.progress.tried_points = static_cast<int>(m.f.tried.size());
+  return done();
+}
+
+void ParetoSearch::cancel() { impl_->cancelled = true; }
+bool ParetoSearch::done() const { return impl_->progress.phase == "done"; }
+const ParetoProgress& ParetoSearch::progress() const { return impl_->progress; }
+ParetoFrontier ParetoSearch::frontier() const {
+  ParetoFrontier f = impl_->f;
   f.points = non_dominated(f.tried);
   return f;
+}
+
+ParetoFrontier pareto_frontier(const Graph& g, const ParetoOptions& options) {
+  ParetoSearch s(g, options);
+  while (!s.step(1.0)) {
+  }
+  return s.frontier();
 }
 
 JsonOut pareto_json(const ParetoFrontier& f) {

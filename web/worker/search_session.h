@@ -4,12 +4,22 @@
 // frame. Everything it needs comes in the request; the page verifies whatever comes back before
 // showing it (web/search_job.cpp), so a bug here can waste a search but never show a wrong plan.
 //
-// Request:  {"kind": "layout" | "schedule", "graph": <graph JSON text>, "order": "A,B,C" (layout:
-//            the schedule whose buffers are placed), "budget": N (optional: stop after N nodes or
-//            states, the same unit as bench/search_budget_bench)}
-// Progress: {"done", "progress" (0..1), "best_bytes", "bound_bytes", "work", "text"}
+// Request:  {"kind": "layout" | "schedule" | "pareto", "graph": <graph JSON text>, "order": "A,B,C"
+//            (layout: the schedule whose buffers are placed; pareto: the order the frontier starts
+//            from), "budget": N (optional: stop after N nodes or states, the same unit as
+//            bench/search_budget_bench; pareto: at most N rewrites tried per MAC cap, the CLI's
+//            --max-evaluations)}
+//           pareto also: "max_extra_macs_pct" (optional, --max-extra-macs), "seconds_per_cap"
+//            (--time-limit), "kinds": ["fuse", ...] (optional, --kinds), "model_base64url" +
+//            "model_name" (optional: the .tflite the graph was opened from, imported here as the
+//            CLI imports it, since graph JSON drops quantization and weights the simulator's
+//            bit-exact check needs)
+// Progress: {"done", "progress" (0..1), "best_bytes", "bound_bytes", "work", "text"}; pareto also
+//            "stage", "stages", "phase", "cap_pct"
 // Result:   layout:   {"kind", "offsets": [...], "arena_bytes", "proven_optimal", "status", "work"}
 //           schedule: schedule_json() of the search's result, plus "kind" and "work".
+//           pareto:   pareto_json() of core's frontier (`transform --auto --pareto --json`), plus
+//                     "kind", "work" and "cancelled" (true: partial, stopped by cancel()).
 #pragma once
 
 #include <cstdint>
@@ -18,6 +28,7 @@
 
 #include "core/graph/report.h"
 #include "core/layout/pipeline.h"
+#include "core/transform/transform_auto.h"
 
 namespace arenaplan::web {
 
@@ -42,5 +53,7 @@ class SearchSession {
 
 // A layout search's result_json() read back on the page's side (InputError when it is not one).
 AnytimeAnswer layout_answer_from_json(const JsonOut& result);
+// A pareto search's result_json() read back (pareto_json's fields; InputError when unreadable).
+ParetoFrontier pareto_frontier_from_json(const JsonOut& result);
 
 }  // namespace arenaplan::web

@@ -289,6 +289,38 @@ TEST_CASE("non_dominated keeps the verified points no other beats on both peak a
   CHECK(f[2].peak_bytes == 500);  // (600, 40) is beaten by (500, 40); the unverified point never counts
 }
 
+// The page steps a ParetoSearch in its worker; the CLI runs pareto_frontier to the end. With
+// count limits the two must give the same frontier however thinly the page slices the work.
+TEST_CASE("ParetoSearch stepped in small slices gives pareto_frontier's frontier; cancel stops it, marked") {
+  const Graph g = residual_mcunet_style(1);
+  ParetoOptions o;
+  o.search = quick_options();
+  o.search.max_evaluations = 150;
+  o.caps_pct = {0, 5, 40};
+  const JsonOut whole = pareto_json(pareto_frontier(g, o));
+
+  ParetoSearch s(g, o);
+  int steps = 0, last_stage = 0;
+  while (!s.step(0.0005)) {
+    ++steps;
+    CHECK(s.progress().stage >= last_stage);  // stages only move forward
+    last_stage = s.progress().stage;
+    CHECK(s.progress().stage <= s.progress().stages);
+  }
+  CHECK(steps > 3);  // it did come back between slices
+  CHECK(s.progress().stage == s.progress().stages);
+  CHECK_FALSE(s.progress().stopped);
+  CHECK(pareto_json(s.frontier()) == whole);
+
+  ParetoSearch c(g, o);
+  c.step(0.0005);
+  c.cancel();
+  CHECK(c.step(1.0));
+  CHECK(c.done());
+  CHECK(c.progress().stopped);
+  CHECK(c.progress().stage < c.progress().stages);
+}
+
 TEST_CASE("pareto_frontier on an MCUNet-like graph: non-dominated, monotone, each point re-applied gives its peak, bit-exact") {
   for (uint64_t seed : {1, 3}) {
     CAPTURE(seed);
