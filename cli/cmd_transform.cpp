@@ -44,7 +44,7 @@ int run_auto(const Args& args, const Graph& g, const std::string& out_path) {
   o.allow_value_changes = args.flag("allow-quantize");
   if (auto k = args.option("kinds"))
     for (const std::string& name : split_names(*k)) o.kinds.push_back(name);
-  o.context.order_time_limit_seconds = args.double_option("order-seconds", 0.2, 0.01, 600);
+  o.context.order_time_limit_seconds = args.double_option("order-seconds", 2.0, 0.01, 600);
   if (args.flag("pareto")) {
     if (o.budget_bytes) throw InputError("--pareto", "the frontier spans every peak: give --max-extra-macs to cap it, not --budget");
     if (!out_path.empty()) throw InputError("--pareto", "prints the frontier; -o writes one rewritten graph (use --apply with a point's rewrites)");
@@ -151,7 +151,7 @@ ARENAPLAN_COMMAND("transform",
                    {"planner", "the arena planner of each evaluation (default: best)"},
                    {"profile", "the MCU profile of the simulated check (default: cortex-m4)"},
                    {"seconds", "planner seconds per evaluation (default: 1)"},
-                   {"order-seconds", "seconds for order:best (default: 2; 0.2 inside --auto)"},
+                   {"order-seconds", "at most this many seconds for order:best (default: 2); it searches a fixed number of states, so its order is the same on any machine unless the graph is so big that this limit ends it first"},
                    {"seed", "simulation seed (default: 1)"},
                    {"time-limit", "--auto: seconds for the search (default: 10)"},
                    {"max-extra-macs", "--auto: extra work allowed, in percent (default: none)"},

@@ -42,7 +42,6 @@ const WhatIfResult& recompute(const AppState& s, WhatIfPanelState& v) {
       options.plan_time_limit_seconds = 0.2;  // a frame budget, not a batch job
       if (v.budget_kib > 0) options.arena_budget_bytes = Bytes(v.budget_kib) * 1024;
       TransformContext context;
-      context.order_time_limit_seconds = 0.2;
       // "pool:NAME" shares the arena with a built-in example (the page has no file system).
       for (const WhatIfSpec& w : v.list)
         if (w.spec.rfind("pool:", 0) == 0)

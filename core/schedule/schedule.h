@@ -198,6 +198,9 @@ struct ScheduleOptions {
   // Beam widths tried before the exact search starts (a good incumbent prunes it hard).
   int64_t warmup_beam_width = 16;
   uint64_t seed = 1;
+  // optimize_schedule stops after about this many states (0: the time limit alone). Unlike a time
+  // limit it gives the same order on any machine, natively and in Wasm, loaded or not.
+  int64_t max_states = 0;
 };
 
 struct ScheduleResult {

@@ -334,9 +334,11 @@ ScheduleResult ScheduleSearch::result() const {
 ScheduleResult optimize_schedule(const Graph& g, double time_limit_seconds, ScheduleOptions options) {
   const double start = now_seconds();  // the limit covers the set-up too
   ScheduleSearch search(g, options);
+  constexpr int64_t kStatesPerStep = 2048;
+  int64_t steps_left = options.max_states > 0 ? (options.max_states + kStatesPerStep - 1) / kStatesPerStep : -1;
   while (!search.done()) {
-    search.step(2048);
-    if (now_seconds() - start >= time_limit_seconds) search.cancel();
+    search.step(kStatesPerStep);
+    if (--steps_left == 0 || now_seconds() - start >= time_limit_seconds) search.cancel();
   }
   return search.result();
 }

@@ -174,7 +174,9 @@ Rewrite apply_quantize(const Graph& g, const Transformation& t, const TransformC
 
 Rewrite apply_order(const Graph& g, const Transformation& t, const TransformContext& context) {
   if (t.names.size() == 1 && t.names[0] == "best") {
-    ScheduleResult s = optimize_schedule(g, context.order_time_limit_seconds);
+    ScheduleOptions options;
+    options.max_states = context.order_max_states;
+    ScheduleResult s = optimize_schedule(g, context.order_time_limit_seconds, options);
     Rewrite r = reorder_ops(g, s.order);
     r.summary += " (schedule optimiser: " + s.method + (s.proven_optimal ? ", proven optimal)" : ")");
     return r;

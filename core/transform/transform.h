@@ -136,7 +136,11 @@ std::vector<std::string> callerquant_candidates(const Graph& g);
 // What specs can refer to besides the graph: other models for "pool:NAME".
 struct TransformContext {
   std::map<std::string, Graph> models;
-  double order_time_limit_seconds = 2.0;  // for "order:best"
+  // "order:best" searches this many states, so the same graph gets the same order on any machine
+  // (the What-if list on the page, the CLI, native or Wasm); the time limit only guards graphs so
+  // big that the states take longer.
+  int64_t order_max_states = 50000;
+  double order_time_limit_seconds = 2.0;
 };
 
 Rewrite apply_transformation(const Graph& g, const Transformation& t, const TransformContext& context);

@@ -76,8 +76,7 @@ struct AutoRewriteOptions {
   std::vector<std::string> kinds;             // restrict to these kinds (empty: every allowed kind)
   const std::atomic<bool>* cancel = nullptr;  // set to true from elsewhere: stop at the next rewrite
   WhatIfOptions whatif;                       // the final re-plan, verification and simulation
-  TransformContext context;                   // order:best's time limit per candidate
-  AutoRewriteOptions() { context.order_time_limit_seconds = 0.2; }
+  TransformContext context;                   // order:best's state budget and time limit per candidate
 };
 
 struct AutoProgress {

@@ -255,3 +255,19 @@ TEST_CASE("a small memory cap is never exceeded; the order stays valid and not w
   CHECK(r.peak_bytes <= r.baseline_peak_bytes);
   CHECK(r.lower_bound_bytes <= r.peak_bytes);
 }
+
+TEST_CASE("max_states: the search stops after a fixed number of states, whatever the time limit, with one answer") {
+  // A wide DAG the search does not finish in 20,000 states: the order found under the state budget
+  // must not depend on how long the machine would have let it run (order:best on the page, in the
+  // CLI, natively and in Wasm gives one answer).
+  const Graph g = wide_random_dag(120, 3);
+  ScheduleOptions budgeted;
+  budgeted.max_states = 20000;
+  const ScheduleResult a = optimize_schedule(g, 600.0, budgeted);
+  const ScheduleResult b = optimize_schedule(g, 60.0, budgeted);
+  REQUIRE_FALSE(a.proven_optimal);
+  CHECK(a.states_explored <= budgeted.max_states + 2048 * 2);
+  CHECK(a.order == b.order);
+  CHECK(a.peak_bytes == b.peak_bytes);
+  CHECK(a.states_explored == b.states_explored);
+}
