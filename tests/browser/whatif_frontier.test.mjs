@@ -101,14 +101,12 @@ test('What-if Frontier (whatif_patch): the CLI\'s --pareto points, computed in t
   assert.ok(centre(markers[0]).y > centre(now).y, 'every point is below the current peak');
   if (native.points[0].extra_macs === 0) assert.ok(Math.abs(centre(now).x - centre(markers[0]).x) < 1);
   assert.ok(s.page.labels.some((l) => l.owner === 'whatif.frontier.now'), 'the current graph is not labelled');
-  // Judge the labels of a settled frame: on a loaded machine the layout may still move for a frame
-  // or two after the frontier lands (a snapshot then mixed two layouts); an overlap that stays fails.
-  let labels = labelProblems(s, 'frontier');
-  for (let i = 0; i < 20 && labels.length; i++) {
-    await waitFrames(page, 2);
-    labels = labelProblems(await state(page), 'frontier');
-  }
-  assert.deepEqual(labels, []);
+  // The chart's own labels: inside their clip, none over another. (Labels of other windows are left
+  // out: after the earlier tests of a full run, a window the saved layout puts beside the What-if
+  // panel registers its order labels in the same screen area, whatever the z-order.)
+  const chartOnly = { ...s, page: { ...s.page, labels: s.page.labels.filter((l) => l.owner.startsWith('whatif.frontier')) } };
+  assert.ok(chartOnly.page.labels.length >= 6, 'the chart labels its axes');
+  assert.deepEqual(labelProblems(chartOnly, 'frontier'), []);
   assert.deepEqual(s.page.text_overflows, [], 'nothing runs past the What-if panel with the frontier drawn');
   await page.mouse.move(5, 700);  // no tooltip over the chart
   await waitFrames(page, 2);
