@@ -178,16 +178,19 @@ void draw_region_bar(AppState& s, const Region& region, const RegionBudget& rb, 
 void draw_legend() {
   static const char* kKinds[] = {"arena", "stack", "services", "acquisition", "persistent", "scratch", "other"};
   const float box = ImGui::GetTextLineHeight() * 0.8f;
-  for (const char* k : kKinds) {
+  const float gap = ImGui::GetStyle().ItemSpacing.x;
+  for (size_t i = 0; i < std::size(kKinds); ++i) {
+    const char* k = kKinds[i];
+    // An entry (box and name) moves to the next line as a whole when the panel is narrow.
+    if (i > 0) same_line_if_fits(box + gap + ImGui::CalcTextSize(k).x, 14);
     const ImVec2 p = ImGui::GetCursorScreenPos();
     ImGui::GetWindowDrawList()->AddRectFilled(ImVec2(p.x, p.y + 2), ImVec2(p.x + box, p.y + 2 + box), kind_color(k));
     ImGui::Dummy(ImVec2(box, box));
     ImGui::SameLine();
     ImGui::TextUnformatted(k);
-    ImGui::SameLine(0, 14);
   }
-  ImGui::NewLine();
-  ImGui::TextDisabled("Init-only items fill the lower half of a bar, inference-only items the upper half.");
+  const ImVec4 disabled = ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled);
+  text_wrapped("Init-only items fill the lower half of a bar, inference-only items the upper half.", &disabled);
 }
 
 // A column of a board table: header, sizing flags, width (0: ImGui's default).
@@ -391,7 +394,7 @@ void draw_board_picker(AppState& s) {
   BudgetPanelState& v = s.budget;
   const ImGuiStyle& st = ImGui::GetStyle();
   const float avail = ImGui::GetContentRegionAvail().x;
-  const float open_w = ImGui::CalcTextSize("Open board file...").x + st.FramePadding.x * 2;
+  const float open_w = button_width("Open board file...");
   const std::string current = board_label(v.board_name);
   // Wide enough for the whole name when the panel allows (the combo clips its preview).
   const float want = ImGui::CalcTextSize(current.c_str()).x + ImGui::GetFrameHeight() + st.FramePadding.x * 2;

@@ -222,7 +222,7 @@ void draw_prediction(AppState& s, CachePanelState& v) {
     if (ImGui::Button(label) && !v.revealed) v.guesses[k] = CacheGuess((int(g) + 1) % 3);
     record_item_rect(s, "cache.guess." + std::to_string(k));
     ImGui::PopID();
-    if ((k + 1) % 16 != 0) same_line_if_fits(ImGui::CalcTextSize("00:M").x + 2 * ImGui::GetStyle().FramePadding.x);
+    if ((k + 1) % 16 != 0) same_line_if_fits(button_width("00:M"));
   }
   if (ImGui::GetCursorPosX() > ImGui::GetCursorStartPos().x) ImGui::NewLine();
   const bool enough = int64_t(v.lab.history().size()) >= v.predict_n;

@@ -121,6 +121,10 @@ void same_line_if_fits(float next_width, float spacing) {
   if (ImGui::GetItemRectMax().x + gap + next_width <= right) ImGui::SameLine(0, spacing);
 }
 
+float button_width(const char* label) {
+  return ImGui::CalcTextSize(label, nullptr, true).x + 2 * ImGui::GetStyle().FramePadding.x;
+}
+
 void handle_step_keys(AppState& s) {
   if (!ImGui::IsWindowFocused(ImGuiFocusedFlags_RootAndChildWindows)) return;
   const ImGuiIO& io = ImGui::GetIO();

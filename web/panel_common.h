@@ -54,6 +54,9 @@ bool draw_label(AppState& s, ImDrawList* dl, const char* owner, ImVec2 pos, ImU3
 // panel's right edge, else on a new line: rows of controls reflow at small sizes and big text.
 void same_line_if_fits(float next_width, float spacing = -1.0f);
 
+// The width ImGui::Button(label) takes: its text and the frame's padding.
+float button_width(const char* label);
+
 // Alt+Left / Alt+Right step through the current order while the calling panel has focus.
 void handle_step_keys(AppState& s);
 

@@ -33,8 +33,8 @@ void draw_layout_walk(AppState& s) {
   int& shown = s.explain.shown;
   if (steps.empty()) return;
   ImGui::Separator();
-  ImGui::Text("Layout, one buffer at a time (tflm-greedy): %d of %d placed", shown, static_cast<int>(steps.size()));
-  ImGui::SameLine();
+  ImGui::TextWrapped("Layout, one buffer at a time (tflm-greedy): %d of %d placed", shown, static_cast<int>(steps.size()));
+  same_line_if_fits(button_width("< Unplace") + ImGui::GetStyle().ItemSpacing.x + button_width("Place next >"));
   if (ImGui::Button("< Unplace")) shown = std::max(0, shown - 1);
   record_item_rect(s, "explain.layout.prev");
   ImGui::SameLine();

@@ -29,13 +29,13 @@ void draw_json_panel(AppState& s) {
     d.revision = ~uint64_t(0);
   }
   ImGui::EndDisabled();
-  ImGui::SameLine();
+  same_line_if_fits(button_width("Open file..."));
   if (ImGui::Button("Open file...")) request_open_graph_file();
   record_item_rect(s, "json.open");
-  ImGui::SameLine();
+  same_line_if_fits(button_width("Save"));
   if (ImGui::Button("Save")) offer_download(human_model_title(s.graph.name) + ".json", s.graph_json);
-  ImGui::SameLine();
-  // Elided to the panel's width (full text on hover).
+  // Elided to the panel's width (full text on hover), on its own line when not even a word fits.
+  same_line_if_fits(ImGui::CalcTextSize("edited, not").x);
   text_elided(d.edited ? "edited, not applied" : "(drop a .json file on the page to open it)",
               ImGui::GetColorU32(ImGuiCol_TextDisabled));
   if (!s.error.empty()) {

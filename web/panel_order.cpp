@@ -62,16 +62,17 @@ void handle_move_keys(AppState& s) {
 
 void draw_graph_summary(const AppState& s) {
   const Graph& g = s.graph;
-  ImGui::Text("Graph: %s", g.name.c_str());
-  ImGui::Text("%d ops, %d tensors, alignment %lld B", int(g.ops.size()), int(g.tensors.size()),
-              (long long)g.alignment);
-  ImGui::Text("All tensors: %s, largest: %s", kib_text(s.live.total_bytes).c_str(),
-              kib_text(s.live.largest_tensor_bytes).c_str());
+  // Wrapped: with big text (a projector) or a narrow panel a figure is never cut off.
+  ImGui::TextWrapped("Graph: %s", g.name.c_str());
+  ImGui::TextWrapped("%d ops, %d tensors, alignment %lld B", int(g.ops.size()), int(g.tensors.size()),
+                     (long long)g.alignment);
+  ImGui::TextWrapped("All tensors: %s, largest: %s", kib_text(s.live.total_bytes).c_str(),
+                     kib_text(s.live.largest_tensor_bytes).c_str());
   if (ImGui::IsItemHovered())
     ImGui::SetTooltip("all tensors %s, largest %s", exact_bytes_text(s.live.total_bytes).c_str(),
                       exact_bytes_text(s.live.largest_tensor_bytes).c_str());
-  ImGui::Text("Peak live: %s (%lld bytes) at step %d", kib_text(s.live.peak_bytes).c_str(),
-              (long long)s.live.peak_bytes, s.live.peak_step);
+  ImGui::TextWrapped("Peak live: %s (%lld bytes) at step %d", kib_text(s.live.peak_bytes).c_str(),
+                     (long long)s.live.peak_bytes, s.live.peak_step);
 }
 
 void draw_order_editor(AppState& s) {
@@ -134,7 +135,8 @@ void draw_order_editor(AppState& s) {
   ImGui::SameLine();
   if (ImGui::Button("File order")) set_order(s, s.graph.file_order());
   record_item_rect(s, "order.reset");
-  ImGui::TextDisabled("Alt+Up / Alt+Down moves the selected op");
+  const ImVec4 disabled = ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled);
+  text_wrapped("Alt+Up / Alt+Down moves the selected op", &disabled);
   if (!s.error.empty()) {
     ImGui::PushStyleColor(ImGuiCol_Text, kColorError);
     ImGui::TextWrapped("Refused: %s", s.error.c_str());

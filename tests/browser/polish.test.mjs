@@ -11,7 +11,8 @@ import { chord, click, clickField, labelProblems, launch, openApp, screenshot, s
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const selfie = path.join(repo, '.cache/models/selfie_segmentation.tflite');
-const SIZES = [[1024, 576], [1280, 720], [1920, 1080], [2560, 1440]];
+// Screen sizes, and a classroom projector's: 1280x720 with View > Text size 20 px.
+const SIZES = [[1024, 576], [1280, 720], [1920, 1080], [2560, 1440], [1280, 720, 20]];
 
 // Labels drawn into draw lists must stay inside their clip and never overlap each other.
 function checkLabels(s, where) {
@@ -105,30 +106,34 @@ test('polish: a board file opened in the Budget tab, a region size edited, both 
 
 // One test per screen size (software WebGL at 2560x1440 is slow): every tab is opened, checked and
 // photographed (build/wasm/browser-artifacts/size-WxH-TAB.png) before any failure is reported.
-for (const [width, height] of SIZES) {
-  test(`polish: at ${width}x${height} no text runs past its panel and no label overprints (every tab)`, async (t) => {
+for (const [width, height, textPx] of SIZES) {
+  const size = `${width}x${height}` + (textPx ? `, ${textPx} px text` : '');
+  const shotName = `size-${width}x${height}` + (textPx ? `-text${textPx}` : '');
+  test(`polish: at ${size} no text runs past its panel and no label overprints (every tab)`, async (t) => {
     const problems = [];
     const browser = await launch({ viewport: { width, height } });
     try {
       const { page, errors } = await openApp(browser.context, t.url);
       // The two-branch graph in its worse order (an OVER budget bar, two histogram values).
       await page.evaluate(() => window.arenaplan.setOrder('A,B,D,C,E,F'));
+      if (textPx) await page.evaluate((px) => window.arenaplan.setTextSize(px), textPx);
       await waitFrames(page, 2);
+      if (textPx) assert.equal((await state(page)).page.text_px, textPx);
       const tabs = Object.keys((await state(page)).ui).filter((k) => k.startsWith('tab.'));
       assert.ok(tabs.length >= 10, tabs.join());
       for (const tab of tabs) {
         await click(page, tab);
         const s = await state(page);
-        const where = `${width}x${height} ${tab}`;
+        const where = `${size} ${tab}`;
         for (const o of s.page.text_overflows)
           problems.push(`${where}: ${o.window} reaches x=${o.content_right}, past its edge at ${o.right}`);
         problems.push(...labelProblems(s, where));
         // Every tile lies inside the window.
         for (const [k, r] of Object.entries(s.ui).filter(([k]) => k.startsWith('tile.')))
           if (!(r[0] >= 0 && r[1] >= 0 && r[2] <= width + 0.5 && r[3] <= height + 0.5)) problems.push(`${where}: ${k} ${r}`);
-        await page.screenshot({ path: path.join(t.artifactDir, `size-${width}x${height}-${tab.slice(4).replace(/[^A-Za-z0-9]+/g, '-')}.png`) });
+        await page.screenshot({ path: path.join(t.artifactDir, `${shotName}-${tab.slice(4).replace(/[^A-Za-z0-9]+/g, '-')}.png`) });
       }
-      const shot = await screenshot(page, t.artifactDir, `size-${width}x${height}-last`);
+      const shot = await screenshot(page, t.artifactDir, `${shotName}-last`);
       assert.ok(shot.distinct > 4, 'the screenshot shows something');
       assert.deepEqual(errors, []);
     } finally {

@@ -51,6 +51,10 @@ try {
       failed++;
       console.log(`FAIL  ${name}\n      ${String(e && e.stack || e).split('\n').join('\n      ')}`);
     } finally {
+      // Every test starts from a first visit's settings: what one test stores (a 20 px text size,
+      // saved classroom work, the welcome seen) must not change the layout the next one measures.
+      const shared = pages.find((p) => !p.isClosed() && p.context() === session.context);
+      if (shared) await shared.evaluate(() => localStorage.clear()).catch(() => {});
       for (const p of pages) await p.close().catch(() => {});
     }
   }
