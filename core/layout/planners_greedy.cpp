@@ -421,7 +421,9 @@ std::optional<GreedyPlan> plan_online_best_fit(const LayoutProblem& p) {
     if (x.first != y.first) return x.first < y.first;
     return x.size != y.size ? x.size > y.size : a < b;
   });
-  std::sort(deaths.begin(), deaths.end(), [&](int a, int b) { return p.buffers[a].last < p.buffers[b].last; });
+  std::sort(deaths.begin(), deaths.end(), [&](int a, int b) {
+    return p.buffers[a].last != p.buffers[b].last ? p.buffers[a].last < p.buffers[b].last : a < b;
+  });
   // Free blocks below the top, by address (begin -> end) and by (size, begin) for the best fit.
   std::map<Bytes, Bytes> free_at;
   std::set<std::pair<Bytes, Bytes>> by_size;

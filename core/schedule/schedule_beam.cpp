@@ -137,6 +137,9 @@ bool BeamSearch::advance(int64_t& budget) {
     if (static_cast<int64_t>(pick.size()) > width_) {
       std::nth_element(pick.begin(), pick.begin() + width_, pick.end(), rank);
       pick.resize(width_);
+      // nth_element leaves the kept ones in an order each standard library chooses; the next
+      // level's ties go to the first node, so keep them in the order they were made.
+      std::sort(pick.begin(), pick.end());
     }
     std::vector<Node> next_nodes;
     std::vector<Word> next_keys;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 #include <stdexcept>
+#include <tuple>
 #include <type_traits>
 
 #include "core/sim/sim.h"
@@ -379,7 +380,9 @@ void ArenaSimulator::bind() {
       if (!tensor_ptr_[0][x])
         throw InputError("op " + g_.ops[live_.order[t]].name, "input " + g_.tensors[x].name + " has no storage");
   // The write oracle walks the gaps between allowed ranges in offset order.
-  auto by_offset = [](const ByteRange& a, const ByteRange& b) { return a.offset < b.offset; };
+  auto by_offset = [](const ByteRange& a, const ByteRange& b) {
+    return std::tie(a.offset, a.bytes, a.buffer, a.tensor) < std::tie(b.offset, b.bytes, b.buffer, b.tensor);
+  };
   for (auto& w : writes_) std::sort(w.begin(), w.end(), by_offset);
   std::sort(loads_.begin(), loads_.end(), by_offset);
   // Each graph output is captured after the last step of its buffer (the run's last step, unless

@@ -152,7 +152,7 @@ bool CacheLab::step() {
   }
   for (const auto& s : lines_) {
     std::vector<Line> by_recency = s;
-    std::sort(by_recency.begin(), by_recency.end(),
+    std::stable_sort(by_recency.begin(), by_recency.end(),
               [](const Line& a, const Line& b) { return a.last_used > b.last_used; });
     for (const Line& l : by_recency) access.contents.push_back(l.block);
   }

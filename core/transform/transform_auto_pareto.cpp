@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cstdio>
 #include <sstream>
+#include <tuple>
 
 #include "core/graph/lifetime.h"
 #include "core/transform/transform_auto.h"
@@ -155,7 +156,10 @@ std::vector<std::string> recipe(const Graph& original, const std::string& stem_g
 
 std::vector<ParetoPoint> non_dominated(std::vector<ParetoPoint> points) {
   std::sort(points.begin(), points.end(), [](const ParetoPoint& a, const ParetoPoint& b) {
-    return a.extra_macs != b.extra_macs ? a.extra_macs < b.extra_macs : a.peak_bytes < b.peak_bytes;
+    // A total order (equal points: the fewest rewrites, then by their text), so the point kept is
+    // the same with any standard library's sort.
+    const size_t na = a.rewrites.size(), nb = b.rewrites.size();
+    return std::tie(a.extra_macs, a.peak_bytes, na, a.rewrites) < std::tie(b.extra_macs, b.peak_bytes, nb, b.rewrites);
   });
   std::vector<ParetoPoint> out;
   for (ParetoPoint& p : points)

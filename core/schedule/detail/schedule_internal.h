@@ -77,9 +77,13 @@ class ExactSearch {
     Bytes g;
     int32_t depth;
     int32_t state;
-    bool operator<(const QueueEntry& o) const {  // std::priority_queue is a max-heap
+    // A max-heap: the smallest g first, then the deepest, then the state made first. A total
+    // order, so the search is the same with any standard library (libstdc++ and libc++ pop
+    // equal entries in different orders).
+    bool operator<(const QueueEntry& o) const {
       if (g != o.g) return g > o.g;
-      return depth < o.depth;
+      if (depth != o.depth) return depth < o.depth;
+      return state > o.state;
     }
   };
   void begin_segment();
@@ -207,9 +211,10 @@ class SuffixSearch {
     Bytes g;
     int32_t depth;
     int32_t state;
-    bool operator<(const Entry& o) const {  // max-heap: smallest g first, then the deepest
+    bool operator<(const Entry& o) const {  // as QueueEntry: a total order, the same search everywhere
       if (g != o.g) return g > o.g;
-      return depth < o.depth;
+      if (depth != o.depth) return depth < o.depth;
+      return state > o.state;
     }
   };
   struct Child {
