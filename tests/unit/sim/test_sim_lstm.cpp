@@ -10,6 +10,7 @@
 #include "core/tflite/tflite_import.h"
 #include "core/tflite/tflite_write.h"
 #include "tests/unit/sim_one_op.h"
+#include "tests/unit/sim_run.h"
 #include "tests/unit/tflm_fixture_models.h"
 
 namespace arenaplan {
@@ -81,10 +82,9 @@ TEST_CASE("lstm int8, int16 and float32: model kernels, the state carried from r
     sim::SimRequest req;
     req.runs = 2;
     req.input_bytes[stack.g.tensors[stack.g.inputs[0]].name] = stack.input_bytes(4);
-    const sim::SimSetup setup = sim::prepare_simulation(stack.g, req);
-    const auto reference = sim::reference_simulator(stack.g, setup.live, setup.options);
-    reference->run_all();
-    const sim::SimReport r = sim::simulate_setup(stack.g, setup, *reference);
+    const test::SimRun simulated = test::simulate_keeping_reference(stack.g, req);
+    const sim::SimReport& r = simulated.report;
+    const auto& reference = simulated.reference;
     CHECK(r.ok());
     CHECK(r.outputs_match_reference);
     CHECK(r.stand_ins.empty());

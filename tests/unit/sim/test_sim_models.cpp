@@ -10,6 +10,7 @@
 
 #include "core/sim/sim.h"
 #include "core/tflite/tflite_import.h"
+#include "tests/unit/sim_run.h"
 #include "tests/unit/test_support.h"
 #include "tflite_schema_generated.h"
 
@@ -106,10 +107,9 @@ const MeasuredOutputs kTflmOutputs[] = {
 // Each run's graph outputs, concatenated, from the reference simulator (the planned run must
 // match it, CHECKed by simulate_setup's oracles).
 std::vector<std::vector<uint8_t>> outputs_per_run(const Graph& g, const sim::SimRequest& req) {
-  const sim::SimSetup setup = sim::prepare_simulation(g, req);
-  const auto reference = sim::reference_simulator(g, setup.live, setup.options);
-  reference->run_all();
-  const sim::SimReport r = sim::simulate_setup(g, setup, *reference);
+  const test::SimRun simulated = test::simulate_keeping_reference(g, req);
+  const sim::SimReport& r = simulated.report;
+  const auto& reference = simulated.reference;
   CHECK(r.ok());
   CHECK(r.outputs_match_reference);
   CHECK(r.stand_ins.empty());

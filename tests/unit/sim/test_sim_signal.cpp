@@ -12,8 +12,9 @@
 
 #include "core/tflite/detail/tflite_options.h"
 #include "core/tflite/tflite_import.h"
-#include "tests/unit/test_support.h"
 #include "tests/unit/sim_one_op.h"
+#include "tests/unit/sim_run.h"
+#include "tests/unit/test_support.h"
 
 using namespace arenaplan;
 using test::bytes_of;
@@ -124,10 +125,9 @@ TEST_CASE("SignalDelay: each row delayed by delay_length samples, zeros first, c
   req.input_bytes = m.fed;
   req.runs = 3;
   req.sessions = 2;
-  const sim::SimSetup setup = sim::prepare_simulation(m.g, req);
-  const auto reference = sim::reference_simulator(m.g, setup.live, setup.options);
-  reference->run_all();
-  const sim::SimReport r = sim::simulate_setup(m.g, setup, *reference);
+  const test::SimRun simulated = test::simulate_keeping_reference(m.g, req);
+  const sim::SimReport& r = simulated.report;
+  const auto& reference = simulated.reference;
   CHECK(r.ok());
   CHECK(r.outputs_match_reference);
   for (int run = 0; run < 3; ++run)
@@ -182,10 +182,9 @@ TEST_CASE("signal_stateful: SignalDelay, SignalOverlapAdd, SignalFramer and Sign
   req.input_bytes["input"] = std::vector<uint8_t>(input.begin(), input.end());
   req.input_bytes["channels"] = bytes_of(channels);
   req.runs = 3;
-  const sim::SimSetup setup = sim::prepare_simulation(g, req);
-  const auto reference = sim::reference_simulator(g, setup.live, setup.options);
-  reference->run_all();
-  const sim::SimReport report = sim::simulate_setup(g, setup, *reference);
+  const test::SimRun simulated = test::simulate_keeping_reference(g, req);
+  const sim::SimReport& report = simulated.report;
+  const auto& reference = simulated.reference;
   CHECK(report.outputs_match_reference);
   CHECK(report.stand_ins.empty());
   const uint64_t delay[3] = {0xc0adafe51f47547aull, 0x646e3b47db89dcc2ull, 0x646e3b47db89dcc2ull};

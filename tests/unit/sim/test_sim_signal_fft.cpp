@@ -11,6 +11,7 @@
 #include "core/sim/detail/real_fft.h"
 #include "core/tflite/tflite_import.h"
 #include "tests/unit/sim_one_op.h"
+#include "tests/unit/sim_run.h"
 #include "tests/unit/test_support.h"
 #include "tests/unit/tflm_fixture_models.h"
 
@@ -70,10 +71,9 @@ std::vector<uint64_t> output_digests(const Graph& g, const std::string& inputs, 
   }
   REQUIRE(at == inputs.size());
   req.runs = runs;
-  const sim::SimSetup setup = sim::prepare_simulation(g, req);
-  const auto reference = sim::reference_simulator(g, setup.live, setup.options);
-  reference->run_all();
-  const sim::SimReport report = sim::simulate_setup(g, setup, *reference);
+  const test::SimRun simulated = test::simulate_keeping_reference(g, req);
+  const sim::SimReport& report = simulated.report;
+  const auto& reference = simulated.reference;
   CHECK(report.outputs_match_reference);
   CHECK(report.stand_ins.empty());
   std::vector<uint64_t> digests;

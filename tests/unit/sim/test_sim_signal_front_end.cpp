@@ -13,6 +13,7 @@
 #include "core/tflite/tflite_import.h"
 #include "core/tflite/tflite_write.h"
 #include "tests/unit/sim_one_op.h"
+#include "tests/unit/sim_run.h"
 #include "tests/unit/test_support.h"
 
 using namespace arenaplan;
@@ -224,10 +225,9 @@ TEST_CASE("signal_front_end: energy to log as TFLM ran it, the noise estimate ca
   sim::SimRequest req;
   req.input_bytes["spectrum"] = std::vector<uint8_t>(input.begin(), input.end());
   req.runs = 3;
-  const sim::SimSetup setup = sim::prepare_simulation(g, req);
-  const auto reference = sim::reference_simulator(g, setup.live, setup.options);
-  reference->run_all();
-  const sim::SimReport report = sim::simulate_setup(g, setup, *reference);
+  const test::SimRun simulated = test::simulate_keeping_reference(g, req);
+  const sim::SimReport& report = simulated.report;
+  const auto& reference = simulated.reference;
   CHECK(report.outputs_match_reference);
   CHECK(report.stand_ins.empty());
   // Output sizes in graph order: energy 68, filter bank 32, sqrt 16, subtraction 16, noise 16,

@@ -15,6 +15,7 @@
 #include "core/tflite/tflite_import.h"
 #include "tests/unit/model_builder.h"
 #include "tests/unit/sim_one_op.h"
+#include "tests/unit/sim_run.h"
 #include "tests/unit/test_support.h"
 
 namespace arenaplan {
@@ -181,10 +182,9 @@ std::vector<std::vector<uint8_t>> outputs_per_run(const Graph& g, const std::map
   sim::SimRequest req;
   req.input_bytes = fed;
   req.runs = runs;
-  const sim::SimSetup setup = sim::prepare_simulation(g, req);
-  const auto reference = sim::reference_simulator(g, setup.live, setup.options);
-  reference->run_all();
-  const sim::SimReport r = sim::simulate_setup(g, setup, *reference);
+  const test::SimRun simulated = test::simulate_keeping_reference(g, req);
+  const sim::SimReport& r = simulated.report;
+  const auto& reference = simulated.reference;
   CHECK(r.ok());
   CHECK(r.stand_ins.empty());
   Bytes out_bytes = 0;
