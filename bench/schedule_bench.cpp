@@ -5,7 +5,7 @@
 // that got a quarter of a core shows it).
 //
 //   bench_schedule_bench [--time S] [--random N] [--cap-mib M] [--sizes 250,500,1000] [--seeds K]
-//                        [--bound-time S] [--bound-cap-mib M]
+//                        [--bound-time S] [--bound-cap-mib M] [--moccasin DIR]
 // Defaults (10 s per big graph, 10,000 random orders, 256 MiB cap) run in about three minutes.
 // The recorded figures: --sizes 1000 --seeds 3 --time 10 (seeds 7, 8, 9).
 //
@@ -13,13 +13,20 @@
 // best peak at --time and when it was found, the lower bound and when it was reached, the gap; then
 // a longer run (--bound-time, default 60 s, --bound-cap-mib 1024) for the bound, with its
 // certificate: the cut bound's op, its own bytes and the tensors live before it in every order.
+// The goal's graph is MOCCASIN's published random layered DAG (random_layered_n1000_*.json in
+// github.com/haoming-codes/moccasin's data/, not in this repository): --moccasin DIR (or
+// $ARENAPLAN_MOCCASIN_DATA) reads every random_layered_n*.json there, as `arenaplan schedule` does
+// (node-link JSON); without it, three wide random DAGs of 1,000 ops stand in.
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <string>
 #include <vector>
 
 #include "bench/bench_util.h"
+#include "core/graph/graph_json.h"
 #include "core/graph/lifetime.h"
 #include "core/schedule/schedule.h"
 #include "core/schedule/schedule_generators.h"
@@ -180,6 +187,23 @@ void goal_rows(const Graph& g, double time_limit, double bound_time, const Sched
   std::fflush(stdout);
 }
 
+// MOCCASIN's random layered graphs in `dir`, smallest first (file names sort n100 < n1000 < n250:
+// sorted by op count instead).
+std::vector<Graph> moccasin_graphs(const std::string& dir) {
+  std::vector<Graph> out;
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
+    const std::string name = entry.path().filename().string();
+    if (name.rfind("random_layered_n", 0) != 0 || entry.path().extension() != ".json") continue;
+    std::string text;
+    if (!bench::read_text(entry.path().string(), &text)) continue;
+    out.push_back(parse_graph_json(text));
+  }
+  if (ec) std::fprintf(stderr, "--moccasin %s: %s\n", dir.c_str(), ec.message().c_str());
+  std::sort(out.begin(), out.end(), [](const Graph& a, const Graph& b) { return a.ops.size() < b.ops.size(); });
+  return out;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -190,6 +214,8 @@ int main(int argc, char** argv) {
   double bound_time = 60.0;
   int64_t bound_cap_mib = 1024;
   std::vector<int> sizes = {250, 500, 1000};
+  const char* moccasin_env = std::getenv("ARENAPLAN_MOCCASIN_DATA");
+  std::string moccasin_dir = moccasin_env ? moccasin_env : "";
   for (int i = 1; i < argc; ++i) {
     auto value = [&]() -> const char* {
       if (i + 1 >= argc) {
@@ -205,9 +231,10 @@ int main(int argc, char** argv) {
     else if (!std::strcmp(argv[i], "--sizes")) sizes = parse_list(value());
     else if (!std::strcmp(argv[i], "--bound-time")) bound_time = std::stod(value());
     else if (!std::strcmp(argv[i], "--bound-cap-mib")) bound_cap_mib = std::stoll(value());
+    else if (!std::strcmp(argv[i], "--moccasin")) moccasin_dir = value();
     else {
       std::fprintf(stderr, "usage: %s [--time S] [--random N] [--seeds K] [--cap-mib M] [--sizes 250,500,1000]"
-                   " [--bound-time S] [--bound-cap-mib M]\n", argv[0]);
+                   " [--bound-time S] [--bound-cap-mib M] [--moccasin DIR]\n", argv[0]);
       return 2;
     }
   }
@@ -250,8 +277,25 @@ int main(int argc, char** argv) {
       row("anytime", g, b, r, random_orders, cpu);
     }
 
+  const std::vector<Graph> moccasin = moccasin_dir.empty() ? std::vector<Graph>{} : moccasin_graphs(moccasin_dir);
+  if (!moccasin.empty()) {
+    std::printf("\n== MOCCASIN's published random layered DAGs (%s; no optimum published at 250, 500, 1000) ==\n",
+                moccasin_dir.c_str());
+    for (const Graph& g : moccasin) {
+      Baselines b = baselines(g, random_orders);
+      double cpu = 0;
+      ScheduleResult r = timed_search(g, time_limit, options, cpu);
+      row("moccasin", g, b, r, random_orders, cpu);
+    }
+  }
   std::printf("\n== the 1,000-op random layered DAG: goal <= %lld B within %.0f s and a certified gap <= %.0f%% ==\n",
               static_cast<long long>(kGoalBytes), time_limit, kGoalGapPercent);
-  for (int s = 0; s < seeds; ++s) goal_rows(wide_random_dag(1000, 7 + s), time_limit, bound_time, options, bound_cap_mib);
+  bool goal_graph = false;
+  for (const Graph& g : moccasin)
+    if (g.ops.size() == 1000) goal_rows(g, time_limit, bound_time, options, bound_cap_mib), goal_graph = true;
+  if (!goal_graph) {
+    std::printf("# no --moccasin DIR holding random_layered_n1000_*.json: wide random DAGs of 1,000 ops stand in\n");
+    for (int s = 0; s < seeds; ++s) goal_rows(wide_random_dag(1000, 7 + s), time_limit, bound_time, options, bound_cap_mib);
+  }
   return 0;
 }

@@ -71,8 +71,9 @@ const std::string& Args::positional_at(size_t i, const char* what) const {
 namespace {
 
 constexpr const char* kInputsAndExits =
-    "GRAPH is a graph JSON file, a .tflite model or example:NAME (built-in). Exit status: 0 ok, 1 a check\n"
-    "failed, 2 bad input (message on stderr).\n";
+    "GRAPH is a graph JSON file, a .tflite model, a Checkmate or MOCCASIN computation graph (networkx\n"
+    "node-link JSON) or example:NAME (built-in). Exit status: 0 ok, 1 a check failed, 2 bad input\n"
+    "(message on stderr).\n";
 
 void usage(std::ostream& out) {
   out << "usage: arenaplan COMMAND [ARGS]   (arenaplan help COMMAND, or COMMAND --help, for one command)\n\n"

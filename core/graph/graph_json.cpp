@@ -1,6 +1,7 @@
 #include "core/graph/graph_json.h"
 
 #include "core/graph/json_read.h"
+#include "core/graph/node_link_import.h"
 
 #include <nlohmann/json.hpp>
 
@@ -243,6 +244,7 @@ Graph parse_graph_json(std::string_view text) {
                               std::to_string(kMaxGraphJsonBytes >> 20) + " MiB");
   Json doc = parse_document(text);
   if (!doc.is_object()) throw InputError("/", "expected a graph object, found " + kind_of(doc));
+  if (is_node_link_graph(doc)) return import_node_link_graph(doc);  // Checkmate's and MOCCASIN's files
   expect_keys(doc, "", {"format", "version", "name", "alignment", "tensors", "ops", "inputs",
                         "outputs", "dims", "input_policy", "doc"});
   if (doc.contains("format") && get_string(doc["format"], "/format") != "arenaplan-graph")

@@ -14,6 +14,8 @@ constexpr size_t kMaxGraphJsonBytes = size_t{64} << 20;
 constexpr size_t kMaxGraphOps = 100000;
 constexpr size_t kMaxGraphTensors = 200000;
 
+// An arenaplan graph document, or a computation graph in networkx node-link JSON as Checkmate and
+// MOCCASIN publish them (node_link_import.h).
 Graph parse_graph_json(std::string_view text);
 
 // Writes a graph back in the same format (parse_graph_json(graph_to_json(g)) reproduces g).

@@ -31,6 +31,32 @@ export const tests = [
     assert.equal(r.json.proven_optimal, true);
     for (const k of ['order', 'baseline_peak_bytes', 'states_explored', 'seconds']) assert.ok(k in r.json, k);
   }],
+  // The two-branch graph written as Checkmate / MOCCASIN write theirs (networkx node-link JSON, the
+  // input a node of its own): the same proven optimum; a link to no node is refused by its place.
+  ['schedule reads a node-link computation graph: two-branch as Checkmate writes it, 136 KiB proven', (cli) => {
+    const dir = mkdtempSync(join(tmpdir(), 'arenaplan-nodelink-'));
+    const sizes = { I: 16, A: 32, B: 96, C: 8, D: 64, E: 8, F: 16 };
+    const edges = [['I', 'A'], ['A', 'B'], ['B', 'C'], ['A', 'D'], ['D', 'E'], ['C', 'F'], ['E', 'F']];
+    const ids = Object.keys(sizes);
+    const doc = {
+      directed: true, multigraph: false, graph: { name: 'two-branch (node-link)' },
+      nodes: ids.map((n, i) => ({ name: n, cost_ram: sizes[n] * KiB, cost_cpu: 1, id: i })),
+      links: edges.map(([u, v]) => ({ source: ids.indexOf(u), target: ids.indexOf(v) })),
+    };
+    const file = join(dir, 'two_branch_nx.json');
+    writeFileSync(file, JSON.stringify(doc));
+    const r = cli('schedule', file, '--time-limit', '5', '--json');
+    assert.equal(r.status, 0, r.stderr);
+    assert.equal(r.json.peak_bytes, 136 * KiB);
+    assert.equal(r.json.lower_bound_bytes, 136 * KiB);
+    assert.equal(r.json.proven_optimal, true);
+    assert.equal(r.json.order[0], 'I');
+    doc.links[0].target = 99;
+    writeFileSync(file, JSON.stringify(doc));
+    const bad = cli('schedule', file);
+    assert.equal(bad.status, 2);
+    assert.match(bad.stderr, /two_branch_nx\.json: \/links\/0\/target: no node 99/);
+  }],
   ['layout --planner exact: 136 KiB, verified, at the lower bound', (cli) => {
     const r = cli('layout', 'example:two_branch', '--planner', 'exact', '--json');
     assert.equal(r.status, 0, r.stderr);
