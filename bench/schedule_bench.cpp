@@ -197,7 +197,11 @@ std::vector<Graph> moccasin_graphs(const std::string& dir) {
     if (name.rfind("random_layered_n", 0) != 0 || entry.path().extension() != ".json") continue;
     std::string text;
     if (!bench::read_text(entry.path().string(), &text)) continue;
-    out.push_back(parse_graph_json(text));
+    try {
+      out.push_back(parse_graph_json(text));
+    } catch (const InputError& e) {
+      std::fprintf(stderr, "%s: %s (skipped)\n", entry.path().string().c_str(), e.what());
+    }
   }
   if (ec) std::fprintf(stderr, "--moccasin %s: %s\n", dir.c_str(), ec.message().c_str());
   std::sort(out.begin(), out.end(), [](const Graph& a, const Graph& b) { return a.ops.size() < b.ops.size(); });
