@@ -27,6 +27,34 @@ test('File > Open graph JSON loads the chosen file', async (t) => {
   assert.deepEqual(errors, []);
 });
 
+// The same chain as Checkmate and MOCCASIN publish computation graphs (networkx node-link JSON):
+// one node per op with its output's bytes, the input a node of its own.
+const CHAIN_NODE_LINK = {
+  directed: true, multigraph: false, graph: { name: 'chain (node-link)' },
+  nodes: [{ id: 0, name: 'X', cost_ram: 4096 }, { id: 1, name: 'P', cost_ram: 8192 }, { id: 2, name: 'Q', cost_ram: 2048 }],
+  links: [{ source: 0, target: 1 }, { source: 1, target: 2 }],
+};
+
+test('dropping a node-link computation graph (Checkmate, MOCCASIN) opens it, the CLI\'s figures', async (t) => {
+  const { page, errors } = await t.open();
+  await page.evaluate((text) => {
+    const dt = new DataTransfer();
+    dt.items.add(new File([text], 'chain_nx.json', { type: 'application/json' }));
+    window.dispatchEvent(new DragEvent('drop', { dataTransfer: dt, bubbles: true, cancelable: true }));
+  }, JSON.stringify(CHAIN_NODE_LINK));
+  await page.waitForFunction(() => window.arenaplan.state().graph === 'chain (node-link)', null, { timeout: 20000 });
+  const s = await state(page);
+  assert.deepEqual(s.order, ['X', 'P', 'Q']);
+  assert.equal(s.peak_bytes, 12 * 1024);  // X+P's output during P, then P's and Q's: max(12, 10) KiB
+  assert.equal(s.error, '');
+  // A link to no node: refused by its place, the chain stays.
+  const bad = { ...CHAIN_NODE_LINK, links: [{ source: 0, target: 7 }] };
+  const err = await page.evaluate((text) => window.arenaplan.loadGraphJson(text), JSON.stringify(bad));
+  assert.match(err, /\/links\/0\/target: no node 7/);
+  assert.equal((await state(page)).graph, 'chain (node-link)');
+  assert.deepEqual(errors, []);
+});
+
 test('dropping a bad JSON file on the page is refused and keeps two-branch', async (t) => {
   const { page } = await t.open();
   await page.evaluate(() => {
