@@ -147,6 +147,9 @@ Graph import_node_link_graph(const Json& doc) {
   // Checkmate's layer names read better than ids, when they name every node once.
   if (string_names.size() == nodes.size())
     for (size_t i = 0; i < nodes.size(); ++i) labels[i] = nodes[i]["name"].get<std::string>();
+  std::set<std::string> taken;  // ids 7 and "7" are two nodes but would be one op name
+  for (size_t i = 0; i < nodes.size(); ++i)
+    if (!taken.insert(labels[i]).second) throw InputError(ptr("/nodes", i), "another node is also named " + labels[i]);
 
   std::vector<std::vector<int>> preds(nodes.size());
   for (size_t i = 0; i < links.size(); ++i) {

@@ -25,7 +25,8 @@ bool is_node_link_graph(const json_read::Json& doc);
 // memory cost (the key graph.node_output_cost_tag names, else "out_cost", else "cost_ram") in
 // bytes, alignment 1. Ops come in graph.order when that is a topological order of every node,
 // else in topological order by position in the file. Throws InputError naming the place for a
-// missing cost or one below a byte, a link to an unknown node, a self-loop, a cycle or an undirected graph.
+// missing cost or one below a byte, two nodes of one name, a link to an unknown node, a
+// self-loop, a cycle or an undirected graph.
 Graph import_node_link_graph(const json_read::Json& doc);
 
 }  // namespace arenaplan

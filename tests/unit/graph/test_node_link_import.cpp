@@ -104,6 +104,7 @@ TEST_CASE("node-link graphs: bad files are refused naming the place") {
   CHECK(error_of(with("\"directed\": true", "\"directed\": false")) == "/directed: an undirected graph gives no order of its nodes: expected true");
   CHECK(error_of(with("\"name\": 3}", "\"name\": 2}")) == "/nodes/3/name: duplicate node 2");
   CHECK(error_of(with("\"name\": 3}", "\"name\": [3]}")) == "/nodes/3/name: expected a node key (an integer or a string), found an array");
+  CHECK(error_of(with("\"name\": 3}", "\"name\": \"2\"}")) == "/nodes/3: another node is also named 2");
   CHECK(error_of(R"({"nodes": [], "links": []})") == "/nodes: a graph needs at least one node");
   CHECK(error_of(R"({"nodes": {}, "links": []})") == "/nodes: expected an array of nodes, found an object");
   CHECK(error_of(R"({"nodes": [7], "links": []})") == "/nodes/0: expected a node object, found a number");
