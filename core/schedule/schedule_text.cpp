@@ -120,7 +120,9 @@ std::string schedule_text(const Graph& g, const ScheduleResult& r) {
                            : "not proven optimal (gap " + format_bytes(r.peak_bytes - r.lower_bound_bytes) + ")")
       << "\nsearch: " << r.states_explored << " states, " << std::setprecision(3) << r.seconds << " s, memory "
       << (r.memory_bytes >> 10) << " KiB of a " << (r.memory_cap_bytes >> 20) << " MiB cap"
-      << (r.memory_cap_hit ? " (cap reached)" : "") << "\n";
+      // The exact search stops before a growth that would pass the cap, so what it held can be
+      // well below the cap when it stopped.
+      << (r.memory_cap_hit ? " (the exact search stopped: its next growth would pass the cap)" : "") << "\n";
   if (!r.explanation.empty()) out << "\n" << r.explanation;
   return out.str();
 }
