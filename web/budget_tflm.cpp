@@ -152,12 +152,9 @@ void draw_tflm_arena(AppState& s) {
   text_wrapped("The board's persistent reservation is replaced by the model's " + kib_text(tflm_persistent_bytes(a)) +
                " (tail + AllocateTensors temporaries), as `arenaplan budget` does.");
   draw_categories(a);
-  if (!a.estimated_ops.empty()) {
-    const ImVec4 dim = ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled);
-    text_wrapped("Estimated (kernels not modelled, rounded up): " + std::to_string(a.estimated_ops.size()) +
-                     " ops, e.g. " + a.estimated_ops.front(),
-                 &dim);
-  }
+  if (!a.estimated_ops.empty())
+    note_wrapped("Estimated (kernels not modelled, rounded up): " + std::to_string(a.estimated_ops.size()) +
+                 " ops, e.g. " + a.estimated_ops.front());
 }
 
 JsonOut export_flash(const AppState& s) {

@@ -189,8 +189,7 @@ void draw_legend() {
     ImGui::SameLine();
     ImGui::TextUnformatted(k);
   }
-  const ImVec4 disabled = ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled);
-  text_wrapped("Init-only items fill the lower half of a bar, inference-only items the upper half.", &disabled);
+  note_wrapped("Init-only items fill the lower half of a bar, inference-only items the upper half.");
 }
 
 // A column of a board table: header, sizing flags, width (0: ImGui's default).
@@ -455,10 +454,7 @@ void draw_budget_panel(AppState& s) {
     ImGui::SetTooltip("arena %s, outside %s; order %s", exact_bytes_text(arena).c_str(), exact_bytes_text(outside).c_str(),
                       order_names(s.graph, s.order).c_str());
   if (!b.fits) text_wrapped("Reason: " + b.reason);
-  for (const std::string& w : b.warnings) {
-    const ImVec4 dim = ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled);
-    text_wrapped("warning: " + w, &dim);
-  }
+  for (const std::string& w : b.warnings) note_wrapped("warning: " + w);
   ImGui::Separator();
   int index = 0;
   for (const RegionBudget& rb : b.regions) draw_region_bar(s, r.board.regions[rb.region], rb, index++);

@@ -99,6 +99,11 @@ void text_wrapped(const std::string& text, const ImVec4* color) {
   if (color) ImGui::PopStyleColor();
 }
 
+void note_wrapped(const std::string& text) {
+  const ImVec4 dim = ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled);
+  text_wrapped(text, &dim);
+}
+
 bool draw_label(AppState& s, ImDrawList* dl, const char* owner, ImVec2 pos, ImU32 color, const std::string& text,
                 const ImVec4& box, std::vector<ImVec4>& taken) {
   const ImVec2 size = ImGui::CalcTextSize(text.c_str());

@@ -43,6 +43,8 @@ std::string without_scope(const std::string& name, const std::string& scope);
 bool text_elided(const std::string& text, ImU32 color = 0);
 // A long message (a refusal, a reason, a result): wrapped at the panel's edge, never cut.
 void text_wrapped(const std::string& text, const ImVec4* color = nullptr);
+// Dimmed and wrapped: hints, notes and warnings beside the figures.
+void note_wrapped(const std::string& text);
 
 // A label drawn straight into a draw list (bars, charts): drawn only when it fits inside `box`
 // and does not overlap a label already in `taken`; recorded for the overprint checks of the

@@ -20,6 +20,7 @@
 #include "web/browser_storage.h"
 #include "web/js_api.h"
 #include "web/panel_cache.h"
+#include "web/panel_common.h"
 #include "web/panel_exercise.h"
 #include "web/ui_style.h"
 
@@ -564,9 +565,7 @@ std::string exam_lock_note(const AppState& s, ExamTool tool) {
 bool draw_exam_lock(AppState& s, ExamTool tool) {
   const std::string note = exam_lock_note(s, tool);
   if (note.empty()) return false;
-  ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
-  ImGui::TextWrapped("%s", note.c_str());
-  ImGui::PopStyleColor();
+  note_wrapped(note);
   record_item_rect(s, std::string("exam.") + exam_tool_name(tool));
   return true;
 }

@@ -135,8 +135,7 @@ void draw_order_editor(AppState& s) {
   ImGui::SameLine();
   if (ImGui::Button("File order")) set_order(s, s.graph.file_order());
   record_item_rect(s, "order.reset");
-  const ImVec4 disabled = ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled);
-  text_wrapped("Alt+Up / Alt+Down moves the selected op", &disabled);
+  note_wrapped("Alt+Up / Alt+Down moves the selected op");
   if (!s.error.empty()) {
     ImGui::PushStyleColor(ImGuiCol_Text, kColorError);
     ImGui::TextWrapped("Refused: %s", s.error.c_str());
