@@ -2,9 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
-#include <functional>
 #include <map>
-#include <queue>
 #include <set>
 #include <string>
 #include <vector>
@@ -79,33 +77,6 @@ std::vector<int> given_order(const Json& graph_attrs, const std::map<std::string
   return out;
 }
 
-// Kahn's algorithm, the earliest node in the file first; throws on a cycle.
-std::vector<int> file_topological_order(const std::vector<std::vector<int>>& preds, const std::vector<std::string>& names) {
-  const int n = static_cast<int>(preds.size());
-  std::vector<std::vector<int>> succs(n);
-  std::vector<int> waiting(n, 0);
-  for (int v = 0; v < n; ++v) {
-    waiting[v] = static_cast<int>(preds[v].size());
-    for (int p : preds[v]) succs[p].push_back(v);
-  }
-  std::priority_queue<int, std::vector<int>, std::greater<>> ready;
-  for (int v = 0; v < n; ++v)
-    if (waiting[v] == 0) ready.push(v);
-  std::vector<int> out;
-  while (!ready.empty()) {
-    const int v = ready.top();
-    ready.pop();
-    out.push_back(v);
-    for (int s : succs[v])
-      if (--waiting[s] == 0) ready.push(s);
-  }
-  if (static_cast<int>(out.size()) < n) {
-    for (int v = 0; v < n; ++v)
-      if (waiting[v] > 0) throw InputError("/links", "the graph has a cycle through node \"" + names[v] + "\"");
-  }
-  return out;
-}
-
 }  // namespace
 
 bool is_node_link_graph(const Json& doc) {
@@ -168,30 +139,41 @@ Graph import_node_link_graph(const Json& doc) {
     if (std::find(preds[v].begin(), preds[v].end(), u) == preds[v].end()) preds[v].push_back(u);
   }
 
-  std::vector<int> order = given_order(attrs, index, preds);
-  if (order.empty()) order = file_topological_order(preds, labels);
-
   Graph g;
   g.name = attrs.is_object() && attrs.contains("name") && attrs["name"].is_string() ? attrs["name"].get<std::string>() : "graph";
   g.alignment = 1;
-  std::vector<char> read(nodes.size(), 0);
-  for (const auto& p : preds)
-    for (int u : p) read[u] = 1;
   for (size_t i = 0; i < nodes.size(); ++i) {
     Tensor t;
     t.name = labels[i];
     t.bytes = bytes[i];
     g.tensors.push_back(std::move(t));
-  }
-  for (int v : order) {
-    Op op;
-    op.name = labels[v];
+    Op op;  // in file order first: node i is op i and writes tensor i
+    op.name = labels[i];
     op.kind = "node";
-    for (int u : preds[v]) op.inputs.push_back(u);
-    op.outputs.push_back(v);
+    op.inputs.assign(preds[i].begin(), preds[i].end());
+    op.outputs.push_back(static_cast<TensorId>(i));
     g.ops.push_back(std::move(op));
-    if (!read[v]) g.outputs.push_back(v);
   }
+  link_tensors(g);
+
+  // The generator's order when it is one, else the topological order closest to the file's.
+  std::vector<int> order = given_order(attrs, index, preds);
+  if (order.empty()) {
+    const std::vector<OpId> closest = topological_order(g);
+    if (closest.size() < nodes.size()) {
+      std::vector<char> placed(nodes.size(), 0);
+      for (OpId o : closest) placed[o] = 1;
+      const size_t stuck = static_cast<size_t>(std::find(placed.begin(), placed.end(), 0) - placed.begin());
+      throw InputError("/links", "the graph has a cycle through node \"" + labels[stuck] + "\"");
+    }
+    order.assign(closest.begin(), closest.end());
+  }
+  std::vector<Op> ops;
+  for (int v : order) {
+    ops.push_back(std::move(g.ops[v]));
+    if (g.tensors[v].consumers.empty()) g.outputs.push_back(v);  // read by no node: an output
+  }
+  g.ops = std::move(ops);
   link_tensors(g);
   validate_graph(g);
   return g;
