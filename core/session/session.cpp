@@ -1,5 +1,6 @@
 #include "core/session/session.h"
 
+#include <algorithm>
 #include <functional>
 #include <map>
 #include <ostream>
@@ -79,10 +80,14 @@ TfliteModel as_tflm_runs(const LoadedInput& in, const std::string& file, const E
 }
 
 // The model file carrying the plan (and, reordered, the order), read back before it is handed
-// out: the same graph, exactly the planned offsets, the planned order's peak.
+// out: the same graph, exactly the planned offsets, the planned order's peak, and the offline plan
+// proven against the order TFLM runs the written file in.
 std::string written_model(const LoadedInput& in, const ExportRequest& r, const ExportPlan& e) {
   const std::vector<int32_t> offsets = offline_offsets_for(*e.unfolded, e.planned.live, e.planned.plan.offsets);
-  const bool reorder = r.format == ExportFormat::kTfliteReordered;
+  // TFLM runs a file's operators in the order they are written: offsets planned for another
+  // order are only safe with the operators written in that order, so tflite-offline of any order
+  // but the file's writes them reordered too.
+  const bool reorder = r.format == ExportFormat::kTfliteReordered || e.order != e.graph.file_order();
   // The reordered file also carries the plan, so TFLM uses the arena planned for that order.
   const std::string data = tflite_with_offline_plan(
       reorder ? tflite_reordered(in.file, file_operator_order(*e.unfolded, e.order)) : in.file, offsets);
@@ -91,10 +96,31 @@ std::string written_model(const LoadedInput& in, const ExportRequest& r, const E
     throw std::logic_error("the written model does not read back with the planned offsets");
   if (reorder && analyze_lifetimes(back.graph, back.graph.file_order()).peak_bytes != e.planned.live.peak_bytes)
     throw std::logic_error("the reordered model does not run in the planned order");
+  const VerifyResult proof = verify_offline_plan_as_run(back);
+  if (!proof.ok())
+    throw std::logic_error(std::string("the written model's offline plan breaks in the order TFLM runs it (") +
+                           verify_rule_name(proof.rule) + "): " + proof.message);
   return data;
 }
 
 }  // namespace
+
+VerifyResult verify_offline_plan_as_run(const TfliteModel& m) {
+  const LiveAnalysis live = analyze_lifetimes(m.graph, m.graph.file_order());
+  LayoutProblem all = layout_problem(m.graph, live);
+  keep_offline_offsets(all, m, live);
+  // Only the fixed buffers are the file's promise; TFLM plans the others around them itself.
+  LayoutProblem fixed;
+  std::vector<Bytes> offsets;
+  Bytes arena = 0;
+  for (const LayoutBuffer& b : all.buffers) {
+    if (!b.fixed_offset) continue;
+    fixed.buffers.push_back(b);
+    offsets.push_back(*b.fixed_offset);
+    arena = std::max(arena, *b.fixed_offset + b.size);
+  }
+  return verify_plan(fixed, offsets, arena);
+}
 
 LoadedInput load_input(std::string file, const std::string& name, const TfliteImportOptions& options) {
   LoadedInput in;

@@ -83,8 +83,16 @@ struct ExportPlan {
 // InputError for a request the input cannot satisfy (a .tflite format without a model).
 ExportPlan export_plan(const LoadedInput& in, const ExportRequest& request);
 
+// The written model's own offline plan against the order its runtime executes it: the buffers of
+// `m` (imported as TFLM runs it: no op folded) live over its operators in file order, and every
+// buffer the file's OfflineMemoryAllocation fixes is checked pairwise by the independent verifier.
+// A failure names the first two buffers (tensors) that share bytes while both are live.
+VerifyResult verify_offline_plan_as_run(const TfliteModel& m);
+
 // The artifact, written to `out` as it is made (a report of 100,000 ops is tens of MB). A written
-// .tflite is read back first: it must carry exactly the planned offsets (and order).
+// .tflite is read back first: it must carry exactly the planned offsets (and order), and its offline
+// plan must hold in the order TFLM runs the written operators (verify_offline_plan_as_run). A
+// tflite-offline export of an order other than the file's writes the operators in that order.
 void write_export(std::ostream& out, const LoadedInput& in, const ExportRequest& request, const ExportPlan& plan);
 std::string export_artifact(const LoadedInput& in, const ExportRequest& request);
 

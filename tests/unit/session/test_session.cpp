@@ -7,6 +7,7 @@
 
 #include "core/graph/examples.h"
 #include "core/session/session.h"
+#include "core/tflite/tflite_export.h"
 #include "core/tflite/tflm_arena.h"
 #include "tests/unit/test_support.h"
 
@@ -20,7 +21,59 @@ ExportRequest request(const LoadedInput& in, ExportFormat f) {
   return r;
 }
 
+// Valid orders other than the file's: the file order with one pair of independent neighbours swapped.
+std::vector<Schedule> neighbour_swaps(const Graph& g) {
+  std::vector<Schedule> orders;
+  const Schedule file = g.file_order();
+  for (size_t i = 0; i + 1 < file.size(); ++i) {
+    const Op &a = g.ops[file[i]], &b = g.ops[file[i + 1]];
+    const bool depends = std::any_of(b.inputs.begin(), b.inputs.end(), [&](TensorId t) {
+      return std::find(a.outputs.begin(), a.outputs.end(), t) != a.outputs.end();
+    });
+    if (depends) continue;
+    Schedule o = file;
+    std::swap(o[i], o[i + 1]);
+    orders.push_back(o);
+  }
+  return orders;
+}
+
+TfliteModel as_tflm_runs(const std::string& bytes) {
+  TfliteImportOptions o;
+  o.fold_constant_ops = false;
+  return import_tflite(bytes, o);
+}
+
 }  // namespace
+
+TEST_CASE("session: an offline plan for another order is refused by the proof in the file's order; the export writes that order") {
+  const LoadedInput in = load_input(test::read_tflm_fixture("int8_branches_small.tflite"));
+  REQUIRE(in.model);
+  const std::vector<Schedule> orders = neighbour_swaps(in.graph);
+  REQUIRE(!orders.empty());
+  int broken = 0;
+  for (const Schedule& order : orders) {
+    ExportRequest r = request(in, ExportFormat::kTfliteOffline);
+    r.order = order;
+    const ExportPlan e = export_plan(in, r);
+    // What the export wrote before: this order's offsets in a file that keeps the file's order.
+    const std::string stale = tflite_with_offline_plan(
+        in.file, offline_offsets_for(*e.unfolded, e.planned.live, e.planned.plan.offsets));
+    const VerifyResult v = verify_offline_plan_as_run(as_tflm_runs(stale));
+    if (!v.ok()) {
+      ++broken;
+      CHECK(v.rule == VerifyRule::kOverlap);
+      CHECK(v.message.find(" overlap at steps ") != std::string::npos);
+    }
+    // The export itself writes the operators in the planned order, and its plan holds there.
+    const TfliteModel back = as_tflm_runs(export_artifact(in, r));
+    CHECK(verify_offline_plan_as_run(back).ok());
+    CHECK(analyze_lifetimes(back.graph, back.graph.file_order()).peak_bytes == e.planned.live.peak_bytes);
+  }
+  CHECK(broken > 0);  // the stale file really breaks for some order: the proof can fail
+  // The file order's export keeps the file's operators and passes.
+  CHECK(verify_offline_plan_as_run(as_tflm_runs(export_artifact(in, request(in, ExportFormat::kTfliteOffline)))).ok());
+}
 
 TEST_CASE("session: a model's C header sizes tensor_arena from the plan it carries") {
   const LoadedInput in = load_input(test::read_tflm_fixture("int8_inception.tflite"));
