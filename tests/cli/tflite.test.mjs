@@ -6,7 +6,30 @@ import { join } from 'node:path';
 
 const model = '.cache/models/face_detection_short_range.tflite';  // installed by scripts/setup.sh
 
+const branches = 'tests/unit/data/tflm/int8_branches_small.tflite';
+
 export const tests = [
+  ['export --format tflite-offline for an order not the file\'s writes the operators in that order, proven as TFLM runs it', (cli) => {
+    const order = 'pad_0,conv_2d_1,conv_2d_4,depthwise_conv_2d_2,conv_2d_3,add_5,concatenation_6,max_pool_2d_7,' +
+                  'mean_8,fully_connected_9,softmax_10';
+    const out = join(mkdtempSync(join(tmpdir(), 'ap-')), 'offline.tflite');
+    let r = cli('export', branches, '--format', 'tflite-offline', '--order', order, '-o', out);
+    assert.equal(r.status, 0, r.stderr);
+    assert.match(r.stderr, /operators are written in that order too/);
+    // The written file's own order is the planned one: its steps are the planned order's steps.
+    const planned = cli('analyze', branches, '--order', order, '--json');
+    r = cli('analyze', out, '--json');
+    assert.equal(r.status, 0, r.stderr);
+    // (An imported op is named after its kind and its index in the file, so compare kinds.)
+    const kinds = (names) => names.map((n) => n.replace(/_\d+$/, ''));
+    assert.deepEqual(kinds(r.json.order), kinds(order.split(',')));
+    assert.deepEqual(r.json.steps.map((s) => s.live_bytes), planned.json.steps.map((s) => s.live_bytes));
+    // The file order's export keeps the file's operators and says nothing of an order.
+    r = cli('export', branches, '--format', 'tflite-offline', '-o', out);
+    assert.equal(r.status, 0, r.stderr);
+    assert.doesNotMatch(r.stderr, /written in that order/);
+    assert.deepEqual(cli('analyze', out, '--json').json.order, cli('analyze', branches, '--json').json.order);
+  }],
   ['import summarises a real model: face_detection_short_range peaks at 1,376,256 bytes', (cli) => {
     assert.ok(existsSync(model), `${model} is missing: run scripts/setup.sh`);
     const r = cli('import', model, '--json');
