@@ -76,7 +76,7 @@ int run_export(const Args& parsed) {
     std::cerr << "export: this plan needs " << custom.size()
               << " kernel(s) the stock TFLM runtime does not have; it is valid only on a runtime that has them:\n"
               << custom_kernels_text(custom, "  ");
-  if (request.format == ExportFormat::kTfliteOffline && e.order != e.graph.file_order())
+  if (request.format == ExportFormat::kTfliteOffline && writes_operators_reordered(request, e))
     std::cerr << "export: the plan is for an order other than the file's, so the operators are written in that order "
                  "too (TFLM runs a file's operators in the order they are written)\n";
   if (e.tflm) std::cerr << "TFLM arena (" << tflm_target_text(e.tflm->tflm.target) << "): "

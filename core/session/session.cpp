@@ -84,10 +84,7 @@ TfliteModel as_tflm_runs(const LoadedInput& in, const std::string& file, const E
 // proven against the order TFLM runs the written file in.
 std::string written_model(const LoadedInput& in, const ExportRequest& r, const ExportPlan& e) {
   const std::vector<int32_t> offsets = offline_offsets_for(*e.unfolded, e.planned.live, e.planned.plan.offsets);
-  // TFLM runs a file's operators in the order they are written: offsets planned for another
-  // order are only safe with the operators written in that order, so tflite-offline of any order
-  // but the file's writes them reordered too.
-  const bool reorder = r.format == ExportFormat::kTfliteReordered || e.order != e.graph.file_order();
+  const bool reorder = writes_operators_reordered(r, e);
   // The reordered file also carries the plan, so TFLM uses the arena planned for that order.
   const std::string data = tflite_with_offline_plan(
       reorder ? tflite_reordered(in.file, file_operator_order(*e.unfolded, e.order)) : in.file, offsets);
@@ -104,6 +101,11 @@ std::string written_model(const LoadedInput& in, const ExportRequest& r, const E
 }
 
 }  // namespace
+
+bool writes_operators_reordered(const ExportRequest& r, const ExportPlan& e) {
+  return r.format == ExportFormat::kTfliteReordered ||
+         (r.format == ExportFormat::kTfliteOffline && e.order != e.graph.file_order());
+}
 
 VerifyResult verify_offline_plan_as_run(const TfliteModel& m) {
   const LiveAnalysis live = analyze_lifetimes(m.graph, m.graph.file_order());

@@ -83,6 +83,11 @@ struct ExportPlan {
 // InputError for a request the input cannot satisfy (a .tflite format without a model).
 ExportPlan export_plan(const LoadedInput& in, const ExportRequest& request);
 
+// Whether a .tflite export of `plan` writes the operators in the planned order: always for
+// tflite-reordered, and for tflite-offline when the order is not the file's (TFLM runs a file's
+// operators in the order they are written, so offsets for another order need that order).
+bool writes_operators_reordered(const ExportRequest& request, const ExportPlan& plan);
+
 // The written model's own offline plan against the order its runtime executes it: the buffers of
 // `m` (imported as TFLM runs it: no op folded) live over its operators in file order, and every
 // buffer the file's OfflineMemoryAllocation fixes is checked pairwise by the independent verifier.
