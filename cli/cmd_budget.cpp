@@ -9,7 +9,6 @@
 #include "core/budget/budget_report.h"
 #include "core/budget/flash.h"
 #include "core/graph/lifetime.h"
-#include "core/tflite/tflite_import.h"
 #include "core/tflite/tflm_arena.h"
 
 namespace arenaplan::cli {
@@ -22,13 +21,14 @@ int run_budget(const Args& args) {
     return 0;
   }
   const std::string& path = args.positional_at(0, "GRAPH");
-  Graph g = load_graph(path);
+  const LoadedInput in = load_session_input(path);
+  const Graph& g = in.graph;
   auto board_path = args.option("board");
   if (!board_path) throw InputError("--board", "missing: give a library board (--board stm32h743; --list-boards lists them), a board JSON file or example:NAME");
   MemoryMap board = load_board(*board_path);
   BudgetOptions options;
-  if (auto p = args.option("planner")) options.plan.planner = *p;
-  options.plan.time_limit_seconds = args.double_option("time-limit", options.plan.time_limit_seconds, 0, 3600);
+  options.plan = plan_options_from_args(args);
+  const Schedule order = order_from_args(g, args);
   // A .tflite run by TFLM: the persistent part comes from the model, not from the board's
   // hand-typed reservation (everything TFLM needs beyond the planned head: tail + temporaries).
   std::optional<TflmArenaComparison> tflm;
@@ -37,26 +37,29 @@ int run_budget(const Args& args) {
   std::optional<FlashEstimate> flash;
   FlashCheck flash_check;
   const FlashOpt opt = parse_flash_opt(args.option("opt").value_or("Os"));
-  if (path.rfind("example:", 0) != 0) {
-    const std::string bytes = read_file(path);
-    if (looks_like_tflite(bytes)) {
-      const TflmTarget target = tflm_target_from_args(args, &board.core);
-      tflm = tflm_arena_comparison(bytes, target, options.plan.planner, options.plan.time_limit_seconds);
-      const TflmArena& a = tflm->offline;
-      replaced = use_model_persistent(board, tflm_persistent_bytes(a), kTflmPersistentOwner);
-      flash = flash_estimate_kinds(tflm_kernel_kinds(bytes), static_cast<Bytes>(bytes.size()),
-                                   {target.kernels, opt, target.core.empty() ? board.core : target.core});
-      flash_check = check_flash(*flash, board.flash_bytes);
-    }
+  if (in.model) {
+    ExportRequest request;
+    request.format = ExportFormat::kCHeader;  // the figure a C header of this budget's plan carries
+    request.order = order;
+    request.plan = options.plan;
+    request.tflm_target = tflm_target_from_args(args, &board.core);
+    tflm = in_file(path, [&] { return tflm_comparison_of(in, request); });
+    const TflmArena& a = tflm->offline;
+    replaced = use_model_persistent(board, tflm_persistent_bytes(a), kTflmPersistentOwner);
+    const TflmTarget& target = request.tflm_target;
+    flash = flash_estimate_kinds(tflm_kernel_kinds(in.file), static_cast<Bytes>(in.file.size()),
+                                 {target.kernels, opt, target.core.empty() ? board.core : target.core});
+    flash_check = check_flash(*flash, board.flash_bytes);
   }
   if (auto s = args.option("scratch")) {
     if (*s == "in_arena" || *s == "arena") options.scratch = ScratchPolicy::kInArena;
     else if (*s == "separate") options.scratch = ScratchPolicy::kSeparate;
     else throw InputError("--scratch", "expected \"in_arena\" or \"separate\", found \"" + *s + "\"");
   }
-  LiveAnalysis live = analyze_lifetimes(g, order_from_args(g, args));
-  // --time-limit covers the whole command: what reading and analysing took comes off the search.
-  options.plan.time_limit_seconds = args.time_limit_left("time-limit", options.plan.time_limit_seconds, 3600);
+  LiveAnalysis live = analyze_lifetimes(g, order);
+  // --time-limit covers the whole command: what reading, analysing and TFLM's figures took comes
+  // off the search.
+  options.plan.time_limit_seconds = args.time_limit_left("time-limit", export_plan_options().time_limit_seconds, 3600);
   Budget b = plan_budget(g, live, board, options);
   if (args.flag("json")) {
     JsonOut j = budget_json(g, live, board, b);
@@ -94,7 +97,7 @@ ARENAPLAN_COMMAND("budget",
                   "Does the plan fit the board? The arena, scratch, stacks, DMA buffers and persistent state placed in the board's memory regions.",
                   with_tflm_target_help({{"board", "a library board by name (see --list-boards) or a board JSON file (required)"},
                    {"order", "the operator order (default: the file's order)"},
-                   {"planner", "the arena planner (default: best)"},
+                   {"planner", "the arena planner (default: export's policy: best within a fixed node limit)"},
                    {"scratch", "where per-op scratch goes: in_arena (default) or separate"},
                    {"time-limit", "seconds for the whole command, planning included (default: 5)"},
                    {"opt", "for a .tflite, the flash line's optimisation level: Os (default) or O2 (TFLM's speed build: kernels -O2, runtime -Os)"},

@@ -4,56 +4,27 @@
 #include <iostream>
 
 #include "cli/command.h"
-#include "core/schedule/schedule.h"
-#include "core/session/session.h"
 
 namespace arenaplan::cli {
 
 // Defined in cmd_import.cpp.
-TfliteImportOptions tflite_options_from_args(const Args& args, const std::string& path);
 std::optional<std::string> out_path(Args& args);
 
 namespace {
-
-// A graph JSON file, example:NAME, or a .tflite model (recognised by its file identifier).
-LoadedInput load_export_input(const std::string& path, const TfliteImportOptions& options) {
-  if (is_example(path)) return load_input(example_text(path));
-  return in_file(path, [&] { return load_input(read_file(path), "", options); });
-}
-
-Schedule schedule_from_args(const Graph& g, const Args& args, const std::string& fallback) {
-  if (args.option("order")) return order_from_args(g, args);
-  std::string which = args.option("schedule").value_or(fallback);
-  if (which == "file") return g.file_order();
-  if (which == "optimal") {
-    // Half of what is left of --time-limit: the layout search after it gets the rest.
-    ScheduleResult r = optimize_schedule(g, 0.5 * args.time_limit_left("time-limit", 5.0, 3600.0));
-    std::cerr << "schedule: peak " << r.peak_bytes << " B (file order " << r.baseline_peak_bytes << " B, "
-              << (r.proven_optimal ? "proven optimal" : "lower bound " + std::to_string(r.lower_bound_bytes) + " B")
-              << ", " << r.method << ")\n";
-    return r.order;
-  }
-  throw InputError("--schedule", "expected file or optimal, found \"" + which + "\"");
-}
 
 int run_export(const Args& parsed) {
   Args args = parsed;
   std::optional<std::string> out = out_path(args);
   const std::string& path = args.positional_at(0, "GRAPH or MODEL");
   if (args.positional.size() > 1) throw InputError("arguments", "unexpected \"" + args.positional[1] + "\"");
-  ExportRequest request;
-  request.format = parse_export_format(args.option("format").value_or(""));
-  const bool tflite_out = export_needs_model(request.format);
+  const ExportFormat format = parse_export_format(args.option("format").value_or(""));
+  const bool tflite_out = export_needs_model(format);
   if (tflite_out && !out) throw InputError("-o", "a .tflite export needs an output file");
 
-  const LoadedInput in = load_export_input(path, tflite_options_from_args(args, path));
-  if (tflite_out && !in.model) throw InputError(path, std::string("--format ") + export_format_name(request.format) +
-                                                          " needs a .tflite model");
-  request.order = schedule_from_args(in.graph, args, request.format == ExportFormat::kTfliteReordered ? "optimal" : "file");
-  request.plan.planner = args.option("planner").value_or(request.plan.planner);
-  // --time-limit covers the whole export: reading the input and any schedule search come off it.
-  request.plan.time_limit_seconds = args.time_limit_left("time-limit", 5.0, 3600.0);
-  request.tflm_target = tflm_target_from_args(args);
+  const LoadedInput in = load_session_input(path, tflite_options_from_args(args, path));
+  if (tflite_out && !in.model)
+    throw InputError(path, std::string("--format ") + export_format_name(format) + " needs a .tflite model");
+  const ExportRequest request = export_request_from_args(in, args, format);
   const ExportPlan e = export_plan(in, request);
   if (in.model && in.model->offline_offsets &&
       std::any_of(in.model->offline_offsets->begin(), in.model->offline_offsets->end(), [](int32_t o) { return o >= 0; }))
@@ -89,16 +60,17 @@ int run_export(const Args& parsed) {
 ARENAPLAN_COMMAND("export",
                   "export GRAPH|MODEL.tflite --format c-header|tflite-offline|tflite-reordered|minimalloc-csv|"
                   "trace|json [-o|--out OUT] [--planner best] [--schedule file|optimal] [--order A,B,...] "
-                  "[--time-limit S] " + std::string(kTflmTargetUsage) + " [--keep-constant-ops] [--no-reshape-alias]",
+                  "[--time-limit S] [--board NAME] " + std::string(kTflmTargetUsage) + " [--keep-constant-ops] [--no-reshape-alias]",
                   {"keep-constant-ops", "no-reshape-alias"},
-                  with_tflm_target_options({"format", "out", "planner", "schedule", "order", "time-limit"}), run_export,
+                  with_tflm_target_options({"format", "out", "planner", "schedule", "order", "time-limit", "board"}), run_export,
                   "Writes a verified plan as a file: C header, the .tflite with an offline plan or reordered, MiniMalloc CSV, lifetime trace or JSON report. The page's File > Export writes the same bytes.",
                   with_tflm_target_help({{"format", "c-header, tflite-offline, tflite-reordered, minimalloc-csv, trace or json (required)"},
                    {"out", "output file (also -o FILE; default: stdout; required for .tflite formats)"},
-                   {"planner", "the arena planner (default: portfolio, the export policy the page uses too)"},
+                   {"planner", "the arena planner (default: best within a fixed node limit, the policy the page uses too, so both write the same bytes)"},
                    {"schedule", "file (default) or optimal: the operator order to plan (tflite-reordered: optimal)"},
                    {"order", "an explicit operator order instead of --schedule"},
-                   {"time-limit", "seconds for the whole command (default: 5)"},
+                   {"time-limit", "seconds for the whole command (default: 5; given, the search uses them with no node limit)"},
+                   {"board", "a library board (or board JSON): a model's C header sizes TFLM for its core, as `budget --board`"},
                    {"keep-constant-ops", "import: keep ops whose inputs are all constant as ops (default: fold them)"},
                    {"no-reshape-alias", "import: give a RESHAPE's output its own buffer"}}),
                   {"export example:two_branch --format c-header", "export tests/unit/data/tflm/int8_inception.tflite --format json"});

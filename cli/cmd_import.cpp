@@ -21,12 +21,6 @@ TfliteImportOptions tflite_options_from_args(const Args& args, const std::string
   return o;
 }
 
-// Reads a model file; errors name the path (the core names the place inside the file).
-TfliteModel load_tflite(const std::string& path, const TfliteImportOptions& options) {
-  const std::string bytes = read_file(path);
-  return in_file(path, [&] { return import_tflite(bytes, options); });
-}
-
 // `-o OUT` arrives as two positionals (the parser only knows --options): take it out of the list.
 std::optional<std::string> out_path(Args& args) {
   std::optional<std::string> out = args.option("out");
@@ -48,7 +42,9 @@ int run_import(const Args& parsed) {
   std::optional<std::string> out = out_path(args);
   const std::string& path = args.positional_at(0, "MODEL.tflite");
   if (args.positional.size() > 1) throw InputError("arguments", "unexpected \"" + args.positional[1] + "\"");
-  TfliteModel m = load_tflite(path, tflite_options_from_args(args, path));
+  const std::string bytes = read_file(path);
+  const LoadedInput in = in_file(path, [&] { return load_model(bytes, "", tflite_options_from_args(args, path)); });
+  const TfliteModel& m = *in.model;
   LiveAnalysis live = analyze_lifetimes(m.graph, m.graph.file_order());
   if (out) write_file(*out, graph_to_json(m.graph) + "\n");
   const TfliteSummary summary = tflite_summary(m, live);
@@ -57,9 +53,12 @@ int run_import(const Args& parsed) {
   std::optional<TflmArenaComparison> tflm;
   std::string tflm_refused;
   try {
-    tflm = tflm_arena_comparison(read_file(path), tflm_target_from_args(args),
-                                 args.option("planner").value_or("best"),
-                                 args.time_limit_left("time-limit", 5.0, 3600.0));
+    ExportRequest request;
+    request.format = ExportFormat::kCHeader;  // the figures a C header of the file order carries
+    request.order = in.graph.file_order();
+    request.plan = plan_options_from_args(args);
+    request.tflm_target = tflm_target_from_args(args);
+    tflm = tflm_comparison_of(in, request);
     s["tflm_arena"] = tflm_comparison_json(*tflm);
   } catch (const InputError& e) {
     if (e.where().rfind("--", 0) == 0) throw;
@@ -84,7 +83,7 @@ ARENAPLAN_COMMAND("import",
                   run_import,
                   "Reads a .tflite model: its memory summary and TFLM's whole tensor_arena_size, and writes it as graph JSON with -o.",
                   with_tflm_target_help({{"out", "write the graph JSON here (also -o FILE)"},
-                   {"planner", "the planner of arenaplan's offline plan (default: best)"},
+                   {"planner", "the planner of arenaplan's offline plan (default: export's policy)"},
                    {"time-limit", "seconds for the whole command (default: 5)"},
                    {"json", "machine-readable output"},
                    {"keep-constant-ops", "keep ops whose inputs are all constant as ops (default: fold them)"},

@@ -10,6 +10,7 @@
 
 #include "core/budget/board.h"
 #include "core/graph/graph.h"
+#include "core/session/session.h"
 #include "core/tflite/tflm_arena.h"
 
 namespace arenaplan::cli {
@@ -109,5 +110,21 @@ TflmTarget tflm_target_from_args(const Args& args, const std::string* board_core
 std::vector<std::string> with_tflm_target_options(std::vector<std::string> options);
 std::vector<OptionHelp> with_tflm_target_help(std::vector<OptionHelp> help);
 inline constexpr const char* kTflmTargetUsage = "[--kernels reference|cmsis-nn] [--core cortex-m4] [--pointer-bytes 4|8]";
+
+// ---- What a command asks of core/session (cli/session_args.cpp) ----
+// The import options every command that reads a model accepts (cmd_import.cpp).
+TfliteImportOptions tflite_options_from_args(const Args& args, const std::string& path);
+// A graph JSON file, example:NAME, or a .tflite model (recognised by its file identifier), as
+// core's load_input reads it; errors name the path.
+LoadedInput load_session_input(const std::string& path, const TfliteImportOptions& options = {});
+// The session's plan policy (export_plan_options), with --planner over it; an explicit
+// --time-limit S gives the search S seconds (less what the command has spent) and no node limit.
+PlanOptions plan_options_from_args(const Args& args);
+// --order A,B,... or --schedule file|optimal (else `fallback`), of `g`.
+Schedule schedule_from_args(const Graph& g, const Args& args, const std::string& fallback);
+// The TFLM target from the target options, with --board NAME's core when --core is not given.
+TflmTarget tflm_target_of_args(const Args& args);
+// Everything above as one request for `format` (tflite-reordered: --schedule optimal by default).
+ExportRequest export_request_from_args(const LoadedInput& in, const Args& args, ExportFormat format);
 
 }  // namespace arenaplan::cli

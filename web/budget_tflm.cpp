@@ -1,33 +1,26 @@
-// Budget tab, TFLM section: for a graph opened from a .tflite, the whole
-// `tensor_arena_size` TFLM needs (core/tflite/tflm_arena), with TFLM's own planner and with
-// arenaplan's offline plan, and the breakdown by category. The same core call as `arenaplan
-// tflm-arena MODEL --plan tflm|offline --planner portfolio [--kernels K --core C]`: the page uses
-// the portfolio planner, which answers at once, instead of the CLI's time-limited default. The
-// kernels and core chosen here are those of the page's C header and JSON report too.
+// Budget tab, TFLM section: for a graph opened from a .tflite, the whole `tensor_arena_size` TFLM
+// needs, with TFLM's own planner and with arenaplan's offline plan for the current order, and the
+// breakdown by category. The same core call as `arenaplan budget MODEL --board B` and the figure
+// File > Export's C header carries (core/session's tflm_comparison_of, the session's plan policy:
+// the offline figure is that of the file the page's tflite-offline export writes). The kernels and
+// core chosen here are those of the page's C header and JSON report too.
 #include "web/budget_tflm.h"
 
 #include "imgui.h"
+#include "web/page_exports.h"
 #include "web/panel_common.h"
 #include "web/ui_style.h"
 
 namespace arenaplan::web {
 namespace {
 
-constexpr const char* kPagePlanner = "portfolio";  // instant; the CLI's "best" may search for seconds
-
-// The Budget tab's target: the core chosen, else the board's (as `arenaplan budget --board B`).
-TflmTarget budget_target(const AppState& s) {
-  if (!s.tflm_target.core.empty() || !s.budget.loaded) return s.tflm_target;
-  return tflm_target_for_board_core(s.budget.board.core, s.tflm_target.kernels);
-}
-
+// For the current order: the figures of the C header File > Export writes now.
 const TflmArenaView& tflm_view(const AppState& s) {
-  return s.tflm_arena.get({s.graph_revision, s.tflm_target_version, s.budget.board_version}, [&](TflmArenaView& v) {
+  return s.tflm_arena.get({s.revision, s.tflm_target_version, s.budget.board_version}, [&](TflmArenaView& v) {
     v = TflmArenaView();
-    const OpenedModel* model = current_model(s);
-    if (!model) return;
+    if (!current_model(s)) return;
     try {
-      v.comparison = tflm_arena_comparison(model->bytes, budget_target(s), kPagePlanner, 0.0);
+      v.comparison = tflm_comparison_of(export_input(s), page_export_request(s, ExportFormat::kCHeader));
     } catch (const std::exception& e) {
       v.error = e.what();
     }
@@ -97,7 +90,7 @@ struct FlashLine {
   FlashCheck check;
 };
 FlashLine flash_line(const AppState& s, const OpenedModel& model) {
-  const TflmTarget t = budget_target(s);
+  const TflmTarget t = page_tflm_target(s);
   const std::string core = t.core.empty() && s.budget.loaded ? s.budget.board.core : t.core;
   FlashLine f{flash_estimate_kinds(model.kernel_kinds, static_cast<Bytes>(model.bytes.size()), {t.kernels, s.flash_opt, core}), {}};
   f.check = check_flash(f.estimate, s.budget.loaded ? s.budget.board.flash_bytes : 0);
@@ -118,6 +111,11 @@ void draw_flash(AppState& s, const OpenedModel& model) {
 }
 
 }  // namespace
+
+TflmTarget page_tflm_target(const AppState& s) {
+  if (!s.tflm_target.core.empty() || !s.budget.loaded) return s.tflm_target;
+  return tflm_target_for_board_core(s.budget.board.core, s.tflm_target.kernels);
+}
 
 void set_tflm_target(AppState& s, const TflmTarget& t) {
   check_tflm_target(t);

@@ -13,6 +13,9 @@ void draw_tflm_arena(AppState& s);
 const TflmArena* tflm_offline_arena(const AppState& s);
 // The kernels and core TFLM's figures are for (the Budget tab's choice); InputError for a bad one.
 void set_tflm_target(AppState& s, const TflmTarget& t);
+// The target every TFLM figure of the page is for: the core chosen, else the board's (as
+// `arenaplan budget --board B` and `export --board B`).
+TflmTarget page_tflm_target(const AppState& s);
 // flash_json of the opened model's firmware against the board (the Budget tab's flash line; null
 // without an opened model), for the exported state.
 JsonOut export_flash(const AppState& s);

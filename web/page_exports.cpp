@@ -6,6 +6,7 @@
 #include <cctype>
 #include <exception>
 
+#include "web/budget_tflm.h"
 #include "web/js_api.h"
 #include "web/panel_common.h"
 
@@ -63,12 +64,17 @@ const char* mime_type(ExportFormat f) {
   }
 }
 
-std::string plan_file_bytes(const AppState& s, ExportFormat format) {
+ExportRequest page_export_request(const AppState& s, ExportFormat format) {
   ExportRequest r;
   r.format = format;
   r.order = s.order;
-  r.tflm_target = s.tflm_target;
-  return export_artifact(export_input(s), r);
+  r.plan = export_plan_options();
+  r.tflm_target = page_tflm_target(s);
+  return r;
+}
+
+std::string plan_file_bytes(const AppState& s, ExportFormat format) {
+  return export_artifact(export_input(s), page_export_request(s, format));
 }
 
 void export_plan_file(AppState& s, ExportFormat format) {

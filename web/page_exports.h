@@ -11,6 +11,11 @@ namespace arenaplan::web {
 void export_plan_file(AppState& s, ExportFormat format);
 // The bytes that download would hold (for tests: equal to the CLI's for the same state).
 std::string plan_file_bytes(const AppState& s, ExportFormat format);
+// What the page asks core/session for: the current graph (or the opened model's file) and order,
+// the session's plan policy and the Budget tab's TFLM target (the board's core unless one is
+// chosen), so a download, the Budget tab's TFLM figures and `arenaplan export --board` agree.
+LoadedInput export_input(const AppState& s);
+ExportRequest page_export_request(const AppState& s, ExportFormat format);
 
 // PNG of the canvas as the next frames show it (the menu closed first).
 void request_png_export(AppState& s);

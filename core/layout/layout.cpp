@@ -55,6 +55,7 @@ ArenaPlan plan_arena(const LayoutProblem& problem, const PlanOptions& options) {
   PlanRequest request;
   request.start = std::chrono::steady_clock::now();
   request.time_limit_seconds = options.time_limit_seconds;
+  request.node_limit = options.node_limit;
   request.lower_bound_bytes = layout_lower_bound(problem);
   PlannerOutput out = planner->plan(problem, request);
   ArenaPlan plan;

@@ -60,6 +60,9 @@ struct ArenaPlan {
 struct PlanOptions {
   std::string planner = "best";
   double time_limit_seconds = 5.0;  // for exact / best
+  // For exact / best: search nodes the exact search may expand (0: no limit but the time). Within
+  // the time limit, a node limit makes the plan the same on every machine and in the browser.
+  int64_t node_limit = 0;
 };
 
 // Plans with the registered planner of that name and verifies; throws InputError for an unknown

@@ -27,6 +27,7 @@ struct PlanRequest {
   double time_limit_seconds = 5.0;                   // wall time the whole plan_arena call may take
   std::chrono::steady_clock::time_point start;       // when plan_arena started (the limit counts from it)
   Bytes lower_bound_bytes = 0;                       // layout_lower_bound(problem)
+  int64_t node_limit = 0;                            // PlanOptions::node_limit
 };
 
 // A planner's answer before plan_arena verifies it.

@@ -20,6 +20,19 @@ constexpr double kVerifySecondsPerBuffer = 2e-6;
 // to the end there, so a small problem gets the same plan on every machine whatever the limit.
 constexpr int64_t kAlwaysCompletePairs = int64_t{1} << 24;
 
+// Steps `solver` until it is done, `node_limit` nodes are expanded (0: no limit) or `deadline`
+// passes; true when the deadline stopped it. The node limit is checked between fixed chunks, so
+// the plan depends on the limit only, not on the machine's speed.
+bool run_exact(ExactSolver& solver, Deadline deadline, int64_t node_limit) {
+  constexpr int64_t kChunk = 2000;
+  while (node_limit <= 0 || solver.nodes() < node_limit) {
+    if (std::chrono::steady_clock::now() >= deadline) return true;
+    const int64_t chunk = node_limit > 0 ? std::min(kChunk, node_limit - solver.nodes()) : kChunk;
+    if (!solver.step(chunk)) return false;
+  }
+  return false;
+}
+
 // Small problems: the portfolio, then the exact search for what is left of the time limit. Large
 // ones (tens of thousands of buffers live at once, where each greedy run walks them all for every
 // buffer): a plan first, at once, from the online allocator (O(n log n)), or TFLM's greedy run
@@ -43,7 +56,7 @@ PlannerOutput portfolio_then_exact(const LayoutProblem& problem, const PlanReque
     return out;
   }
   ExactSolver solver(problem, out.offsets, out.arena_bytes);
-  solver.run_for(std::chrono::duration<double>(deadline - std::chrono::steady_clock::now()).count());
+  const bool timed_out = run_exact(solver, deadline, request.node_limit);
   if (solver.best_arena_bytes() < out.arena_bytes) {
     out.offsets = solver.best_so_far();
     out.arena_bytes = solver.best_arena_bytes();
@@ -52,6 +65,8 @@ PlannerOutput portfolio_then_exact(const LayoutProblem& problem, const PlanReque
   out.proven_optimal = solver.proven_optimal();
   out.optimality = solver.optimality_proof();
   out.detail += ", exact search: " + solver.status_text();
+  if (timed_out && request.node_limit > 0)
+    out.detail += " (the time limit came before the node limit: another machine may find another plan)";
   return out;
 }
 

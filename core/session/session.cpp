@@ -56,19 +56,6 @@ Schedule order_of_unfolded(const Graph& folded, const Schedule& order, const Gra
   return full;
 }
 
-// TFLM's whole arena for the model as it is and for the model carrying this plan's offsets: the
-// figure a firmware built from the export needs, from the plan the export writes.
-TflmArenaComparison tflm_of_plan(const std::string& file, const TfliteModel& model, const GraphPlan& p,
-                                 const TflmTarget& target) {
-  TflmArenaOptions o;
-  o.target = target;
-  TflmArenaComparison c;
-  c.tflm = tflm_arena(file, o);
-  c.offline = tflm_arena(tflite_with_offline_plan(file, offline_offsets_for(model, p.live, p.plan.offsets)), o);
-  c.offline.plan = TflmPlan::kOffline;
-  return c;
-}
-
 // The model as TFLM runs it for the request's target: every op kept (TFLM runs them all at each
 // invoke), each with the scratch its kernel asks for (so the plan leaves room for it).
 TfliteModel as_tflm_runs(const LoadedInput& in, const std::string& file, const ExportRequest& r) {
@@ -100,6 +87,29 @@ std::string written_model(const LoadedInput& in, const ExportRequest& r, const E
   return data;
 }
 
+// TFLM's arena for the model a .tflite export of `e` writes (written, read back and proven by
+// written_model, then sized): the figure a firmware built from that very file needs.
+TflmArena tflm_of_written(const LoadedInput& in, const ExportRequest& r, const ExportPlan& e) {
+  TflmArenaOptions o;
+  o.target = r.tflm_target;
+  TflmArena a = tflm_arena(written_model(in, r, e), o);
+  a.plan = r.format == ExportFormat::kTfliteReordered ? TflmPlan::kReordered : TflmPlan::kOffline;
+  return a;
+}
+
+// TFLM's whole arena for the model as it is and for the file the request's tflite-offline export
+// writes: what a C header or report of `e` sizes tensor_arena with.
+TflmArenaComparison tflm_of_plan(const LoadedInput& in, const ExportRequest& r, const ExportPlan& e) {
+  TflmArenaOptions o;
+  o.target = r.tflm_target;
+  TflmArenaComparison c;
+  c.tflm = tflm_arena(in.file, o);
+  ExportRequest offline = r;
+  offline.format = ExportFormat::kTfliteOffline;
+  c.offline = tflm_of_written(in, offline, e);
+  return c;
+}
+
 }  // namespace
 
 bool writes_operators_reordered(const ExportRequest& r, const ExportPlan& e) {
@@ -124,17 +134,23 @@ VerifyResult verify_offline_plan_as_run(const TfliteModel& m) {
   return verify_plan(fixed, offsets, arena);
 }
 
-LoadedInput load_input(std::string file, const std::string& name, const TfliteImportOptions& options) {
+LoadedInput load_model(std::string file, const std::string& name, const TfliteImportOptions& options) {
   LoadedInput in;
-  if (looks_like_tflite(file)) {
-    in.import_options = options;
-    in.model = import_tflite(file, options);
-    in.graph = in.model->graph;
-    in.sha256 = in.model->sha256;
-  } else {
-    in.graph = parse_graph_json(file);
-    in.sha256 = sha256_hex(file);
-  }
+  in.import_options = options;
+  in.model = import_tflite(file, options);
+  in.graph = in.model->graph;
+  in.sha256 = in.model->sha256;
+  if (!name.empty()) in.graph.name = name;
+  in.name = in.graph.name;
+  in.file = std::move(file);
+  return in;
+}
+
+LoadedInput load_input(std::string file, const std::string& name, const TfliteImportOptions& options) {
+  if (looks_like_tflite(file)) return load_model(std::move(file), name, options);
+  LoadedInput in;
+  in.graph = parse_graph_json(file);
+  in.sha256 = sha256_hex(file);
   if (!name.empty()) in.graph.name = name;
   in.name = in.graph.name;
   in.file = std::move(file);
@@ -188,7 +204,9 @@ bool export_needs_model(ExportFormat f) { return f == ExportFormat::kTfliteOffli
 
 PlanOptions export_plan_options() {
   PlanOptions o;
-  o.planner = "portfolio";
+  o.planner = "best";
+  o.time_limit_seconds = 5.0;
+  o.node_limit = kExportNodeLimit;
   return o;
 }
 
@@ -212,8 +230,36 @@ ExportPlan export_plan(const LoadedInput& in, const ExportRequest& r) {
   });
   require_verified(PlanView{e.graph, e.planned.live, e.planned.problem, e.planned.plan});
   if (model && (r.format == ExportFormat::kCHeader || r.format == ExportFormat::kJsonReport))
-    e.tflm = tflm_of_plan(in.file, *model, e.planned, r.tflm_target);
+    e.tflm = tflm_of_plan(in, r, e);
   return e;
+}
+
+TflmArenaComparison tflm_comparison_of(const LoadedInput& in, const ExportRequest& r) {
+  if (!in.model) throw InputError(in.name, "TFLM's arena needs a .tflite model");
+  TflmArenaComparison c;
+  std::string npu_op;
+  if (const std::optional<std::string> kept = npu_plan_kept(*in.model, &npu_op)) {
+    TflmArenaOptions o;
+    o.target = r.tflm_target;
+    c.tflm = c.offline = tflm_arena(in.file, o);
+    c.offline_kept = npu_op + " " + *kept;
+    return c;
+  }
+  ExportRequest header = r;
+  header.format = ExportFormat::kCHeader;
+  return *export_plan(in, header).tflm;
+}
+
+TflmArena tflm_arena_of(const LoadedInput& in, TflmPlan plan, const ExportRequest& r) {
+  if (!in.model) throw InputError(in.name, "TFLM's arena needs a .tflite model");
+  if (plan == TflmPlan::kTflm) {
+    TflmArenaOptions o;
+    o.target = r.tflm_target;
+    return tflm_arena(in.file, o);
+  }
+  ExportRequest written = r;
+  written.format = plan == TflmPlan::kReordered ? ExportFormat::kTfliteReordered : ExportFormat::kTfliteOffline;
+  return tflm_of_written(in, written, export_plan(in, written));
 }
 
 void write_export(std::ostream& out, const LoadedInput& in, const ExportRequest& r, const ExportPlan& e) {

@@ -34,6 +34,8 @@ struct LoadedInput {
 // Graph JSON text or .tflite bytes (recognised by the file identifier); InputError naming the
 // place otherwise. `name`, when given, replaces the graph's own name.
 LoadedInput load_input(std::string file, const std::string& name = "", const TfliteImportOptions& options = {});
+// The same for a command that takes only a .tflite: InputError naming "model" for anything else.
+LoadedInput load_model(std::string file, const std::string& name = "", const TfliteImportOptions& options = {});
 // A graph that exists only in memory (an example, or a graph edited in the page), with the JSON
 // text it is saved as (its hash is the report's sha256).
 LoadedInput loaded_graph(Graph graph, std::string json_text);
@@ -60,9 +62,12 @@ ExportFormat parse_export_format(const std::string& name);  // InputError naming
 const char* export_format_name(ExportFormat f);             // "json", "c-header", ...
 bool export_needs_model(ExportFormat f);                     // the two .tflite formats
 
-// The planner every export uses unless told otherwise, in the CLI and the page alike: the
-// portfolio of greedy planners, deterministic and quick enough for a browser frame at hundreds of
-// ops. (`--planner best --time-limit S` asks for the anytime search instead.)
+// The plan policy of every figure and file a user acts on, in the CLI and the page alike: the
+// portfolio of greedy planners, then the exact search for at most kExportNodeLimit nodes (well
+// under a second natively on models of hundreds of ops) within 5 s. The node limit, not the clock,
+// ends the search, so the page, the CLI and every machine write the same bytes, and the plan is
+// never worse than the portfolio's. (`--planner P`, `--time-limit S` ask for another search.)
+constexpr int64_t kExportNodeLimit = 200000;
 PlanOptions export_plan_options();
 
 struct ExportRequest {
@@ -82,6 +87,15 @@ struct ExportPlan {
 };
 // InputError for a request the input cannot satisfy (a .tflite format without a model).
 ExportPlan export_plan(const LoadedInput& in, const ExportRequest& request);
+
+// TFLM's whole arena for what `r` describes: the model as it is (`tflm`) and the file the request's
+// tflite-offline export writes for `r.order` (`offline`: written, read back, proven and sized, so the
+// figure is the file's). `budget`, `import`, the page's Budget tab and a C header all take this one.
+// A model whose offline plan an NPU's command stream depends on keeps it (offline_kept says why).
+TflmArenaComparison tflm_comparison_of(const LoadedInput& in, const ExportRequest& r);
+// `arenaplan tflm-arena --plan P`: kTflm sizes the file as it is; kOffline and kReordered size the
+// file `export --format tflite-offline|tflite-reordered` writes for the same request.
+TflmArena tflm_arena_of(const LoadedInput& in, TflmPlan plan, const ExportRequest& r);
 
 // Whether a .tflite export of `plan` writes the operators in the planned order: always for
 // tflite-reordered, and for tflite-offline when the order is not the file's (TFLM runs a file's

@@ -22,7 +22,7 @@ struct PlanSource {
   std::string name;                    // graph or model name
   std::string sha256;                  // of the input file (model, or graph JSON text)
   const TfliteModel* model = nullptr;  // set when the graph came from a .tflite
-  // TFLM's whole arena for that model (tflm_arena_comparison): the C header then sizes
+  // TFLM's whole arena for that model (core/session's tflm_comparison_of): the C header then sizes
   // tensor_arena with what MicroInterpreter needs, and the JSON report carries both figures.
   const TflmArenaComparison* tflm = nullptr;
 };

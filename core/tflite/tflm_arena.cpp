@@ -3,42 +3,18 @@
 #include "core/graph/report.h"
 
 #include <algorithm>
-#include <chrono>
 #include <sstream>
 
-#include "core/layout/pipeline.h"
 #include "core/layout/planner_greedy.h"
-#include "core/schedule/schedule.h"
 #include "core/tflite/detail/tflm_arena_sim.h"
 #include "core/tflite/detail/tflm_kernel_sizes.h"
 #include "core/tflite/detail/tflm_model.h"
-#include "core/tflite/tflite_export.h"
 #include "core/tflite/tflite_import.h"
 
 namespace arenaplan {
 namespace {
 
 constexpr Bytes kArenaAlignment = 16;
-
-// The model `export --format tflite-offline` / `tflite-reordered` writes: import as TFLM runs it
-// (no folding), the order (file or optimised), arenaplan's verified plan, offsets into the file.
-std::string planned_model(std::string_view bytes, bool reorder, const TflmArenaOptions& o) {
-  TfliteImportOptions keep;
-  keep.fold_constant_ops = false;
-  TfliteModel m = import_tflite(bytes, keep);
-  add_tflm_kernel_scratch(m, bytes, o.target);
-  // One time limit for both searches: the schedule gets half, the layout what is left.
-  const auto start = std::chrono::steady_clock::now();
-  Schedule order = reorder ? optimize_schedule(m.graph, 0.5 * o.time_limit_seconds).order : m.graph.file_order();
-  const double left = std::max(
-      0.0, o.time_limit_seconds - std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
-  // A plan the file already fixes (e.g. Vela's) stays; the rest is planned around it.
-  const GraphPlan p = plan_graph(m.graph, order, {o.planner, left},
-                                 [&](LayoutProblem& problem, const LiveAnalysis& live) { keep_offline_offsets(problem, m, live); });
-  std::vector<int32_t> offsets = offline_offsets_for(m, p.live, p.plan.offsets);
-  if (!reorder) return tflite_with_offline_plan(bytes, offsets);
-  return tflite_with_offline_plan(tflite_reordered(bytes, file_operator_order(m, order)), offsets);
-}
 
 struct ScratchRequest {
   size_t subgraph = 0;
@@ -100,7 +76,6 @@ LayoutProblem head_problem(const tflm::Model& m, const std::vector<ScratchReques
 TflmArena size_model(const tflm::Model& m, const TflmArenaOptions& o) {
   TflmArena a;
   a.target = o.target;
-  a.plan = o.plan;
   tflm::ReplayInput in;
   in.model = &m;
   in.structs = tflm::runtime_structs(o.target);
@@ -303,9 +278,7 @@ void add_tflm_kernel_scratch(TfliteModel& m, std::string_view model_bytes, const
 
 TflmArena tflm_arena(std::string_view model_bytes, const TflmArenaOptions& options) {
   check_tflm_target(options.target);  // a bad target is named before the model is read
-  if (options.plan == TflmPlan::kTflm) return size_model(tflm::read_model(model_bytes), options);
-  const std::string planned = planned_model(model_bytes, options.plan == TflmPlan::kReordered, options);
-  return size_model(tflm::read_model(planned), options);
+  return size_model(tflm::read_model(model_bytes), options);
 }
 
 namespace {
@@ -378,28 +351,6 @@ std::string tflm_arena_text(const TflmArena& a) {
   }
   for (const std::string& s : a.assumptions) os << "  assumes: " << s << "\n";
   return os.str();
-}
-
-TflmArenaComparison tflm_arena_comparison(std::string_view model_bytes, const TflmTarget& target,
-                                          const std::string& planner, double time_limit_seconds) {
-  TflmArenaOptions o;
-  o.target = target;
-  o.planner = planner;
-  o.time_limit_seconds = time_limit_seconds;
-  TflmArenaComparison c;
-  o.plan = TflmPlan::kTflm;
-  c.tflm = tflm_arena(model_bytes, o);
-  TfliteImportOptions keep;
-  keep.fold_constant_ops = false;
-  std::string npu_op;
-  if (const std::optional<std::string> kept = npu_plan_kept(import_tflite(model_bytes, keep), &npu_op)) {
-    c.offline = c.tflm;
-    c.offline_kept = npu_op + " " + *kept;
-    return c;
-  }
-  o.plan = TflmPlan::kOffline;
-  c.offline = tflm_arena(model_bytes, o);
-  return c;
 }
 
 std::string tflm_comparison_sentence(const TflmArenaComparison& c) {

@@ -13,8 +13,9 @@
 //   o.target = tflm_target_for_core("cortex-m55", TflmKernels::kCmsisNn);
 //   TflmArena a = tflm_arena(model_bytes, o);
 //   // a.min_arena_bytes: the smallest tensor_arena_size for which AllocateTensors and Invoke work.
-//   TflmArenaComparison c = tflm_arena_comparison(model_bytes, o.target);
-//   // tflm_comparison_sentence(c): "TFLM's own planner: X bytes; with arenaplan's offline plan: ..."
+//
+// This sizes a file as it is. The figures of the files arenaplan writes (an offline plan, a new
+// order) come from core/session (tflm_comparison_of, tflm_arena_of), which writes the file first.
 //
 // An operator whose kernel the model does not know is estimated conservatively (never rounded
 // down: a too small arena makes AllocateTensors fail on the device) and named in estimated_ops.
@@ -79,9 +80,6 @@ TflmPlan parse_tflm_plan(const std::string& name);  // InputError naming --plan
 
 struct TflmArenaOptions {
   TflmTarget target;
-  TflmPlan plan = TflmPlan::kTflm;
-  std::string planner = "best";  // arenaplan's planner for kOffline / kReordered (as export)
-  double time_limit_seconds = 5.0;
 };
 
 // One of RecordingMicroAllocator's categories (tail allocations it records).
@@ -145,7 +143,8 @@ nlohmann::ordered_json tflm_arena_json(const TflmArena& a);
 // A readable breakdown (several lines).
 std::string tflm_arena_text(const TflmArena& a);
 
-// TFLM's own planner next to arenaplan's offline plan, for one pointer size.
+// TFLM's own planner next to arenaplan's offline plan, for one target (core/session's
+// tflm_comparison_of: `offline` is the arena of the file the tflite-offline export writes).
 struct TflmArenaComparison {
   TflmArena tflm;     // TflmPlan::kTflm
   TflmArena offline;  // TflmPlan::kOffline; a copy of `tflm` when the model's plan is kept
@@ -154,8 +153,6 @@ struct TflmArenaComparison {
   std::string offline_kept;
   Bytes saved_bytes() const { return tflm.min_arena_bytes - offline.min_arena_bytes; }
 };
-TflmArenaComparison tflm_arena_comparison(std::string_view model_bytes, const TflmTarget& target = {},
-                                          const std::string& planner = "best", double time_limit_seconds = 5.0);
 // "TFLM's own planner: X bytes; with arenaplan's offline plan: Y bytes (saves Z)".
 std::string tflm_comparison_sentence(const TflmArenaComparison& c);
 // {"tflm_version", "pointer_bytes", "enum_bytes", "kernels", ..., "tflm_planner_arena_bytes", "offline_plan_arena_bytes",

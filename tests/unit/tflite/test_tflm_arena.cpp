@@ -6,6 +6,8 @@
 #include <map>
 
 #include "core/budget/board.h"
+#include "core/schedule/schedule.h"
+#include "core/session/session.h"
 #include "core/tflite/tflite_export.h"
 #include "core/tflite/tflite_import.h"
 #include "core/tflite/tflm_arena.h"
@@ -39,12 +41,14 @@ void check_near(Bytes got, Bytes want, Bytes slack) {
   else CHECK_MESSAGE((got >= want - slack && got <= want + slack), got << " vs " << want);
 }
 
+// The file as it is, or (kOffline, kReordered) the file the export of that kind writes, sized:
+// what `tflm-arena FILE --plan P` prints.
 TflmArena sized(const std::string& file, int pointer_bytes, TflmPlan plan = TflmPlan::kTflm) {
-  TflmArenaOptions o;
-  o.target.pointer_bytes = pointer_bytes;
-  o.plan = plan;
-  o.planner = "portfolio";  // deterministic and quick; the plans below reach their lower bound
-  return tflm_arena(read_tflm_fixture(file), o);
+  const LoadedInput in = load_input(read_tflm_fixture(file));
+  ExportRequest r;
+  r.tflm_target.pointer_bytes = pointer_bytes;
+  r.order = plan == TflmPlan::kReordered ? optimize_schedule(in.graph, 1.0).order : in.graph.file_order();
+  return tflm_arena_of(in, plan, r);
 }
 
 void check_reference(const TflmArena& a, const Reference& r) {
@@ -341,14 +345,10 @@ TEST_CASE("int8 CNNs with branches, add and concat: the minimum TFLM measured, f
   for (const Measured& m : {Measured{"int8_branches_small.tflite", 12400, 11436},
                             Measured{"int8_inception.tflite", 55784, 54292}}) {
     INFO(m.file);
-    const std::string bytes = read_tflm_fixture(m.file);
     for (TflmPlan plan : {TflmPlan::kTflm, TflmPlan::kOffline, TflmPlan::kReordered})
       for (int pointer : {8, 4}) {
-        TflmArenaOptions o;
-        o.target.pointer_bytes = pointer;
-        o.plan = plan;
-        o.planner = "portfolio";
-        const TflmArena a = tflm_arena(bytes, o);
+        const TflmArena a = sized(m.file, pointer, plan);
+        CHECK(a.plan == plan);
         CHECK(a.min_arena_bytes == (pointer == 8 ? m.min64 : m.min32));
         CHECK(a.estimated_ops.empty());
       }

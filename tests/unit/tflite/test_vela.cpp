@@ -14,6 +14,7 @@
 #include "core/tflite/tflite_import.h"
 #include "core/tflite/tflite_summary.h"
 #include "core/tflite/tflite_write.h"
+#include "core/session/session.h"
 #include "core/tflite/tflm_arena.h"
 #include "tests/unit/test_support.h"
 #include "tests/unit/tflm_fixture_models.h"
@@ -138,7 +139,12 @@ TEST_CASE("Vela models: tflm-arena of TFLM with the Ethos-U kernel: Vela's scrat
     // Every feature map lies inside the 1,024-byte scratch (offline); the ethos-u kernel's base
     // addresses (6 x uint64_t) and sizes (6 x size_t) are planned online after it.
     CHECK(a.head_bytes == test::VelaStack::kScratch + 48 + align_up(6 * pointer, 16));
-    const TflmArenaComparison c = tflm_arena_comparison(model, o.target, "best", 1.0);
+    ExportRequest r;
+    r.format = ExportFormat::kCHeader;
+    r.tflm_target = o.target;
+    const LoadedInput in = load_input(model);
+    r.order = in.graph.file_order();
+    const TflmArenaComparison c = tflm_comparison_of(in, r);
     CHECK(c.offline.min_arena_bytes == c.tflm.min_arena_bytes);
     CHECK(c.offline_kept.rfind("ethos-u_1 runs on the Ethos-U NPU", 0) == 0);
     CHECK(tflm_comparison_sentence(c).rfind("with the model's own offline plan: ", 0) == 0);
