@@ -101,7 +101,7 @@ int main(int argc, char** argv) {
       continue;
     }
     sim::SimRequest req;
-    req.planner = "tflm-greedy";
+    req.plan.planner = "tflm-greedy";
     req.board_profile = *profile;
     req.clock_mhz = row.clock_mhz;
     const sim::SimReport r = sim::simulate(models.at(row.benchmark), req);

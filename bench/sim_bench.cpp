@@ -89,7 +89,7 @@ int main(int argc, char** argv) {
     if (!text) continue;
     Graph g = parse_graph_json(*text);
     LiveAnalysis live = analyze_lifetimes(g, g.file_order());
-    sim::ArenaLayout layout = sim::plan_layout(g, live, "best");
+    sim::ArenaLayout layout = sim::plan_layout(g, live, {.planner = "best"});
     // Construction (arena, flash, binding) is outside the timing: many runs of one simulator.
     auto run = [&](bool oracles) {
       int runs = 4;

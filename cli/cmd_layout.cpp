@@ -30,11 +30,9 @@ double writing_seconds(const LayoutProblem& problem, bool json) {
 int run_layout(const Args& args) {
   const LayoutInput in = read_layout_input(args.positional_at(0, "INPUT"));
   const LayoutProblem problem = layout_problem_of(in, layout_order(in, args));
-  PlanOptions options;
-  options.planner = args.option("planner").value_or("best");
+  PlanOptions options = plan_options_from_args(args);
   // What reading left, less the writing.
-  options.time_limit_seconds =
-      std::max(0.0, args.time_limit_left("time-limit", 5.0, 86400.0) - writing_seconds(problem, args.flag("json")));
+  options.time_limit_seconds = std::max(0.0, options.time_limit_seconds - writing_seconds(problem, args.flag("json")));
   const ArenaPlan plan = plan_arena(problem, options);
   if (args.flag("explain")) {  // one sentence per placed buffer (core/teach/explain.h), as the page steps
     const std::vector<PlacementExplanation> steps = explain_layout(problem, plan.offsets);
@@ -63,7 +61,7 @@ ARENAPLAN_COMMAND("layout",
                       "[--time-limit S] [--width N] [--explain] [--json]   (INPUT: graph JSON, example:NAME or MiniMalloc CSV)",
                   {"json", "explain"}, {"planner", "order", "time-limit", "width"}, run_layout,
                   "Places every buffer of one operator order in one arena with a planner, verifies it and draws it.",
-                  {{"planner", "the planner (default: best): see arenaplan layout --help's usage line for all"},
+                  {{"planner", "the planner (default: best, within export's node limit unless --time-limit is given): see the usage line for all"},
                    {"order", "the operator order (default: the file's order)"},
                    {"time-limit", "seconds for the whole command (default: 5)"},
                    {"width", "characters of the ASCII picture (default: 64)"},

@@ -55,7 +55,7 @@ int run_simulate(const Args& args) {
   Graph g = load_graph(args.positional_at(0, "GRAPH"));
   sim::SimRequest req;
   req.order = order_from_args(g, args);
-  req.planner = args.option("planner").value_or("best");
+  req.plan = plan_options_from_args(args);
   req.profile = args.option("profile").value_or("cortex-m4");
   if (auto clock = args.option("clock-mhz")) req.clock_mhz = args.double_option("clock-mhz", 0, 0.001, 100000);
   if (auto board = args.option("board")) {
@@ -101,7 +101,7 @@ ARENAPLAN_COMMAND("simulate",
                   run_simulate,
                   "Runs the graph in its planned arena on a simulated MCU: cycle-counted kernels and oracles that prove no byte outside an op's outputs changed.",
                   {{"order", "the operator order (default: the file's order)"},
-                   {"planner", "the arena planner (default: best)"},
+                   {"planner", "the arena planner (default: export's policy: best within a fixed node limit)"},
                    {"profile", "the cycle profile: a core, optionally /reference for TFLM's reference kernels (cortex-m0plus, cortex-m3, cortex-m4, cortex-m7, cortex-m33, cortex-m55, cortex-m85, riscv32; default: cortex-m4)"},
                    {"board", "take the core, kernel library and clock from a library board (see budget --list-boards) or a board JSON file (default: none, --profile)"},
                    {"clock-mhz", "the CPU clock in MHz (default: the board's, else the profile's)"},

@@ -20,7 +20,7 @@ PlanOptions plan_options_from_args(const Args& args) {
   // default plan the same on every machine then goes.
   if (args.option("time-limit")) o.node_limit = 0;
   // --time-limit covers the whole command: reading the input and any schedule search come off it.
-  o.time_limit_seconds = args.time_limit_left("time-limit", o.time_limit_seconds, 3600.0);
+  o.time_limit_seconds = args.time_limit_left("time-limit", o.time_limit_seconds, 86400.0);
   return o;
 }
 

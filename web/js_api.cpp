@@ -128,6 +128,10 @@ AP_EXPORT const char* ap_load_board_json(const char* name, const char* text) {
   return result(arenaplan::web::load_board_file(*g_state, name ? name : "", text ? text : ""));
 }
 
+AP_EXPORT const char* ap_select_board(const char* name) {
+  return result(arenaplan::web::select_library_board(*g_state, name ? name : ""));
+}
+
 AP_EXPORT const char* ap_set_text_px(int px) {
   return result(arenaplan::web::set_text_px(*g_state, float(px)));
 }

@@ -20,6 +20,8 @@
 #include "web/budget_tflm.h"
 #include "web/js_api.h"
 #include "web/panel_budget.h"
+
+#include "core/session/session.h"
 #include "web/panel_common.h"
 #include "web/ui_style.h"
 
@@ -95,7 +97,9 @@ const BudgetResult& budget_result(const AppState& s) {
   return v.result.get(key, [&](BudgetResult& r) {
     try {
       BudgetOptions options;
-      options.plan.time_limit_seconds = 0.25;  // keep the page responsive; the planner says what it proved
+      // The session's plan policy, as `arenaplan budget`: its node limit, not the clock, ends the
+      // search, so the page's figures are the CLI's.
+      options.plan = export_plan_options();
       // The fit must not depend on how busy the machine is: the region repair's first trials are
       // counted, not timed (selfie_segmentation on the ESP32-S3 board needs about 100).
       options.repair_min_trials = 512;
@@ -532,6 +536,19 @@ bool load_board_file(AppState& s, const std::string& file_name, const std::strin
     request_redraw(s);
     return false;
   }
+}
+
+bool select_library_board(AppState& s, const std::string& name) {
+  if (!builtin_board_text(name)) {
+    s.error = "No library board \"" + name + "\" (the Budget tab's list names them)";
+    request_redraw(s);
+    return false;
+  }
+  load_board(s.budget, name);
+  request_redraw(s);
+  if (s.budget.error.empty()) return true;
+  s.error = s.budget.error;
+  return false;
 }
 
 ARENAPLAN_SHARE_SECTION("budget", save_budget, load_budget);

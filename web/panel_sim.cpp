@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "core/session/session.h"
 #include "core/sim/sim.h"
 #include "imgui.h"
 #include "web/app.h"
@@ -20,8 +21,6 @@
 
 namespace arenaplan::web {
 namespace {
-
-constexpr const char* kSimPlanner = "best";  // as `arenaplan simulate` plans by default
 
 // The Budget tab's board gives the core, kernel library and clock when it names a core (as
 // `simulate --board` does); a teaching board names none and runs the default profile.
@@ -60,7 +59,7 @@ void advance_whole_run(SimRun& r, int budget_ms) {
   try {
     if (!run_until_end(*r.reference) || !run_until_end(*r.planned)) return;
     r.report = sim::planned_run_report(r.graph, r.setup, *r.planned);
-    r.report.planner = kSimPlanner;
+    r.report.planner = export_plan_options().planner;
     r.json = sim::simulation_json(r.graph, r.report);
     r.planned.reset();
     r.stepper = std::make_unique<sim::ArenaSimulator>(r.graph, r.setup.live, r.setup.layout, r.setup.options);
@@ -107,7 +106,7 @@ void recompute(AppState& s) {
     try {
       sim::SimRequest req;
       req.order = s.order;
-      req.planner = kSimPlanner;
+      req.plan = export_plan_options();  // as `arenaplan simulate` plans by default
       apply_profile(s, v.settings, req);
       if (v.settings.shared) req.sessions = 2, req.shared_arena = true;
       if (v.settings.shift && v.settings.shift_tensor < static_cast<int>(r.shiftable.size()))

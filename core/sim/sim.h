@@ -15,7 +15,7 @@
 //   Oracle 4 "flash":      no op writes the read-only constants (weights, biases) in flash.
 //
 // Usage (what the CLI and the browser do):
-//   SimRequest req;  req.order = g.file_order();  req.planner = "best";
+//   SimRequest req;  req.order = g.file_order();  req.plan = export_plan_options();
 //   SimReport rep = simulate(g, req);             // plans, injects faults, runs, compares
 //   JsonOut j = simulation_json(g, rep);          // the `arenaplan simulate --json` contract
 // Step by step (the browser's simulator panel):
@@ -294,7 +294,9 @@ inline constexpr Bytes kDefaultSimMemoryLimit = Bytes{1} << 30;  // 1 GiB
 
 struct SimRequest {
   Schedule order;                    // empty: the file order
-  std::string planner = "best";      // plan_arena's planner names
+  // plan_arena's planner and its limits: the CLI and the page pass core/session's plan policy
+  // (export_plan_options), so both simulate the plan they export.
+  PlanOptions plan;
   std::string profile = "cortex-m4";
   // A board's profile (profile_for_board: its core, kernel library and clock), used instead of `profile`.
   std::optional<McuProfile> board_profile;
@@ -391,9 +393,9 @@ SimReport simulate(const Graph& g, const SimRequest& request);
 ArenaLayout shift_buffer(const Graph& g, const LiveAnalysis& live, ArenaLayout layout,
                          const std::string& tensor, Bytes delta);
 // A plan made as if asynchronous reads finished when their op runs, mapped onto the true buffers.
-ArenaLayout plan_ignoring_async(const Graph& g, const Schedule& order, const std::string& planner);
-// The verified plan of `planner` for a live analysis.
-ArenaLayout plan_layout(const Graph& g, const LiveAnalysis& live, const std::string& planner);
+ArenaLayout plan_ignoring_async(const Graph& g, const Schedule& order, const PlanOptions& plan);
+// The verified plan of `plan` for a live analysis.
+ArenaLayout plan_layout(const Graph& g, const LiveAnalysis& live, const PlanOptions& plan);
 
 // {"profile", "cycles_total", "latency_us", "per_op": [{"op","cycles","macs","bytes_read",
 //  "bytes_written"}], "arena_bytes", "high_water_bytes", "outputs_match_reference",

@@ -34,20 +34,13 @@ SimOptions::StrayWrite parse_stray_write(const Graph& g, const std::string& faul
   return {*op, static_cast<Bytes>(offset)};
 }
 
-PlanOptions plan_options(const std::string& planner) {
-  PlanOptions options;
-  options.planner = planner;
-  options.time_limit_seconds = 2.0;
-  return options;
-}
-
 }  // namespace
 
-ArenaLayout plan_layout(const Graph& g, const LiveAnalysis& live, const std::string& planner) {
-  return plan_arena(layout_problem(g, live), plan_options(planner));
+ArenaLayout plan_layout(const Graph& g, const LiveAnalysis& live, const PlanOptions& plan) {
+  return plan_arena(layout_problem(g, live), plan);
 }
 
-ArenaLayout plan_ignoring_async(const Graph& g, const Schedule& order, const std::string& planner) {
+ArenaLayout plan_ignoring_async(const Graph& g, const Schedule& order, const PlanOptions& plan) {
   Graph blind = g;
   bool any = false;
   for (Op& op : blind.ops) {
@@ -57,7 +50,7 @@ ArenaLayout plan_ignoring_async(const Graph& g, const Schedule& order, const std
   if (!any) throw InputError("inject", "ignore-async: the graph has no asynchronous reads to ignore");
   LiveAnalysis truth = analyze_lifetimes(g, order);
   LiveAnalysis blind_live = analyze_lifetimes(blind, order);
-  ArenaLayout blind_layout = plan_layout(blind, blind_live, planner);
+  ArenaLayout blind_layout = plan_layout(blind, blind_live, plan);
   // Same tensors, same in-place groups: the buffers correspond one to one, only lifetimes differ.
   ArenaLayout out = blind_layout;
   out.verified = false;  // verified for the blind lifetimes, not the true ones
@@ -322,10 +315,10 @@ void plan_setup(const Graph& g, const SimRequest& req, SimSetup& setup) {
   SimOptions& options = setup.options;
   const bool ignore_async = std::find(req.inject.begin(), req.inject.end(), "ignore-async") != req.inject.end();
   if (ignore_async) {
-    setup.layout = plan_ignoring_async(g, order, req.planner);
+    setup.layout = plan_ignoring_async(g, order, req.plan);
     setup.injected.push_back("plan made as if asynchronous reads finished when their op runs");
   } else {
-    GraphPlan plan = plan_graph(g, std::move(setup.live), plan_options(req.planner));
+    GraphPlan plan = plan_graph(g, std::move(setup.live), req.plan);
     setup.live = std::move(plan.live);
     setup.layout = std::move(plan.plan);  // the planner's verified plan, run as is
   }
@@ -390,7 +383,7 @@ SimReport simulate(const Graph& g, const SimRequest& req) {
   }
   release_free_memory();
   SimReport r = run_planned(g, setup.live, setup.layout, setup.options, *reference);
-  r.planner = req.planner;
+  r.planner = req.plan.planner;
   r.injected = setup.injected;
   return r;
 }

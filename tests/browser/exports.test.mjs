@@ -99,3 +99,33 @@ test('the Budget tab\'s kernels and core size the page\'s C header and report as
                '--kernels: expected reference or cmsis-nn, found "cmsis"');
   assert.deepEqual(errors, []);
 });
+
+test('for every library board, its core and kernels: the Budget tab\'s TFLM figure, the page\'s C header and `export --board` agree', async (t) => {
+  const { page, errors } = await t.open();
+  const boards = JSON.parse(execFileSync(cli, ['budget', '--list-boards', '--json'], { encoding: 'utf8' })).boards;
+  assert.ok(boards.length >= 40, `${boards.length} library boards`);
+  const headerBytes = (h) => Number(/#define ARENAPLAN_TFLM_ARENA_BYTES (\d+)/.exec(h)[1]);
+  for (const model of ['ds_cnn_small', 'int8_inception']) {
+    const file = path.join(repo, `tests/unit/data/tflm/${model}.tflite`);
+    assert.equal(await page.evaluate(([name, b]) => window.arenaplan.openFile(name, new Uint8Array(b)),
+                                     [path.basename(file), Array.from(fs.readFileSync(file))]), '');
+    const figures = new Set();
+    for (const board of boards) {
+      const what = `${model} on ${board.name} (${board.core}, ${board.kernels})`;
+      assert.equal(await page.evaluate((b) => window.arenaplan.selectBoard(b), board.name), '', what);
+      // The board's kernels, and "Core: the board's".
+      assert.equal(await page.evaluate((k) => window.arenaplan.setTflmTarget(k, ''), board.kernels), '', what);
+      const tflm = (await state(page)).budget.tflm_arena;
+      assert.ok(tflm && !tflm.error, `${what}: ${JSON.stringify(tflm)}`);
+      assert.equal(tflm.core, board.core.startsWith('cortex-m') ? board.core : null, what);
+      const header = (await pageExport(page, 'c-header')).toString();
+      assert.equal(headerBytes(header), Math.max(tflm.tflm_planner_arena_bytes, tflm.offline_plan_arena_bytes), what);
+      const s = await state(page);
+      const theirs = cliExport(file, 'c-header', s.order, ['--board', board.name, '--kernels', board.kernels]);
+      assert.ok(theirs.equals(Buffer.from(header)), `${what}: the page's header differs from export --board`);
+      figures.add(headerBytes(header));
+    }
+    assert.ok(figures.size > 1, `${model}: the boards' cores and kernels give different arenas`);
+  }
+  assert.deepEqual(errors, []);
+});

@@ -26,7 +26,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   try {
     const TfliteModel m = import_tflite(bytes);
     sim::SimRequest req;
-    req.planner = "portfolio";
+    req.plan.planner = "portfolio";
     req.memory_limit_bytes = Bytes{4} << 20;  // a mutated shape must be refused, not allocated
     sim::simulate(m.graph, req);
   } catch (const InputError&) {

@@ -5,6 +5,7 @@
 #include <random>
 
 #include "core/layout/layout.h"
+#include "core/layout/layout_generators.h"
 #include "core/layout/planner_exact.h"
 #include "tests/unit/layout_truth.h"
 #include "tests/unit/test_support.h"
@@ -201,4 +202,28 @@ TEST_CASE("exact keeps fixed offsets: the search is skipped and the greedy plan 
   CHECK(plan.offsets[0] == 32);
   CHECK(plan.arena_bytes == 64);
   CHECK(plan.verified);
+}
+
+// The export policy's node limit: the exact search stops after a number of nodes, not at a time,
+// so the same problem gets the same plan on a slow machine, a fast one and in the browser. A
+// node-limited plan is never worse than the portfolio it starts from, and on crowded problems the
+// search improves on it within the limit (else the limit would be a portfolio in disguise).
+TEST_CASE("best with a node limit: the same plan every run, never worse than the portfolio, better on crowded problems") {
+  int improved = 0;
+  for (uint32_t seed = 1; seed <= 12; ++seed) {
+    CAPTURE(seed);
+    const LayoutProblem p = random_layout_problem(60, seed, /*dense=*/true, 8, 24);
+    const ArenaPlan portfolio = plan_arena(p, {.planner = "portfolio"});
+    const PlanOptions limited{.planner = "best", .time_limit_seconds = 600.0, .node_limit = 20000};
+    const ArenaPlan a = plan_arena(p, limited);
+    const ArenaPlan b = plan_arena(p, limited);
+    CHECK(a.offsets == b.offsets);
+    CHECK(a.arena_bytes <= portfolio.arena_bytes);
+    if (a.arena_bytes < portfolio.arena_bytes) ++improved;
+    // The limit binds: with a single node the search cannot go past the portfolio's first proof
+    // steps, and with more nodes it never does worse.
+    const ArenaPlan one = plan_arena(p, {.planner = "best", .time_limit_seconds = 600.0, .node_limit = 1});
+    CHECK(one.arena_bytes >= a.arena_bytes);
+  }
+  CHECK(improved > 0);
 }

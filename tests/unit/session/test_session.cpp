@@ -90,6 +90,32 @@ TEST_CASE("session: a model's C header sizes tensor_arena from the plan it carri
   CHECK(header.find(in.sha256) != std::string::npos);  // the model file's hash
 }
 
+// A figure describes the bytes: every TFLM figure the session gives (a C header's, `budget`'s,
+// `tflm-arena --plan`'s) is TFLM's arena for the very file the matching export writes, for the
+// file order and for orders that are not the file's (there the file is written reordered; a
+// figure sized from the file's order with this order's offsets would describe a broken model).
+TEST_CASE("session: TFLM's figures are those of the written files, in every order and for every target") {
+  const LoadedInput in = load_input(test::read_tflm_fixture("int8_branches_small.tflite"));
+  std::vector<Schedule> orders = neighbour_swaps(in.graph);
+  REQUIRE(!orders.empty());
+  orders.push_back(in.graph.file_order());
+  for (const TflmTarget& target : {TflmTarget{}, tflm_target_for_core("cortex-m4", TflmKernels::kCmsisNn)})
+    for (const Schedule& order : orders) {
+      ExportRequest r = request(in, ExportFormat::kTfliteOffline);
+      r.order = order;
+      r.tflm_target = target;
+      TflmArenaOptions o;
+      o.target = target;
+      const Bytes written = tflm_arena(export_artifact(in, r), o).min_arena_bytes;
+      CHECK(tflm_comparison_of(in, r).offline.min_arena_bytes == written);
+      CHECK(tflm_arena_of(in, TflmPlan::kOffline, r).min_arena_bytes == written);
+      r.format = ExportFormat::kTfliteReordered;
+      CHECK(tflm_arena_of(in, TflmPlan::kReordered, r).min_arena_bytes == tflm_arena(export_artifact(in, r), o).min_arena_bytes);
+      CHECK(tflm_comparison_of(in, r).tflm.min_arena_bytes == tflm_arena(in.file, o).min_arena_bytes);
+    }
+  CHECK_THROWS_AS(tflm_comparison_of(load_input(*find_example("two_branch")), ExportRequest{}), InputError);
+}
+
 TEST_CASE("session: the .tflite exports carry the plan and the order; a graph has none to write") {
   const LoadedInput in = load_input(test::read_tflm_fixture("int8_branches_small.tflite"));
   ExportRequest r = request(in, ExportFormat::kTfliteReordered);

@@ -102,7 +102,7 @@ TEST_CASE("the Cortex-M33 profile reproduces its MLPerf Tiny KWS row (EK-RA6M4, 
     if (row["board"] == "EK-RA6M4" && row["benchmark"] == "kws") measured_ms = row["measured_ms"];
   REQUIRE(measured_ms > 0);
   sim::SimRequest req;
-  req.planner = "tflm-greedy";
+  req.plan.planner = "tflm-greedy";
   req.board_profile = sim::profile_for_board(parse_board_json(*builtin_board_text("ra6m4")), std::nullopt);
   const sim::SimReport r = sim::simulate(kws, req);
   CHECK(r.profile.clock_mhz == 200);

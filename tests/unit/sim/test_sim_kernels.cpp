@@ -330,7 +330,7 @@ TEST_CASE("tiny_cnn simulated end to end equals a reference interpreter built fr
   LiveAnalysis live = analyze_lifetimes(g, g.file_order());
   sim::SimOptions options;
   options.seed = 5;
-  sim::ArenaSimulator s(g, live, sim::plan_layout(g, live, "best"), options);
+  sim::ArenaSimulator s(g, live, sim::plan_layout(g, live, {.planner = "best"}), options);
   s.run_all();
   REQUIRE(s.violation_count() == 0);
 

@@ -135,7 +135,7 @@ TEST_CASE("the fixtures fed their inputs give the output bytes TFLM's reference 
     for (const char* planner : {"best", "tflm-greedy"}) {
       CAPTURE(planner);
       sim::SimRequest req;
-      req.planner = planner;
+      req.plan.planner = planner;
       req.runs = static_cast<int>(m.fnv_per_run.size());
       req.input_bytes[g.tensors[g.inputs[0]].name] = std::vector<uint8_t>(input.begin(), input.end());
       const auto got = outputs_per_run(g, req);
@@ -162,7 +162,7 @@ TEST_CASE("every model at hand simulates with all oracles green under the best p
     for (const char* planner : {"best", "tflm-greedy"}) {
       CAPTURE(planner);
       sim::SimRequest req;
-      req.planner = planner;
+      req.plan.planner = planner;
       sim::SimReport r = sim::simulate(g, req);
       CHECK(r.ok());
       CHECK(r.outputs_match_reference);

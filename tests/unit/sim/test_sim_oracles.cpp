@@ -53,7 +53,7 @@ TEST_CASE("every example graph simulates with all oracles green under its verifi
     sim::SimRequest req;
     req.runs = 2;
     req.sessions = 2;
-    req.planner = "best";
+    req.plan.planner = "best";
     sim::SimReport r = sim::simulate(g, req);
     CHECK(r.ok());
     if (!r.violations.empty()) CHECK(r.violations.front().message == "");
@@ -95,7 +95,7 @@ TEST_CASE("fault: shifting one offset onto a live neighbour is caught by the wri
 TEST_CASE("fault: a shifted offset is also caught by the outputs oracle alone (per-op checks off)") {
   Graph g = example_graph("two_branch");
   LiveAnalysis live = analyze_lifetimes(g, parse_order(g, "A,B,C,D,E,F"));
-  sim::ArenaLayout layout = sim::shift_buffer(g, live, sim::plan_layout(g, live, "best"), "B", 0);
+  sim::ArenaLayout layout = sim::shift_buffer(g, live, sim::plan_layout(g, live, {.planner = "best"}), "B", 0);
   sim::SimOptions options;
   options.oracles = false;
   sim::SimReport r = sim::simulate_layout(g, live, layout, options);
@@ -109,9 +109,9 @@ TEST_CASE("fault: a plan that ignores the DMA completion is caught; the true pla
   const Schedule order = g.file_order();
   LiveAnalysis live = analyze_lifetimes(g, order);
   sim::SimOptions options;
-  CHECK(sim::simulate_layout(g, live, sim::plan_layout(g, live, "best"), options).ok());
+  CHECK(sim::simulate_layout(g, live, sim::plan_layout(g, live, {.planner = "best"}), options).ok());
 
-  sim::ArenaLayout blind = sim::plan_ignoring_async(g, order, "best");
+  sim::ArenaLayout blind = sim::plan_ignoring_async(g, order, {.planner = "best"});
   const int a = live.buffer_of_tensor[*g.find_tensor("a")], c = live.buffer_of_tensor[*g.find_tensor("c")];
   REQUIRE(blind.offsets[a] < blind.offsets[c] + 4096);  // the blind plan reuses a's bytes for c
   REQUIRE(blind.offsets[c] < blind.offsets[a] + 4096);
@@ -149,7 +149,7 @@ TEST_CASE("fault: two sessions interleaved on one shared arena collide; separate
 TEST_CASE("fault: an arena declared smaller than the plan is caught by the high-water oracle") {
   Graph g = example_graph("two_branch");
   LiveAnalysis live = analyze_lifetimes(g, parse_order(g, "A,B,C,D,E,F"));
-  sim::ArenaLayout layout = sim::plan_layout(g, live, "best");
+  sim::ArenaLayout layout = sim::plan_layout(g, live, {.planner = "best"});
   layout.arena_bytes -= 16 * KiB;
   sim::SimReport r = sim::simulate_layout(g, live, layout, {});
   REQUIRE(count_oracle(r, "high_water") == 1);
@@ -167,11 +167,11 @@ TEST_CASE("repeated runs use new inputs and stay green; the same seed repeats bi
   LiveAnalysis live = analyze_lifetimes(g, g.file_order());
   sim::SimOptions options;
   options.runs = 4;
-  sim::ArenaSimulator s(g, live, sim::plan_layout(g, live, "best"), options);
+  sim::ArenaSimulator s(g, live, sim::plan_layout(g, live, {.planner = "best"}), options);
   s.run_all();
   CHECK(s.violation_count() == 0);
   CHECK(std::memcmp(s.captured(0, 0), s.captured(1, 0), 10) != 0);
-  sim::ArenaSimulator again(g, live, sim::plan_layout(g, live, "best"), options);
+  sim::ArenaSimulator again(g, live, sim::plan_layout(g, live, {.planner = "best"}), options);
   again.run_all();
   CHECK(std::memcmp(s.captured(3, 0), again.captured(3, 0), 10) == 0);
 }
@@ -179,7 +179,7 @@ TEST_CASE("repeated runs use new inputs and stay green; the same seed repeats bi
 TEST_CASE("stepping: one op at a time with the byte ranges it read and wrote") {
   Graph g = example_graph("tiny_cnn");
   LiveAnalysis live = analyze_lifetimes(g, g.file_order());
-  sim::ArenaLayout layout = sim::plan_layout(g, live, "best");
+  sim::ArenaLayout layout = sim::plan_layout(g, live, {.planner = "best"});
   sim::ArenaSimulator s(g, live, layout, {});
   const int image = live.buffer_of_tensor[*g.find_tensor("image")];
   const int conv1 = live.buffer_of_tensor[*g.find_tensor("conv1")];
@@ -341,7 +341,7 @@ TEST_CASE("fault: a kernel's stray write is caught wherever it lands, and named"
   const sim::SimReport clean = sim::simulate(g, req);
   REQUIRE(clean.ok());
   const LiveAnalysis live = analyze_lifetimes(g, req.order);
-  const sim::ArenaLayout plan = sim::plan_layout(g, live, "best");
+  const sim::ArenaLayout plan = sim::plan_layout(g, live, {.planner = "best"});
   const int b = live.buffer_of_tensor[*g.find_tensor("B")];
 
   // Right next to C's own output: the guard bytes catch it at C, naming the buffer still needed.
@@ -370,7 +370,7 @@ TEST_CASE("fault: a kernel's stray write is caught wherever it lands, and named"
   // compare, which says which ops may have done it.
   Graph chain = long_residual_chain_graph(300, 5);
   const LiveAnalysis chain_live = analyze_lifetimes(chain, chain.file_order());
-  sim::ArenaLayout roomy = sim::plan_layout(chain, chain_live, "best");
+  sim::ArenaLayout roomy = sim::plan_layout(chain, chain_live, {.planner = "best"});
   const Bytes free_at = roomy.arena_bytes;
   roomy.arena_bytes += 4 << 20;  // 4 MiB of free bytes past every buffer
   sim::SimOptions options;
@@ -451,7 +451,7 @@ TEST_CASE("outputs beyond max_capture_bytes are compared as digests: green when 
   CHECK(sim::simulation_summary_text(ok).find("64-bit digests") != std::string::npos);
   // The shifted B of the fault test above, with only the outputs oracle looking.
   LiveAnalysis live = analyze_lifetimes(g, req.order);
-  sim::ArenaLayout layout = sim::shift_buffer(g, live, sim::plan_layout(g, live, "best"), "B", 0);
+  sim::ArenaLayout layout = sim::shift_buffer(g, live, sim::plan_layout(g, live, {.planner = "best"}), "B", 0);
   sim::SimOptions options;
   options.oracles = false;
   options.max_capture_bytes = 0;

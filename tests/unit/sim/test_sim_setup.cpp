@@ -13,7 +13,7 @@ std::string report_via_setup(const Graph& g, const sim::SimRequest& req) {
   const auto reference = sim::reference_simulator(g, setup.live, setup.options);
   reference->run_all();
   sim::SimReport r = sim::simulate_setup(g, setup, *reference);
-  r.planner = req.planner;
+  r.planner = req.plan.planner;
   return sim::simulation_json(g, r).dump();
 }
 
@@ -58,7 +58,7 @@ TEST_CASE("a whole run stepped a slice at a time reports what simulate() does, w
   CHECK(taken == total);
   CHECK(planned.steps_taken() == total);
   sim::SimReport r = sim::planned_run_report(g, setup, planned);
-  r.planner = req.planner;
+  r.planner = req.plan.planner;
   CHECK(sim::simulation_json(g, r).dump() == sim::simulation_json(g, sim::simulate(g, req)).dump());
 
   sim::ArenaSimulator unfinished(g, setup.live, setup.layout, setup.options);

@@ -27,7 +27,7 @@ std::string graph_text(const std::string& tensors, const std::string& ops, const
 // The simulator's own run of the graph (planned arena, file order): its captured outputs.
 std::vector<uint8_t> simulated_outputs(const Graph& g) {
   LiveAnalysis live = analyze_lifetimes(g, topological_order(g));
-  sim::ArenaLayout layout = sim::plan_layout(g, live, "portfolio");
+  sim::ArenaLayout layout = sim::plan_layout(g, live, {.planner = "portfolio"});
   sim::SimOptions options;
   sim::ArenaSimulator s(g, live, layout, options);
   s.run_all();
