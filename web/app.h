@@ -453,8 +453,13 @@ struct AppState {
   uint64_t tflm_target_version = 0;
   // The optimisation level of the Budget tab's flash line (the CLI's budget --opt).
   FlashOpt flash_opt = FlashOpt::kOs;
-  // By (graph_revision, tflm_target_version, budget board_version) (web/budget_tflm.cpp); a cache.
+  // By (revision, tflm_target_version, budget board_version) (web/budget_tflm.cpp); a cache.
   mutable Derived<TflmArenaView, std::tuple<uint64_t, uint64_t, uint64_t>> tflm_arena;
+  // A share link made with a .tflite open carries its graph, not the file: what the sender's TFLM
+  // figures were and why they are not recomputed here, shown while the link's graph is the one
+  // open (`carried_tflm_revision` is its graph_revision).
+  std::string carried_tflm_note;
+  uint64_t carried_tflm_revision = ~uint64_t{0};
 
   // ---- Classroom embeds (web/embed.cpp) ----
   std::string embed_view;   // share-link "embed": one view alone, no menus ("" = the whole app)

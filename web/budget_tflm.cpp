@@ -129,9 +129,63 @@ const TflmArena* tflm_offline_arena(const AppState& s) {
   return current_model(s) && v.comparison ? &v.comparison->offline : nullptr;
 }
 
+namespace {
+
+// What a share link made with a model open could not carry, while its graph is open.
+const std::string* carried_note(const AppState& s) {
+  if (s.carried_tflm_note.empty() || s.carried_tflm_revision != s.graph_revision) return nullptr;
+  return &s.carried_tflm_note;
+}
+
+// The share link's "tflm" section: the TFLM target always; with a model open, the model and the
+// figures the sender saw. The file itself never travels (a link holds the graph), so the receiver
+// is told what is missing instead of being shown figures of another model.
+JsonOut save_tflm(const AppState& s) {
+  JsonOut out = {{"kernels", tflm_kernels_name(s.tflm_target.kernels)}, {"core", s.tflm_target.core}};
+  const OpenedModel* model = current_model(s);
+  const TflmArenaView& v = tflm_view(s);
+  if (model && v.comparison) {
+    const TflmArenaComparison& c = *v.comparison;
+    out["model"] = model->graph.name;
+    out["tflm_planner_arena_bytes"] = c.tflm.min_arena_bytes;
+    out["offline_plan_arena_bytes"] = c.offline.min_arena_bytes;
+    out["persistent_bytes"] = tflm_persistent_bytes(c.offline);
+    out["target"] = tflm_target_text(c.offline.target);
+  }
+  return out;
+}
+
+void load_tflm(AppState& s, const JsonOut& j) {
+  TflmTarget t;
+  const std::string core = j.at("core").get<std::string>();
+  const TflmKernels kernels = parse_tflm_kernels(j.at("kernels").get<std::string>());
+  if (!core.empty()) t = tflm_target_for_core(core, kernels);
+  t.kernels = kernels;
+  set_tflm_target(s, t);
+  s.carried_tflm_note.clear();
+  if (!j.contains("model")) return;
+  const auto bytes = [&](const char* key) { return exact_bytes_text(j.at(key).get<Bytes>()); };
+  s.carried_tflm_note = "This link was made with the model " + j.at("model").get<std::string>() +
+                        " open. A link carries its graph, not the .tflite, so TFLM's figures are not recomputed "
+                        "here, and the board keeps its own persistent reservation: the sender saw tensor_arena_size " +
+                        bytes("offline_plan_arena_bytes") + " with arenaplan's offline plan (TFLM's own planner " +
+                        bytes("tflm_planner_arena_bytes") + ", persistent part " + bytes("persistent_bytes") + ", " +
+                        j.at("target").get<std::string>() + "). Open the .tflite to see them here.";
+  s.carried_tflm_revision = s.graph_revision;
+  show_notice(s, "The link's model file is not in the link: see the Budget tab");
+}
+
+}  // namespace
+
 void draw_tflm_arena(AppState& s) {
   const TflmArenaView& v = tflm_view(s);
-  if (!current_model(s)) return;  // only a graph opened from a .tflite has a TFLM arena
+  if (!current_model(s)) {  // only a graph opened from a .tflite has a TFLM arena
+    if (const std::string* note = carried_note(s)) {
+      ImGui::Separator();
+      note_wrapped(*note);
+    }
+    return;
+  }
   ImGui::Separator();
   if (!ImGui::CollapsingHeader("TFLM: the whole tensor_arena_size", ImGuiTreeNodeFlags_DefaultOpen)) return;
   draw_target_choice(s);
@@ -164,9 +218,14 @@ JsonOut export_flash(const AppState& s) {
 
 JsonOut export_tflm_arena(const AppState& s) {
   const TflmArenaView& v = tflm_view(s);
-  if (!current_model(s)) return nullptr;
+  if (!current_model(s)) {
+    if (const std::string* note = carried_note(s)) return {{"not_carried", *note}};
+    return nullptr;
+  }
   if (!v.comparison) return {{"error", v.error}};
   return tflm_comparison_json(*v.comparison);
 }
+
+ARENAPLAN_SHARE_SECTION("tflm", save_tflm, load_tflm);
 
 }  // namespace arenaplan::web

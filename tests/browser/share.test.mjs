@@ -1,6 +1,9 @@
 // Share links: the state travels in the URL fragment and comes back with the same
 // numbers and view; a corrupt, truncated or future-version link shows a message and the default.
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { click, openAt, screenshot, state, test, waitFrames } from './harness.mjs';
 
 const KiB = 1024;
@@ -70,4 +73,31 @@ test('corrupt, truncated and future-version links show a message and load the de
   const { page: p } = await openAt(t, 'v1.' + 'A'.repeat(40));
   const shot = await screenshot(p, t.artifactDir, 'share-link-refused');
   assert.ok(shot.distinct > 12);
+});
+
+test('a link made with a .tflite open keeps the TFLM target and says plainly which figures it could not carry', async (t) => {
+  const { page } = await t.open();
+  const file = path.join(path.dirname(fileURLToPath(import.meta.url)), '../unit/data/tflm/ds_cnn_small.tflite');
+  assert.equal(await page.evaluate(([n, b]) => window.arenaplan.openFile(n, new Uint8Array(b)),
+                                   [path.basename(file), Array.from(fs.readFileSync(file))]), '');
+  assert.equal(await page.evaluate(() => window.arenaplan.selectBoard('nrf52840')), '');
+  assert.equal(await page.evaluate(() => window.arenaplan.setTflmTarget('cmsis-nn', 'cortex-m4')), '');
+  const sent = (await state(page)).budget.tflm_arena;
+  assert.ok(sent.offline_plan_arena_bytes > 0, JSON.stringify(sent));
+  const fragment = await page.evaluate(() => window.arenaplan.shareFragment());
+  const { page: other, errors } = await openAt(t, fragment);
+  const s = await state(other);
+  assert.equal(s.error, '');
+  assert.equal(s.budget.board, 'nrf52840');
+  const note = s.budget.tflm_arena.not_carried;
+  assert.match(note, /carries its graph, not the \.tflite/);
+  assert.ok(note.includes(sent.offline_plan_arena_bytes.toLocaleString('en-US')), note);
+  assert.match(note, /cortex-m4/);
+  // Opening the model again gives the sender's figures: the target came with the link.
+  assert.equal(await other.evaluate(([n, b]) => window.arenaplan.openFile(n, new Uint8Array(b)),
+                                    [path.basename(file), Array.from(fs.readFileSync(file))]), '');
+  const back = (await state(other)).budget.tflm_arena;
+  assert.equal(back.offline_plan_arena_bytes, sent.offline_plan_arena_bytes);
+  assert.equal(back.core, 'cortex-m4');
+  assert.deepEqual(errors, []);
 });
