@@ -90,9 +90,7 @@ std::string written_model(const LoadedInput& in, const ExportRequest& r, const E
 // TFLM's arena for the model a .tflite export of `e` writes (written, read back and proven by
 // written_model, then sized): the figure a firmware built from that very file needs.
 TflmArena tflm_of_written(const LoadedInput& in, const ExportRequest& r, const ExportPlan& e) {
-  TflmArenaOptions o;
-  o.target = r.tflm_target;
-  TflmArena a = tflm_arena(written_model(in, r, e), o);
+  TflmArena a = tflm_arena(written_model(in, r, e), {r.tflm_target});
   a.plan = r.format == ExportFormat::kTfliteReordered ? TflmPlan::kReordered : TflmPlan::kOffline;
   return a;
 }
@@ -100,10 +98,8 @@ TflmArena tflm_of_written(const LoadedInput& in, const ExportRequest& r, const E
 // TFLM's whole arena for the model as it is and for the file the request's tflite-offline export
 // writes: what a C header or report of `e` sizes tensor_arena with.
 TflmArenaComparison tflm_of_plan(const LoadedInput& in, const ExportRequest& r, const ExportPlan& e) {
-  TflmArenaOptions o;
-  o.target = r.tflm_target;
   TflmArenaComparison c;
-  c.tflm = tflm_arena(in.file, o);
+  c.tflm = tflm_arena(in.file, {r.tflm_target});
   ExportRequest offline = r;
   offline.format = ExportFormat::kTfliteOffline;
   c.offline = tflm_of_written(in, offline, e);
@@ -239,9 +235,7 @@ TflmArenaComparison tflm_comparison_of(const LoadedInput& in, const ExportReques
   TflmArenaComparison c;
   std::string npu_op;
   if (const std::optional<std::string> kept = npu_plan_kept(*in.model, &npu_op)) {
-    TflmArenaOptions o;
-    o.target = r.tflm_target;
-    c.tflm = c.offline = tflm_arena(in.file, o);
+    c.tflm = c.offline = tflm_arena(in.file, {r.tflm_target});
     c.offline_kept = npu_op + " " + *kept;
     return c;
   }
@@ -252,11 +246,7 @@ TflmArenaComparison tflm_comparison_of(const LoadedInput& in, const ExportReques
 
 TflmArena tflm_arena_of(const LoadedInput& in, TflmPlan plan, const ExportRequest& r) {
   if (!in.model) throw InputError(in.name, "TFLM's arena needs a .tflite model");
-  if (plan == TflmPlan::kTflm) {
-    TflmArenaOptions o;
-    o.target = r.tflm_target;
-    return tflm_arena(in.file, o);
-  }
+  if (plan == TflmPlan::kTflm) return tflm_arena(in.file, {r.tflm_target});
   ExportRequest written = r;
   written.format = plan == TflmPlan::kReordered ? ExportFormat::kTfliteReordered : ExportFormat::kTfliteOffline;
   return tflm_of_written(in, written, export_plan(in, written));
