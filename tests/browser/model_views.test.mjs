@@ -59,10 +59,15 @@ test('Simulator tab: an opened .tflite runs with its own kernels and weights, al
   assert.equal(sim.report.outputs_match_reference, true);
   assert.deepEqual(sim.report.stand_ins, []);
   assert.equal(sim.report.outputs_are_the_model, true);
-  // The CLI simulates the same model to the same cycle count (same core call, same plan).
-  const r = spawnSync(cli, ['simulate', model, '--planner', 'best', '--json'], { encoding: 'utf8' });
+  // The CLI's default simulates the same model with the same plan (the session's one policy) to
+  // the same arena, cycles and per-op figures.
+  const r = spawnSync(cli, ['simulate', model, '--json'], { encoding: 'utf8' });
   assert.equal(r.status, 0, r.stderr);
-  assert.equal(sim.report.per_op.length, JSON.parse(r.stdout).per_op.length);
+  const theirs = JSON.parse(r.stdout);
+  assert.equal(sim.report.planner, theirs.planner);
+  assert.equal(sim.report.arena_bytes, theirs.arena_bytes);
+  assert.equal(sim.report.cycles_total, theirs.cycles_total);
+  assert.deepEqual(sim.report.per_op, theirs.per_op);
   assert.deepEqual(errors, []);
 });
 
