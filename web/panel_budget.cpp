@@ -15,13 +15,12 @@
 #include "core/budget/budget.h"
 #include "core/budget/budget_report.h"
 #include "core/graph/examples.h"
+#include "core/session/session.h"
 #include "imgui.h"
 #include "web/app.h"
 #include "web/budget_tflm.h"
 #include "web/js_api.h"
 #include "web/panel_budget.h"
-
-#include "core/session/session.h"
 #include "web/panel_common.h"
 #include "web/ui_style.h"
 
